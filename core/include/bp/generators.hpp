@@ -1,0 +1,47 @@
+// The fixed generators, derived exactly as the reference implementation derives them.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "bp/ristretto.hpp"
+#include "bp/scalar.hpp"
+
+namespace bp {
+
+// B (the ristretto basepoint) for values and B̃ = hash-to-group(SHA3-512(B)) for blindings.
+struct PedersenGens {
+  RistrettoPoint B;
+  RistrettoPoint B_blinding;
+
+  PedersenGens();
+  // value·B + blinding·B̃, constant time.
+  RistrettoPoint commit(const Scalar& value, const Scalar& blinding) const;
+};
+
+// G_{j,i} and H_{j,i} for party j < party_capacity and index i < gens_capacity, each read
+// from a SHAKE256 "GeneratorsChain" stream labelled 'G' or 'H' followed by LE32(j).
+class BulletproofGens {
+ public:
+  BulletproofGens(size_t gens_capacity, size_t party_capacity);
+
+  size_t gens_capacity() const { return gens_capacity_; }
+  size_t party_capacity() const { return party_capacity_; }
+
+  // Party j's first n generators.
+  std::span<const RistrettoPoint> G(size_t j, size_t n) const { return {&G_[j * gens_capacity_], n}; }
+  std::span<const RistrettoPoint> H(size_t j, size_t n) const { return {&H_[j * gens_capacity_], n}; }
+  // The aggregated vectors G_0[0..n] ‖ ... ‖ G_{m-1}[0..n] (and the same for H).
+  std::vector<RistrettoPoint> G_aggregated(size_t n, size_t m) const { return gather(G_, n, m); }
+  std::vector<RistrettoPoint> H_aggregated(size_t n, size_t m) const { return gather(H_, n, m); }
+
+ private:
+  std::vector<RistrettoPoint> gather(const std::vector<RistrettoPoint>& all, size_t n, size_t m) const;
+
+  size_t gens_capacity_;
+  size_t party_capacity_;
+  std::vector<RistrettoPoint> G_, H_;  // party-major, gens_capacity_ per party
+};
+
+}  // namespace bp

@@ -1,0 +1,112 @@
+// ristretto255 encoding, decoding and the hash-to-group map, following RFC 9496 section 4.3
+// step by step (the variable names are the RFC's).
+#include "bp/ristretto.hpp"
+
+#include <vector>
+
+#include "bp/msm.hpp"
+
+namespace bp {
+
+using namespace detail;
+
+bool CompressedRistretto::is_identity_encoding() const {
+  uint8_t acc = 0;
+  for (uint8_t b : bytes) acc |= b;
+  return acc == 0;
+}
+
+std::optional<RistrettoPoint> RistrettoPoint::decompress(const CompressedRistretto& c) {
+  const Fe s = fe_from_bytes(c.bytes.data());
+  // Canonical: re-encoding gives the same bytes (this also rejects a set top bit); and s non-negative.
+  uint8_t reencoded[32];
+  fe_to_bytes(reencoded, s);
+  const uint64_t canonical = ct_eq_bytes_mask(reencoded, c.bytes.data(), 32);
+  const uint64_t s_negative = fe_is_negative_mask(s);
+
+  const Fe ss = fe_sq(s);
+  const Fe u1 = fe_sub(kFeOne, ss);
+  const Fe u2 = fe_add(kFeOne, ss);
+  const Fe u2_sqr = fe_sq(u2);
+  const Fe v = fe_sub(fe_neg(fe_mul(kD, fe_sq(u1))), u2_sqr);
+  Fe invsqrt;
+  const uint64_t was_square = fe_sqrt_ratio_m1(kFeOne, fe_mul(v, u2_sqr), invsqrt);
+  const Fe den_x = fe_mul(invsqrt, u2);
+  const Fe den_y = fe_mul(fe_mul(invsqrt, den_x), v);
+  const Fe x = fe_abs(fe_mul(fe_add(s, s), den_x));
+  const Fe y = fe_mul(u1, den_y);
+  const Fe t = fe_mul(x, y);
+  const uint64_t ok = canonical & ~s_negative & was_square & ~fe_is_negative_mask(t) & ~fe_is_zero_mask(y);
+  if (!ok) return std::nullopt;
+  return RistrettoPoint(EdwardsPoint{x, y, kFeOne, t});
+}
+
+CompressedRistretto RistrettoPoint::compress() const {
+  const Fe& x0 = p_.X;
+  const Fe& y0 = p_.Y;
+  const Fe& z0 = p_.Z;
+  const Fe& t0 = p_.T;
+  const Fe u1 = fe_mul(fe_add(z0, y0), fe_sub(z0, y0));
+  const Fe u2 = fe_mul(x0, y0);
+  Fe invsqrt;
+  fe_sqrt_ratio_m1(kFeOne, fe_mul(u1, fe_sq(u2)), invsqrt);
+  const Fe den1 = fe_mul(invsqrt, u1);
+  const Fe den2 = fe_mul(invsqrt, u2);
+  const Fe z_inv = fe_mul(fe_mul(den1, den2), t0);
+  const Fe ix0 = fe_mul(x0, kSqrtM1);
+  const Fe iy0 = fe_mul(y0, kSqrtM1);
+  const Fe enchanted_denominator = fe_mul(den1, kInvSqrtAMinusD);
+  const uint64_t rotate = fe_is_negative_mask(fe_mul(t0, z_inv));
+  const Fe x = fe_select(x0, iy0, rotate);
+  Fe y = fe_select(y0, ix0, rotate);
+  const Fe den_inv = fe_select(den2, enchanted_denominator, rotate);
+  y = fe_cneg(y, fe_is_negative_mask(fe_mul(x, z_inv)));
+  const Fe s = fe_abs(fe_mul(den_inv, fe_sub(z0, y)));
+  CompressedRistretto out;
+  fe_to_bytes(out.bytes.data(), s);
+  return out;
+}
+
+namespace {
+
+// RFC 9496 MAP: one field element to a point (the Elligator variant for ristretto).
+EdwardsPoint elligator_map(const Fe& t) {
+  const Fe minus_one = fe_neg(kFeOne);
+  const Fe r = fe_mul(kSqrtM1, fe_sq(t));
+  const Fe u = fe_mul(fe_add(r, kFeOne), kOneMinusDSq);
+  const Fe v = fe_mul(fe_sub(minus_one, fe_mul(r, kD)), fe_add(r, kD));
+  Fe s;
+  const uint64_t was_square = fe_sqrt_ratio_m1(u, v, s);
+  const Fe s_prime = fe_neg(fe_abs(fe_mul(s, t)));
+  s = fe_select(s_prime, s, was_square);
+  const Fe c = fe_select(r, minus_one, was_square);
+  const Fe N = fe_sub(fe_mul(fe_mul(c, fe_sub(r, kFeOne)), kDMinusOneSq), v);
+  const Fe w0 = fe_mul(fe_add(s, s), v);
+  const Fe w1 = fe_mul(N, kSqrtAdMinusOne);
+  const Fe ss = fe_sq(s);
+  const Fe w2 = fe_sub(kFeOne, ss);
+  const Fe w3 = fe_add(kFeOne, ss);
+  return {fe_mul(w0, w3), fe_mul(w2, w1), fe_mul(w1, w3), fe_mul(w0, w2)};
+}
+
+}  // namespace
+
+RistrettoPoint RistrettoPoint::from_uniform_bytes(std::span<const uint8_t, 64> bytes) {
+  const EdwardsPoint p1 = elligator_map(fe_from_bytes(bytes.data()));
+  const EdwardsPoint p2 = elligator_map(fe_from_bytes(bytes.data() + 32));
+  return RistrettoPoint(p1 + p2);
+}
+
+bool operator==(const RistrettoPoint& a, const RistrettoPoint& b) {
+  const EdwardsPoint& p = a.p_;
+  const EdwardsPoint& q = b.p_;
+  const uint64_t x1y2_eq_y1x2 = fe_eq_mask(fe_mul(p.X, q.Y), fe_mul(p.Y, q.X));
+  const uint64_t y1y2_eq_x1x2 = fe_eq_mask(fe_mul(p.Y, q.Y), fe_mul(p.X, q.X));
+  return (x1y2_eq_y1x2 | y1y2_eq_x1x2) != 0;
+}
+
+RistrettoPoint RistrettoPoint::operator*(const Scalar& s) const {
+  return multiscalar_mul(std::span<const Scalar>(&s, 1), std::span<const RistrettoPoint>(this, 1));
+}
+
+}  // namespace bp

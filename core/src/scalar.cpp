@@ -1,0 +1,254 @@
+#include "bp/scalar.hpp"
+
+#include <sodium.h>
+
+#include <cstring>
+#include <vector>
+
+#include "bp/random.hpp"
+
+namespace bp {
+namespace {
+
+using u128 = unsigned __int128;
+
+constexpr uint64_t kL[4] = {0x5812631a5cf5d3edULL, 0x14def9dea2f79cd6ULL, 0, 0x1000000000000000ULL};
+// 2^256 mod l, (2^256)^2 mod l and (2^256)^3 mod l: conversions into Montgomery form.
+constexpr uint64_t kR1[4] = {0xd6ec31748d98951dULL, 0xc6ef5bf4737dcf70ULL, 0xfffffffffffffffeULL,
+                             0x0fffffffffffffffULL};
+constexpr uint64_t kR2[4] = {0xa40611e3449c0f01ULL, 0xd00e1ba768859347ULL, 0xceec73d217f5be65ULL,
+                             0x0399411b7c309a3dULL};
+constexpr uint64_t kR3[4] = {0x2a9e49687b83a2dbULL, 0x278324e6aef7f3ecULL, 0x8065dc6c04ec5b65ULL,
+                             0x0e530b773599cec7ULL};
+constexpr uint64_t kLInvNeg = 0xd2b51da312547e1bULL;  // -1/l mod 2^64
+
+// r = t - l if t >= l, else t; t has a fifth limb for the carry. Branch free.
+void reduce_once(uint64_t r[4], const uint64_t t[5]) {
+  uint64_t d[4];
+  uint64_t borrow = 0;
+  for (int i = 0; i < 4; ++i) {
+    const u128 diff = (u128)t[i] - kL[i] - borrow;
+    d[i] = (uint64_t)diff;
+    borrow = (uint64_t)(diff >> 64) & 1;
+  }
+  const uint64_t underflow = (uint64_t)(((u128)t[4] - borrow) >> 64) & 1;  // 1 when t < l
+  const uint64_t keep_t = 0 - underflow;
+  for (int i = 0; i < 4; ++i) r[i] = (t[i] & keep_t) | (d[i] & ~keep_t);
+}
+
+// Montgomery product a·b/2^256 mod l for a < 2^256 and b < l (result < 2l before the final step).
+void mont_mul(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
+  uint64_t t[6] = {0, 0, 0, 0, 0, 0};
+  for (int i = 0; i < 4; ++i) {
+    uint64_t carry = 0;
+    for (int j = 0; j < 4; ++j) {
+      const u128 s = (u128)a[i] * b[j] + t[j] + carry;
+      t[j] = (uint64_t)s;
+      carry = (uint64_t)(s >> 64);
+    }
+    u128 s = (u128)t[4] + carry;
+    t[4] = (uint64_t)s;
+    t[5] = (uint64_t)(s >> 64);
+    const uint64_t m = t[0] * kLInvNeg;
+    s = (u128)m * kL[0] + t[0];
+    carry = (uint64_t)(s >> 64);
+    for (int j = 1; j < 4; ++j) {
+      s = (u128)m * kL[j] + t[j] + carry;
+      t[j - 1] = (uint64_t)s;
+      carry = (uint64_t)(s >> 64);
+    }
+    s = (u128)t[4] + carry;
+    t[3] = (uint64_t)s;
+    t[4] = t[5] + (uint64_t)(s >> 64);
+  }
+  reduce_once(r, t);
+}
+
+void load_le(uint64_t out[4], const uint8_t* in) { std::memcpy(out, in, 32); }
+
+}  // namespace
+
+void SystemRandom::fill(std::span<uint8_t> out) { randombytes_buf(out.data(), out.size()); }
+
+Scalar Scalar::one() {
+  Scalar s;
+  std::memcpy(s.m_, kR1, sizeof s.m_);
+  return s;
+}
+
+Scalar Scalar::from_u64(uint64_t v) {
+  const uint64_t a[4] = {v, 0, 0, 0};
+  Scalar s;
+  mont_mul(s.m_, a, kR2);
+  return s;
+}
+
+std::optional<Scalar> Scalar::from_canonical_bytes(std::span<const uint8_t, 32> bytes) {
+  uint64_t a[5];
+  load_le(a, bytes.data());
+  a[4] = 0;
+  // Canonical exactly when a - l borrows.
+  uint64_t borrow = 0;
+  for (int i = 0; i < 4; ++i) {
+    const u128 diff = (u128)a[i] - kL[i] - borrow;
+    borrow = (uint64_t)(diff >> 64) & 1;
+  }
+  if (!borrow) return std::nullopt;  // reveals only validity, which the caller learns anyway
+  Scalar s;
+  mont_mul(s.m_, a, kR2);
+  sodium_memzero(a, sizeof a);
+  return s;
+}
+
+Scalar Scalar::from_bytes_mod_order(std::span<const uint8_t, 32> bytes) {
+  uint64_t a[4];
+  load_le(a, bytes.data());
+  Scalar s;
+  mont_mul(s.m_, a, kR2);
+  sodium_memzero(a, sizeof a);
+  return s;
+}
+
+Scalar Scalar::from_bytes_mod_order_wide(std::span<const uint8_t, 64> bytes) {
+  // x = lo + hi·2^256, so x·R = lo·R + hi·R² = mont(lo, R²) + mont(hi, R³).
+  uint64_t lo[4], hi[4];
+  load_le(lo, bytes.data());
+  load_le(hi, bytes.data() + 32);
+  Scalar a, b;
+  mont_mul(a.m_, lo, kR2);
+  mont_mul(b.m_, hi, kR3);
+  sodium_memzero(lo, sizeof lo);
+  sodium_memzero(hi, sizeof hi);
+  Scalar r = a + b;
+  a.wipe();
+  b.wipe();
+  return r;
+}
+
+Scalar Scalar::random(RandomSource& rng) {
+  uint8_t wide[64];
+  rng.fill(wide);
+  Scalar s = from_bytes_mod_order_wide(std::span<const uint8_t, 64>(wide, 64));
+  sodium_memzero(wide, sizeof wide);
+  return s;
+}
+
+Scalar::Bytes Scalar::to_bytes() const {
+  const uint64_t one[4] = {1, 0, 0, 0};
+  uint64_t plain[4];
+  mont_mul(plain, m_, one);
+  Bytes out;
+  std::memcpy(out.data(), plain, 32);
+  sodium_memzero(plain, sizeof plain);
+  return out;
+}
+
+Scalar Scalar::operator+(const Scalar& o) const {
+  uint64_t t[5];
+  uint64_t carry = 0;
+  for (int i = 0; i < 4; ++i) {
+    const u128 s = (u128)m_[i] + o.m_[i] + carry;
+    t[i] = (uint64_t)s;
+    carry = (uint64_t)(s >> 64);
+  }
+  t[4] = carry;
+  Scalar r;
+  reduce_once(r.m_, t);
+  return r;
+}
+
+Scalar Scalar::operator-(const Scalar& o) const {
+  uint64_t d[4];
+  uint64_t borrow = 0;
+  for (int i = 0; i < 4; ++i) {
+    const u128 diff = (u128)m_[i] - o.m_[i] - borrow;
+    d[i] = (uint64_t)diff;
+    borrow = (uint64_t)(diff >> 64) & 1;
+  }
+  // Add l back when the subtraction wrapped.
+  const uint64_t mask = 0 - borrow;
+  Scalar r;
+  uint64_t carry = 0;
+  for (int i = 0; i < 4; ++i) {
+    const u128 s = (u128)d[i] + (kL[i] & mask) + carry;
+    r.m_[i] = (uint64_t)s;
+    carry = (uint64_t)(s >> 64);
+  }
+  return r;
+}
+
+Scalar Scalar::operator*(const Scalar& o) const {
+  Scalar r;
+  mont_mul(r.m_, m_, o.m_);
+  return r;
+}
+
+Scalar Scalar::operator-() const { return Scalar() - *this; }
+
+Scalar Scalar::invert() const {
+  // l - 2, most significant bit first; the exponent is public so its bits may steer branches.
+  static constexpr uint64_t kExp[4] = {kL[0] - 2, kL[1], kL[2], kL[3]};
+  Scalar r = one();
+  for (int i = 252; i >= 0; --i) {
+    r = r.square();
+    if ((kExp[i / 64] >> (i % 64)) & 1) r = r * *this;
+  }
+  return r;
+}
+
+Scalar Scalar::pow_vartime(uint64_t e) const {
+  Scalar r = one();
+  Scalar base = *this;
+  while (e) {
+    if (e & 1) r = r * base;
+    base = base.square();
+    e >>= 1;
+  }
+  return r;
+}
+
+Scalar Scalar::batch_invert(std::span<Scalar> xs) {
+  if (xs.empty()) return one();
+  // prefix[i] = x_0 ... x_{i-1}
+  std::vector<Scalar> prefix(xs.size());
+  Scalar acc = one();
+  for (size_t i = 0; i < xs.size(); ++i) {
+    prefix[i] = acc;
+    acc = acc * xs[i];
+  }
+  const Scalar all_inv = acc.invert();
+  Scalar running = all_inv;
+  for (size_t i = xs.size(); i-- > 0;) {
+    const Scalar inv = running * prefix[i];
+    running = running * xs[i];
+    xs[i] = inv;
+  }
+  return all_inv;
+}
+
+bool Scalar::is_zero() const { return *this == Scalar(); }
+
+bool operator==(const Scalar& a, const Scalar& b) {
+  uint64_t diff = 0;
+  for (int i = 0; i < 4; ++i) diff |= a.m_[i] ^ b.m_[i];
+  return diff == 0;
+}
+
+Scalar Scalar::select(const Scalar& a, const Scalar& b, uint64_t mask) {
+  Scalar r;
+  for (int i = 0; i < 4; ++i) r.m_[i] = a.m_[i] ^ (mask & (a.m_[i] ^ b.m_[i]));
+  return r;
+}
+
+void Scalar::wipe() { sodium_memzero(m_, sizeof m_); }
+
+Scalar sum_of_powers(const Scalar& x, size_t n) {
+  Scalar sum, power = Scalar::one();
+  for (size_t i = 0; i < n; ++i) {
+    sum += power;
+    power *= x;
+  }
+  return sum;
+}
+
+}  // namespace bp

@@ -1,0 +1,81 @@
+#include "scalar_recoding.hpp"
+
+#include <sodium.h>
+
+#include <cstring>
+
+namespace bp::detail {
+
+void to_radix16(int8_t digits[64], const Scalar& s) {
+  Scalar::Bytes bytes = s.to_bytes();
+  for (int i = 0; i < 32; ++i) {
+    digits[2 * i] = static_cast<int8_t>(bytes[i] & 15);
+    digits[2 * i + 1] = static_cast<int8_t>((bytes[i] >> 4) & 15);
+  }
+  // Move each digit into [-8, 8) by carrying into the next; arithmetic only, no branches.
+  int8_t carry = 0;
+  for (int i = 0; i < 63; ++i) {
+    digits[i] = static_cast<int8_t>(digits[i] + carry);
+    carry = static_cast<int8_t>((digits[i] + 8) >> 4);
+    digits[i] = static_cast<int8_t>(digits[i] - (carry << 4));
+  }
+  digits[63] = static_cast<int8_t>(digits[63] + carry);
+  sodium_memzero(bytes.data(), bytes.size());
+}
+
+namespace {
+void load_words(uint64_t words[5], const Scalar& s) {
+  const Scalar::Bytes bytes = s.to_bytes();
+  std::memcpy(words, bytes.data(), 32);
+  words[4] = 0;
+}
+
+uint64_t bits_at(const uint64_t words[5], int pos, int count) {
+  const int word = pos / 64, bit = pos % 64;
+  uint64_t buf = words[word] >> bit;
+  if (bit + count > 64 && word < 4) buf |= words[word + 1] << (64 - bit);
+  return buf & ((uint64_t{1} << count) - 1);
+}
+}  // namespace
+
+void to_naf_vartime(int8_t naf[256], const Scalar& s, int w) {
+  uint64_t words[5];
+  load_words(words, s);
+  std::memset(naf, 0, 256);
+  const int64_t width = int64_t{1} << w;
+  int64_t carry = 0;
+  int pos = 0;
+  while (pos < 256) {
+    const int64_t window = carry + static_cast<int64_t>(bits_at(words, pos, w));
+    if ((window & 1) == 0) {
+      // An even window: this digit is zero; the carry (if any) moves on with the window.
+      ++pos;
+      continue;
+    }
+    if (window < width / 2) {
+      carry = 0;
+      naf[pos] = static_cast<int8_t>(window);
+    } else {
+      carry = 1;
+      naf[pos] = static_cast<int8_t>(window - width);
+    }
+    pos += w;
+  }
+}
+
+int to_signed_radix_vartime(int32_t* digits, const Scalar& s, int c) {
+  uint64_t words[5];
+  load_words(words, s);
+  const int count = (256 + c - 1) / c;
+  const int64_t radix = int64_t{1} << c;
+  int64_t carry = 0;
+  for (int i = 0; i < count; ++i) {
+    const int64_t d = static_cast<int64_t>(bits_at(words, i * c, c)) + carry;
+    carry = (d + radix / 2) >> c;
+    digits[i] = static_cast<int32_t>(d - (carry << c));
+  }
+  digits[count] = static_cast<int32_t>(carry);
+  return count + 1;
+}
+
+}  // namespace bp::detail

@@ -1,0 +1,22 @@
+// Rewriting scalars as digit strings for the multiscalar multiplication loops.
+#pragma once
+
+#include <cstdint>
+
+#include "bp/scalar.hpp"
+
+namespace bp::detail {
+
+// 64 signed radix-16 digits in [-8, 8) (the last in [-8, 8]) with sum d_i·16^i = s.
+// Branch free: used on secret scalars.
+void to_radix16(int8_t digits[64], const Scalar& s);
+
+// Width-w non-adjacent form: 256 digits, each zero or odd with |d| < 2^(w-1),
+// any w consecutive digits have at most one nonzero. Variable time (public scalars).
+void to_naf_vartime(int8_t naf[256], const Scalar& s, int w);
+
+// Signed radix-2^c digits in [-2^(c-1), 2^(c-1)], count = ceil(256 / c) + 1 at most.
+// Variable time (public scalars). Returns the number of digits written.
+int to_signed_radix_vartime(int32_t* digits, const Scalar& s, int c);
+
+}  // namespace bp::detail

@@ -1,0 +1,21 @@
+// Loading the reference vectors of ../shared/vectors (see VECTORS.md there).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "bp/ristretto.hpp"
+#include "bp/scalar.hpp"
+
+namespace bp::test {
+
+// Parses <vectors dir>/<name>; the directory is BP_VECTORS_DIR from the environment or the build.
+nlohmann::json load_vectors(const std::string& name);
+
+std::vector<uint8_t> hex_bytes(const std::string& hex);
+Scalar hex_scalar(const std::string& hex);
+CompressedRistretto hex_point(const std::string& hex);
+std::string hex(std::span<const uint8_t> bytes);
+
+}  // namespace bp::test

@@ -1,0 +1,86 @@
+// Scalar arithmetic mod l against libsodium's crypto_core_ristretto255_scalar_* reference.
+#include <doctest/doctest.h>
+#include <sodium.h>
+
+#include <array>
+
+#include "bp/scalar.hpp"
+#include "vectors.hpp"
+
+using bp::Scalar;
+
+namespace {
+
+std::array<uint8_t, 32> random_canonical() {
+  std::array<uint8_t, 32> b;
+  crypto_core_ristretto255_scalar_random(b.data());
+  return b;
+}
+
+Scalar S(const std::array<uint8_t, 32>& b) { return *Scalar::from_canonical_bytes(b); }
+
+}  // namespace
+
+TEST_CASE("arithmetic agrees with libsodium on random scalars") {
+  for (int iter = 0; iter < 3000; ++iter) {
+    const auto a = random_canonical(), b = random_canonical();
+    std::array<uint8_t, 32> expect;
+    crypto_core_ristretto255_scalar_add(expect.data(), a.data(), b.data());
+    CHECK((S(a) + S(b)).to_bytes() == expect);
+    crypto_core_ristretto255_scalar_sub(expect.data(), a.data(), b.data());
+    CHECK((S(a) - S(b)).to_bytes() == expect);
+    crypto_core_ristretto255_scalar_mul(expect.data(), a.data(), b.data());
+    CHECK((S(a) * S(b)).to_bytes() == expect);
+    crypto_core_ristretto255_scalar_negate(expect.data(), a.data());
+    CHECK((-S(a)).to_bytes() == expect);
+    if (iter % 10 == 0) {
+      crypto_core_ristretto255_scalar_invert(expect.data(), a.data());
+      CHECK(S(a).invert().to_bytes() == expect);
+    }
+  }
+}
+
+TEST_CASE("wide reduction agrees with libsodium") {
+  for (int iter = 0; iter < 3000; ++iter) {
+    std::array<uint8_t, 64> wide;
+    randombytes_buf(wide.data(), wide.size());
+    if (iter == 0) wide.fill(0xff);  // the largest 512-bit input
+    std::array<uint8_t, 32> expect;
+    crypto_core_ristretto255_scalar_reduce(expect.data(), wide.data());
+    CHECK(Scalar::from_bytes_mod_order_wide(wide).to_bytes() == expect);
+    std::array<uint8_t, 64> narrow{};
+    std::copy(wide.begin(), wide.begin() + 32, narrow.begin());
+    crypto_core_ristretto255_scalar_reduce(expect.data(), narrow.data());
+    CHECK(Scalar::from_bytes_mod_order(std::span<const uint8_t, 32>(wide.data(), 32)).to_bytes() == expect);
+  }
+}
+
+TEST_CASE("canonical decoding accepts exactly the values below l") {
+  // l itself, l + 1, 2^256 - 1 are rejected; l - 1 and 0 are accepted.
+  auto l = bp::test::hex_bytes("edd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010");
+  CHECK_FALSE(Scalar::from_canonical_bytes(std::span<const uint8_t, 32>(l.data(), 32)).has_value());
+  l[0] += 1;
+  CHECK_FALSE(Scalar::from_canonical_bytes(std::span<const uint8_t, 32>(l.data(), 32)).has_value());
+  l[0] -= 2;
+  auto l_minus_one = Scalar::from_canonical_bytes(std::span<const uint8_t, 32>(l.data(), 32));
+  REQUIRE(l_minus_one.has_value());
+  CHECK((*l_minus_one + Scalar::one()).is_zero());
+  std::array<uint8_t, 32> ones;
+  ones.fill(0xff);
+  CHECK_FALSE(Scalar::from_canonical_bytes(ones).has_value());
+  std::array<uint8_t, 32> zero{};
+  CHECK(Scalar::from_canonical_bytes(zero)->is_zero());
+}
+
+TEST_CASE("small values, powers and batch inversion") {
+  CHECK(Scalar::from_u64(7) * Scalar::from_u64(6) == Scalar::from_u64(42));
+  CHECK(Scalar::from_u64(UINT64_MAX).to_bytes()[7] == 0xff);
+  CHECK(Scalar::from_u64(3).pow_vartime(5) == Scalar::from_u64(243));
+  CHECK(bp::sum_of_powers(Scalar::from_u64(2), 64) == Scalar::from_u64(UINT64_MAX));
+  std::vector<Scalar> xs, copy;
+  for (int i = 0; i < 17; ++i) xs.push_back(Scalar::from_u64(1000 + 17 * i));
+  copy = xs;
+  Scalar::batch_invert(xs);
+  for (size_t i = 0; i < xs.size(); ++i) CHECK(xs[i] * copy[i] == Scalar::one());
+  CHECK(Scalar::zero().invert().is_zero());
+}
