@@ -1,0 +1,45 @@
+// The inner-product argument (Bulletproofs §3, in the reference's optimised form): proves
+// knowledge of vectors a, b with P = <a, G> + <b, H'> + <a, b>·Q using log2(N) pairs (L, R).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "bp/errors.hpp"
+#include "bp/ristretto.hpp"
+#include "bp/scalar.hpp"
+#include "bp/transcript.hpp"
+
+namespace bp {
+
+struct InnerProductProof {
+  std::vector<CompressedRistretto> L_vec;
+  std::vector<CompressedRistretto> R_vec;
+  Scalar a;
+  Scalar b;
+
+  // G_factors and H_factors scale the generators (the verifier's H' = y^-i·H_i) without
+  // materialising the scaled points. All vectors have the same power-of-two length.
+  // a_vec and b_vec are consumed (and wiped); they must be public to whoever learns the
+  // proof (in a range proof they are l(x) and r(x), masked by the prover's blinding vectors).
+  static InnerProductProof create(Transcript& transcript, const RistrettoPoint& Q, std::span<const Scalar> G_factors,
+                                  std::span<const Scalar> H_factors, std::vector<RistrettoPoint> G_vec,
+                                  std::vector<RistrettoPoint> H_vec, std::vector<Scalar> a_vec,
+                                  std::vector<Scalar> b_vec);
+
+  // Replays the transcript and returns the scalars of the verification equation:
+  // u_k², u_k⁻² for each round and s_i for each generator index.
+  struct VerificationScalars {
+    std::vector<Scalar> u_sq, u_inv_sq, s;
+  };
+  Result<VerificationScalars> verification_scalars(size_t n, Transcript& transcript) const;
+
+  size_t serialized_size() const { return (L_vec.size() * 2 + 2) * 32; }
+  void append_bytes(std::vector<uint8_t>& out) const;
+  static Result<InnerProductProof> from_bytes(std::span<const uint8_t> bytes);
+};
+
+Scalar inner_product(std::span<const Scalar> a, std::span<const Scalar> b);
+
+}  // namespace bp

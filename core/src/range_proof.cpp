@@ -1,0 +1,209 @@
+#include "bp/range_proof.hpp"
+
+#include <cstring>
+
+#include "bp/aggregation.hpp"
+#include "bp/msm.hpp"
+#include "bp/transcript_protocol.hpp"
+#include "ctime.hpp"
+#include "prove_with_rng.hpp"
+
+namespace bp {
+
+bool is_valid_bitsize(size_t n) { return n == 8 || n == 16 || n == 32 || n == 64; }
+bool is_power_of_two(size_t m) { return m != 0 && (m & (m - 1)) == 0; }
+
+size_t RangeProof::serialized_size(size_t n, size_t m) {
+  size_t lg = 0;
+  while ((size_t{1} << lg) < n * m) ++lg;
+  return (2 * lg + 9) * 32;
+}
+
+namespace detail {
+
+Result<RangeProof::Proved> prove_multiple_with_rng(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
+                                                   Transcript& transcript, std::span<const uint64_t> values,
+                                                   std::span<const Scalar> blindings, size_t n, RandomSource& rng) {
+  const size_t m = values.size();
+  if (values.size() != blindings.size()) return ProofError::WrongNumBlindingFactors;
+  if (!is_valid_bitsize(n)) return ProofError::InvalidBitsize;
+  if (!is_power_of_two(m)) return ProofError::InvalidAggregation;
+  if (bp_gens.gens_capacity() < n || bp_gens.party_capacity() < m) return ProofError::InvalidGeneratorsLength;
+  // Whether every value fits is the one bit about the values the caller learns anyway.
+  uint64_t out_of_range = 0;
+  for (uint64_t v : values) out_of_range |= n == 64 ? 0 : (v >> n);
+  declassify(&out_of_range, sizeof out_of_range);
+  if (out_of_range != 0) return ProofError::ValueOutOfRange;
+
+  rangeproof_domain_sep(transcript, n, m);
+  std::vector<PartyBitSecrets> bit_secrets(m);
+  std::vector<BitCommitment> bit_commitments(m);
+  for (size_t j = 0; j < m; ++j)
+    bit_commitments[j] = party_commit_bits(bp_gens, pc_gens, j, n, values[j], blindings[j], rng, bit_secrets[j]);
+  auto bit_round = dealer_bit_challenge(transcript, bit_commitments);
+  if (!bit_round) return bit_round.error();  // unreachable: our own points always decode
+
+  std::vector<PartyPolySecrets> poly_secrets(m);
+  std::vector<PolyCommitment> poly_commitments(m);
+  for (size_t j = 0; j < m; ++j)
+    poly_commitments[j] =
+        party_commit_poly(std::move(bit_secrets[j]), pc_gens, bit_round->challenge, rng, poly_secrets[j]);
+  auto poly_round = dealer_poly_challenge(transcript, poly_commitments);
+  if (!poly_round) return poly_round.error();
+
+  std::vector<ProofShare> shares;
+  shares.reserve(m);
+  for (size_t j = 0; j < m; ++j) shares.push_back(party_prove_share(std::move(poly_secrets[j]), poly_round->challenge));
+
+  RangeProof::Proved out;
+  out.proof = dealer_assemble(transcript, bp_gens, pc_gens, n, *bit_round, *poly_round, shares);
+  for (const auto& c : bit_commitments) out.commitments.push_back(c.V_j);
+  return out;
+}
+
+}  // namespace detail
+
+Result<RangeProof::Proved> RangeProof::prove_multiple(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
+                                                      Transcript& transcript, std::span<const uint64_t> values,
+                                                      std::span<const Scalar> blindings, size_t n) {
+  SystemRandom rng;
+  return detail::prove_multiple_with_rng(bp_gens, pc_gens, transcript, values, blindings, n, rng);
+}
+
+Result<RangeProof::Proved> RangeProof::prove_single(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
+                                                    Transcript& transcript, uint64_t value, const Scalar& blinding,
+                                                    size_t n) {
+  return prove_multiple(bp_gens, pc_gens, transcript, {&value, 1}, {&blinding, 1}, n);
+}
+
+namespace {
+
+// (z - z²)·<1, y^(nm)> - sum_j z^(j+3)·<1, 2^n>.
+Scalar delta(size_t n, size_t m, const Scalar& y, const Scalar& z) {
+  const Scalar sum_y = sum_of_powers(y, n * m);
+  const Scalar sum_2 = sum_of_powers(Scalar::from_u64(2), n);
+  const Scalar sum_z = sum_of_powers(z, m);
+  return (z - z * z) * sum_y - z * z * z * sum_2 * sum_z;
+}
+
+}  // namespace
+
+Status RangeProof::verify_multiple(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
+                                   Transcript& transcript, std::span<const CompressedRistretto> commitments,
+                                   size_t n) const {
+  const size_t m = commitments.size();
+  if (!is_valid_bitsize(n)) return ProofError::InvalidBitsize;
+  if (bp_gens.gens_capacity() < n || bp_gens.party_capacity() < m) return ProofError::InvalidGeneratorsLength;
+
+  rangeproof_domain_sep(transcript, n, m);
+  // Commitments may be the identity (value 0 with blinding 0), as in the reference.
+  for (const auto& V : commitments) append_point(transcript, "V", V);
+  if (!validate_and_append_point(transcript, "A", A)) return ProofError::VerificationError;
+  if (!validate_and_append_point(transcript, "S", S)) return ProofError::VerificationError;
+  const Scalar y = challenge_scalar(transcript, "y");
+  const Scalar z = challenge_scalar(transcript, "z");
+  if (!validate_and_append_point(transcript, "T_1", T_1)) return ProofError::VerificationError;
+  if (!validate_and_append_point(transcript, "T_2", T_2)) return ProofError::VerificationError;
+  const Scalar x = challenge_scalar(transcript, "x");
+  append_scalar(transcript, "t_x", t_x);
+  append_scalar(transcript, "t_x_blinding", t_x_blinding);
+  append_scalar(transcript, "e_blinding", e_blinding);
+  const Scalar w = challenge_scalar(transcript, "w");
+
+  // A random weight folds the two verification equations into one multiscalar multiplication.
+  SystemRandom rng;
+  const Scalar c = Scalar::random(rng);
+
+  const size_t nm = n * m;
+  auto ipp_scalars = ipp.verification_scalars(nm, transcript);
+  if (!ipp_scalars) return ipp_scalars.error();
+  const auto& [u_sq, u_inv_sq, s] = *ipp_scalars;
+  const size_t lg = u_sq.size();
+  const Scalar& a = ipp.a;
+  const Scalar& b = ipp.b;
+  const Scalar zz = z * z;
+  const Scalar minus_z = -z;
+
+  std::vector<Scalar> scalars;
+  std::vector<RistrettoPoint> points;
+  scalars.reserve(4 + 2 * lg + 2 + 2 * nm + m);
+  points.reserve(scalars.capacity());
+
+  // Points that come with the proof must decode.
+  auto push_dynamic = [&](const Scalar& k, const CompressedRistretto& P) {
+    auto p = RistrettoPoint::decompress(P);
+    if (!p) return false;
+    scalars.push_back(k);
+    points.push_back(*p);
+    return true;
+  };
+  bool decoded = push_dynamic(Scalar::one(), A) && push_dynamic(x, S) && push_dynamic(c * x, T_1) &&
+                 push_dynamic(c * x * x, T_2);
+  for (size_t k = 0; decoded && k < lg; ++k) decoded = push_dynamic(u_sq[k], ipp.L_vec[k]);
+  for (size_t k = 0; decoded && k < lg; ++k) decoded = push_dynamic(u_inv_sq[k], ipp.R_vec[k]);
+  Scalar z_exp = Scalar::one();
+  for (size_t j = 0; decoded && j < m; ++j) {
+    decoded = push_dynamic(c * zz * z_exp, commitments[j]);
+    z_exp *= z;
+  }
+  if (!decoded) return ProofError::VerificationError;
+
+  scalars.push_back(-e_blinding - c * t_x_blinding);
+  points.push_back(pc_gens.B_blinding);
+  scalars.push_back(w * (t_x - a * b) + c * (delta(n, m, y, z) - t_x));
+  points.push_back(pc_gens.B);
+
+  // g_i = -z - a·s_i on G_i;  h_i = z + y^-i·(z²·z^(i/n)·2^(i%n) - b·s_(nm-1-i)) on H_i.
+  const auto G = bp_gens.G_aggregated(n, m);
+  const auto H = bp_gens.H_aggregated(n, m);
+  for (size_t i = 0; i < nm; ++i) {
+    scalars.push_back(minus_z - a * s[i]);
+    points.push_back(G[i]);
+  }
+  const Scalar y_inv = y.invert();
+  Scalar exp_y_inv = Scalar::one();
+  for (size_t j = 0, i = 0; j < m; ++j) {
+    Scalar exp_2 = Scalar::one();
+    const Scalar zz_zj = zz * z.pow_vartime(j);
+    for (size_t bit = 0; bit < n; ++bit, ++i) {
+      scalars.push_back(z + exp_y_inv * (zz_zj * exp_2 - b * s[nm - 1 - i]));
+      points.push_back(H[i]);
+      exp_y_inv *= y_inv;
+      exp_2 += exp_2;
+    }
+  }
+
+  if (!multiscalar_mul_vartime(scalars, points).is_identity()) return ProofError::VerificationError;
+  return Ok{};
+}
+
+std::vector<uint8_t> RangeProof::to_bytes() const {
+  std::vector<uint8_t> out;
+  out.reserve(7 * 32 + ipp.serialized_size());
+  for (const auto* p : {&A, &S, &T_1, &T_2}) out.insert(out.end(), p->bytes.begin(), p->bytes.end());
+  for (const auto* s : {&t_x, &t_x_blinding, &e_blinding}) {
+    const auto b = s->to_bytes();
+    out.insert(out.end(), b.begin(), b.end());
+  }
+  ipp.append_bytes(out);
+  return out;
+}
+
+Result<RangeProof> RangeProof::from_bytes(std::span<const uint8_t> bytes) {
+  if (bytes.size() % 32 != 0 || bytes.size() < 7 * 32) return ProofError::FormatError;
+  RangeProof proof;
+  CompressedRistretto* points[4] = {&proof.A, &proof.S, &proof.T_1, &proof.T_2};
+  for (int i = 0; i < 4; ++i) std::memcpy(points[i]->bytes.data(), bytes.data() + 32 * i, 32);
+  Scalar* scalars[3] = {&proof.t_x, &proof.t_x_blinding, &proof.e_blinding};
+  for (int i = 0; i < 3; ++i) {
+    const auto s = Scalar::from_canonical_bytes(bytes.subspan(32 * (4 + i)).first<32>());
+    if (!s) return ProofError::FormatError;
+    *scalars[i] = *s;
+  }
+  auto ipp = InnerProductProof::from_bytes(bytes.subspan(7 * 32));
+  if (!ipp) return ipp.error();
+  proof.ipp = std::move(*ipp);
+  return proof;
+}
+
+}  // namespace bp
