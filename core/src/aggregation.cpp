@@ -224,8 +224,8 @@ RangeProof dealer_assemble(Transcript& t, const BulletproofGens& bp_gens, const 
     l.insert(l.end(), share.l_vec.begin(), share.l_vec.end());
     r.insert(r.end(), share.r_vec.begin(), share.r_vec.end());
   }
-  proof.ipp = InnerProductProof::create(t, Q, G_factors, H_factors, bp_gens.G_aggregated(n, m),
-                                        bp_gens.H_aggregated(n, m), std::move(l), std::move(r));
+  proof.ipp = InnerProductProof::create(t, Q, G_factors, H_factors, bp_gens.G_tables_aggregated(n, m),
+                                        bp_gens.H_tables_aggregated(n, m), std::move(l), std::move(r));
   return proof;
 }
 

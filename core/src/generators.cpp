@@ -24,10 +24,30 @@ void generators_chain(std::span<const uint8_t> label, size_t count, RistrettoPoi
 
 }  // namespace
 
-PedersenGens::PedersenGens() : B(RistrettoPoint::basepoint()) {
-  const CompressedRistretto b = B.compress();
-  B_blinding = RistrettoPoint::from_uniform_bytes(sha3_512(b.bytes));
+namespace {
+
+struct DefaultPedersen {
+  RistrettoPoint B, B_blinding;
+  std::vector<VartimeBaseTable> tables;  // B, B̃
+
+  DefaultPedersen() : B(RistrettoPoint::basepoint()) {
+    B_blinding = RistrettoPoint::from_uniform_bytes(sha3_512(B.compress().bytes));
+    const RistrettoPoint both[2] = {B, B_blinding};
+    tables = VartimeBaseTable::build(both);
+  }
+};
+
+const DefaultPedersen& default_pedersen() {
+  static const DefaultPedersen instance;
+  return instance;
 }
+
+}  // namespace
+
+PedersenGens::PedersenGens() : B(default_pedersen().B), B_blinding(default_pedersen().B_blinding) {}
+
+const VartimeBaseTable& PedersenGens::B_table() const { return default_pedersen().tables[0]; }
+const VartimeBaseTable& PedersenGens::B_blinding_table() const { return default_pedersen().tables[1]; }
 
 RistrettoPoint PedersenGens::commit(const Scalar& value, const Scalar& blinding) const {
   const Scalar scalars[2] = {value, blinding};
@@ -56,6 +76,45 @@ std::vector<RistrettoPoint> BulletproofGens::gather(const std::vector<RistrettoP
   for (size_t j = 0; j < m; ++j)
     out.insert(out.end(), all.begin() + j * gens_capacity_, all.begin() + j * gens_capacity_ + n);
   return out;
+}
+
+}  // namespace bp
+
+namespace bp {
+
+const BulletproofGens::Tables& BulletproofGens::tables() const {
+  std::call_once(tables_->built, [this] {
+    tables_->G = VartimeBaseTable::build(G_);
+    tables_->H = VartimeBaseTable::build(H_);
+  });
+  return *tables_;
+}
+
+std::vector<const VartimeBaseTable*> BulletproofGens::gather_tables(const std::vector<VartimeBaseTable>& all,
+                                                                    size_t first_party, size_t parties,
+                                                                    size_t n) const {
+  std::vector<const VartimeBaseTable*> out;
+  out.reserve(parties * n);
+  for (size_t j = first_party; j < first_party + parties; ++j)
+    for (size_t i = 0; i < n; ++i) out.push_back(&all[j * gens_capacity_ + i]);
+  return out;
+}
+
+std::vector<const VartimeBaseTable*> BulletproofGens::G_tables(size_t j, size_t n) const {
+  return gather_tables(tables().G, j, 1, n);
+}
+std::vector<const VartimeBaseTable*> BulletproofGens::H_tables(size_t j, size_t n) const {
+  return gather_tables(tables().H, j, 1, n);
+}
+std::vector<const VartimeBaseTable*> BulletproofGens::G_tables_aggregated(size_t n, size_t m) const {
+  return gather_tables(tables().G, 0, m, n);
+}
+std::vector<const VartimeBaseTable*> BulletproofGens::H_tables_aggregated(size_t n, size_t m) const {
+  return gather_tables(tables().H, 0, m, n);
+}
+
+size_t BulletproofGens::table_bytes() const {
+  return (tables_->G.size() + tables_->H.size()) * sizeof(VartimeBaseTable);
 }
 
 }  // namespace bp

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "bp/msm.hpp"
+#include "bp/precomputed.hpp"
 #include "bp/transcript_protocol.hpp"
 
 namespace bp {
@@ -18,53 +19,52 @@ Scalar inner_product(std::span<const Scalar> a, std::span<const Scalar> b) {
 
 InnerProductProof InnerProductProof::create(Transcript& transcript, const RistrettoPoint& Q,
                                             std::span<const Scalar> G_factors, std::span<const Scalar> H_factors,
-                                            std::vector<RistrettoPoint> G, std::vector<RistrettoPoint> H,
-                                            std::vector<Scalar> a, std::vector<Scalar> b) {
-  size_t n = G.size();
-  innerproduct_domain_sep(transcript, n);
+                                            std::span<const VartimeBaseTable* const> G_tables,
+                                            std::span<const VartimeBaseTable* const> H_tables, std::vector<Scalar> a,
+                                            std::vector<Scalar> b) {
+  const size_t N = G_tables.size();
+  innerproduct_domain_sep(transcript, N);
   InnerProductProof proof;
 
-  std::vector<Scalar> scalars;
-  std::vector<RistrettoPoint> points;
-  scalars.reserve(n + 1);
-  points.reserve(n + 1);
+  // coeff_G[j]: the factor of original G_j inside the folded generator that covers it.
+  std::vector<Scalar> coeff_G(G_factors.begin(), G_factors.end());
+  std::vector<Scalar> coeff_H(H_factors.begin(), H_factors.end());
+  std::vector<Scalar> scalars(N);
+  std::vector<const VartimeBaseTable*> tables(N);
 
-  // The first round carries the generator factors; afterwards they are folded into G and H.
-  bool first = true;
-  while (n != 1) {
-    n /= 2;
-    const Scalar c_L = inner_product({a.data(), n}, {b.data() + n, n});
-    const Scalar c_R = inner_product({a.data() + n, n}, {b.data(), n});
+  for (size_t n = N; n != 1;) {
+    const size_t half = n / 2;
+    const Scalar c_L = inner_product({a.data(), half}, {b.data() + half, half});
+    const Scalar c_R = inner_product({a.data() + half, half}, {b.data(), half});
 
-    auto factor = [&](std::span<const Scalar> f, size_t i) { return first ? f[i] : Scalar::one(); };
-
-    scalars.clear();
-    points.clear();
-    for (size_t i = 0; i < n; ++i) {
-      scalars.push_back(a[i] * factor(G_factors, n + i));
-      points.push_back(G[n + i]);
+    // Original index j lies in folded position i = j mod n. L takes G from the high half
+    // (with a_lo) and H from the low half (with b_hi); R the other way round.
+    for (size_t j = 0; j < N; ++j) {
+      const size_t i = j % n;
+      if (i >= half) {
+        scalars[j] = a[i - half] * coeff_G[j];
+        tables[j] = G_tables[j];
+      } else {
+        scalars[j] = b[i + half] * coeff_H[j];
+        tables[j] = H_tables[j];
+      }
     }
-    for (size_t i = 0; i < n; ++i) {
-      scalars.push_back(b[n + i] * factor(H_factors, i));
-      points.push_back(H[i]);
+    const CompressedRistretto L =
+        multiscalar_mul_vartime(scalars, tables, std::span<const Scalar>(&c_L, 1), std::span<const RistrettoPoint>(&Q, 1))
+            .compress();
+    for (size_t j = 0; j < N; ++j) {
+      const size_t i = j % n;
+      if (i < half) {
+        scalars[j] = a[i + half] * coeff_G[j];
+        tables[j] = G_tables[j];
+      } else {
+        scalars[j] = b[i - half] * coeff_H[j];
+        tables[j] = H_tables[j];
+      }
     }
-    scalars.push_back(c_L);
-    points.push_back(Q);
-    const CompressedRistretto L = multiscalar_mul_vartime(scalars, points).compress();
-
-    scalars.clear();
-    points.clear();
-    for (size_t i = 0; i < n; ++i) {
-      scalars.push_back(a[n + i] * factor(G_factors, i));
-      points.push_back(G[i]);
-    }
-    for (size_t i = 0; i < n; ++i) {
-      scalars.push_back(b[i] * factor(H_factors, n + i));
-      points.push_back(H[n + i]);
-    }
-    scalars.push_back(c_R);
-    points.push_back(Q);
-    const CompressedRistretto R = multiscalar_mul_vartime(scalars, points).compress();
+    const CompressedRistretto R =
+        multiscalar_mul_vartime(scalars, tables, std::span<const Scalar>(&c_R, 1), std::span<const RistrettoPoint>(&Q, 1))
+            .compress();
 
     proof.L_vec.push_back(L);
     proof.R_vec.push_back(R);
@@ -73,17 +73,17 @@ InnerProductProof InnerProductProof::create(Transcript& transcript, const Ristre
     const Scalar u = challenge_scalar(transcript, "u");
     const Scalar u_inv = u.invert();
 
-    for (size_t i = 0; i < n; ++i) {
-      a[i] = a[i] * u + u_inv * a[n + i];
-      b[i] = b[i] * u_inv + u * b[n + i];
-      const Scalar g_scalars[2] = {u_inv * factor(G_factors, i), u * factor(G_factors, n + i)};
-      const RistrettoPoint g_points[2] = {G[i], G[n + i]};
-      G[i] = multiscalar_mul_vartime(g_scalars, g_points);
-      const Scalar h_scalars[2] = {u * factor(H_factors, i), u_inv * factor(H_factors, n + i)};
-      const RistrettoPoint h_points[2] = {H[i], H[n + i]};
-      H[i] = multiscalar_mul_vartime(h_scalars, h_points);
+    for (size_t i = 0; i < half; ++i) {
+      a[i] = a[i] * u + u_inv * a[half + i];
+      b[i] = b[i] * u_inv + u * b[half + i];
     }
-    first = false;
+    // G' = u⁻¹·G_lo + u·G_hi and H' = u·H_lo + u⁻¹·H_hi, applied to the coefficients.
+    for (size_t j = 0; j < N; ++j) {
+      const bool low = j % n < half;
+      coeff_G[j] *= low ? u_inv : u;
+      coeff_H[j] *= low ? u : u_inv;
+    }
+    n = half;
   }
   proof.a = a[0];
   proof.b = b[0];

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "bp/msm.hpp"
+#include "bp/precomputed.hpp"
 #include "scalar_recoding.hpp"
 
 namespace bp {
@@ -11,61 +12,14 @@ using namespace detail;
 
 namespace {
 
-constexpr int kNafWidth = 5;                 // odd multiples P, 3P, ..., 15P
 constexpr size_t kPippengerThreshold = 190;  // below this Straus does less work
-
-struct OddMultiples {
-  CachedPoint odd[8];  // (2k+1)·P for k = 0..7
-};
-
-OddMultiples build_odd_multiples(const EdwardsPoint& p) {
-  OddMultiples t;
-  t.odd[0] = to_cached(p);
-  const EdwardsPoint p2 = dbl(p);
-  EdwardsPoint acc = p;
-  for (int k = 1; k < 8; ++k) {
-    acc = to_extended(add(p2, t.odd[k - 1]));
-    t.odd[k] = to_cached(acc);
-  }
-  return t;
-}
 
 }  // namespace
 
 namespace detail {
 
 RistrettoPoint straus_vartime(std::span<const Scalar> scalars, std::span<const RistrettoPoint> points) {
-  const size_t n = std::min(scalars.size(), points.size());
-  thread_local std::vector<OddMultiples> tables;
-  thread_local std::vector<int8_t> nafs;
-  tables.resize(n);
-  nafs.resize(n * 256);
-  int top = -1;
-  for (size_t i = 0; i < n; ++i) {
-    tables[i] = build_odd_multiples(points[i].edwards());
-    int8_t* naf = &nafs[i * 256];
-    to_naf_vartime(naf, scalars[i], kNafWidth);
-    for (int j = 255; j > top; --j)
-      if (naf[j] != 0) {
-        top = j;
-        break;
-      }
-  }
-  if (top < 0) return RistrettoPoint::identity();
-  ProjectivePoint acc{kFeZero, kFeOne, kFeOne};
-  CompletedPoint t{};
-  for (int j = top; j >= 0; --j) {
-    t = dbl(acc);
-    for (size_t i = 0; i < n; ++i) {
-      const int8_t d = nafs[i * 256 + j];
-      if (d > 0)
-        t = add(to_extended(t), tables[i].odd[d / 2]);
-      else if (d < 0)
-        t = sub(to_extended(t), tables[i].odd[-d / 2]);
-    }
-    acc = to_projective(t);
-  }
-  return RistrettoPoint(to_extended(t));
+  return multiscalar_mul_vartime({}, {}, scalars, points);
 }
 
 RistrettoPoint pippenger_vartime(std::span<const Scalar> scalars, std::span<const RistrettoPoint> points) {

@@ -4,6 +4,7 @@
 
 #include "bp/aggregation.hpp"
 #include "bp/msm.hpp"
+#include "bp/precomputed.hpp"
 #include "bp/transcript_protocol.hpp"
 #include "ctime.hpp"
 #include "prove_with_rng.hpp"
@@ -126,7 +127,7 @@ Status RangeProof::verify_multiple(const BulletproofGens& bp_gens, const Pederse
 
   std::vector<Scalar> scalars;
   std::vector<RistrettoPoint> points;
-  scalars.reserve(4 + 2 * lg + 2 + 2 * nm + m);
+  scalars.reserve(4 + 2 * lg + m);
   points.reserve(scalars.capacity());
 
   // Points that come with the proof must decode.
@@ -148,32 +149,36 @@ Status RangeProof::verify_multiple(const BulletproofGens& bp_gens, const Pederse
   }
   if (!decoded) return ProofError::VerificationError;
 
-  scalars.push_back(-e_blinding - c * t_x_blinding);
-  points.push_back(pc_gens.B_blinding);
-  scalars.push_back(w * (t_x - a * b) + c * (delta(n, m, y, z) - t_x));
-  points.push_back(pc_gens.B);
+  // The fixed generators go through their precomputed tables.
+  std::vector<Scalar> fixed_scalars;
+  std::vector<const VartimeBaseTable*> fixed_tables;
+  fixed_scalars.reserve(2 + 2 * nm);
+  fixed_tables.reserve(2 + 2 * nm);
+  fixed_scalars.push_back(-e_blinding - c * t_x_blinding);
+  fixed_tables.push_back(&pc_gens.B_blinding_table());
+  fixed_scalars.push_back(w * (t_x - a * b) + c * (delta(n, m, y, z) - t_x));
+  fixed_tables.push_back(&pc_gens.B_table());
 
   // g_i = -z - a·s_i on G_i;  h_i = z + y^-i·(z²·z^(i/n)·2^(i%n) - b·s_(nm-1-i)) on H_i.
-  const auto G = bp_gens.G_aggregated(n, m);
-  const auto H = bp_gens.H_aggregated(n, m);
-  for (size_t i = 0; i < nm; ++i) {
-    scalars.push_back(minus_z - a * s[i]);
-    points.push_back(G[i]);
-  }
+  const auto G = bp_gens.G_tables_aggregated(n, m);
+  const auto H = bp_gens.H_tables_aggregated(n, m);
+  for (size_t i = 0; i < nm; ++i) fixed_scalars.push_back(minus_z - a * s[i]);
+  fixed_tables.insert(fixed_tables.end(), G.begin(), G.end());
   const Scalar y_inv = y.invert();
   Scalar exp_y_inv = Scalar::one();
   for (size_t j = 0, i = 0; j < m; ++j) {
     Scalar exp_2 = Scalar::one();
     const Scalar zz_zj = zz * z.pow_vartime(j);
     for (size_t bit = 0; bit < n; ++bit, ++i) {
-      scalars.push_back(z + exp_y_inv * (zz_zj * exp_2 - b * s[nm - 1 - i]));
-      points.push_back(H[i]);
+      fixed_scalars.push_back(z + exp_y_inv * (zz_zj * exp_2 - b * s[nm - 1 - i]));
       exp_y_inv *= y_inv;
       exp_2 += exp_2;
     }
   }
+  fixed_tables.insert(fixed_tables.end(), H.begin(), H.end());
 
-  if (!multiscalar_mul_vartime(scalars, points).is_identity()) return ProofError::VerificationError;
+  if (!multiscalar_mul_vartime(fixed_scalars, fixed_tables, scalars, points).is_identity())
+    return ProofError::VerificationError;
   return Ok{};
 }
 

@@ -2,9 +2,12 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
+#include <mutex>
 #include <span>
 #include <vector>
 
+#include "bp/precomputed.hpp"
 #include "bp/ristretto.hpp"
 #include "bp/scalar.hpp"
 
@@ -18,6 +21,10 @@ struct PedersenGens {
   PedersenGens();
   // value·B + blinding·B̃, constant time.
   RistrettoPoint commit(const Scalar& value, const Scalar& blinding) const;
+
+  // Variable-time tables of B and B̃, computed once per process.
+  const VartimeBaseTable& B_table() const;
+  const VartimeBaseTable& B_blinding_table() const;
 };
 
 // G_{j,i} and H_{j,i} for party j < party_capacity and index i < gens_capacity, each read
@@ -36,12 +43,30 @@ class BulletproofGens {
   std::vector<RistrettoPoint> G_aggregated(size_t n, size_t m) const { return gather(G_, n, m); }
   std::vector<RistrettoPoint> H_aggregated(size_t n, size_t m) const { return gather(H_, n, m); }
 
+  // Variable-time tables of the same points, in the same order, built on first use
+  // (thread-safe) and kept for the life of the generators.
+  std::vector<const VartimeBaseTable*> G_tables(size_t j, size_t n) const;
+  std::vector<const VartimeBaseTable*> H_tables(size_t j, size_t n) const;
+  std::vector<const VartimeBaseTable*> G_tables_aggregated(size_t n, size_t m) const;
+  std::vector<const VartimeBaseTable*> H_tables_aggregated(size_t n, size_t m) const;
+  // Bytes held by the tables once built (zero before).
+  size_t table_bytes() const;
+
  private:
+  struct Tables {
+    std::once_flag built;
+    std::vector<VartimeBaseTable> G, H;
+  };
+  const Tables& tables() const;
+  std::vector<const VartimeBaseTable*> gather_tables(const std::vector<VartimeBaseTable>& all, size_t first_party,
+                                                     size_t parties, size_t n) const;
+
   std::vector<RistrettoPoint> gather(const std::vector<RistrettoPoint>& all, size_t n, size_t m) const;
 
   size_t gens_capacity_;
   size_t party_capacity_;
   std::vector<RistrettoPoint> G_, H_;  // party-major, gens_capacity_ per party
+  std::unique_ptr<Tables> tables_ = std::make_unique<Tables>();
 };
 
 }  // namespace bp

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bp/errors.hpp"
+#include "bp/precomputed.hpp"
 #include "bp/ristretto.hpp"
 #include "bp/scalar.hpp"
 #include "bp/transcript.hpp"
@@ -22,10 +23,16 @@ struct InnerProductProof {
   // G_factors and H_factors scale the generators (the verifier's H' = y^-i·H_i) without
   // materialising the scaled points. All vectors have the same power-of-two length.
   // a_vec and b_vec are consumed (and wiped); they must be public to whoever learns the
-  // proof (in a range proof they are l(x) and r(x), masked by the prover's blinding vectors).
+  // proof (in a range proof they are l(x) and r(x), masked by the prover's blinding vectors),
+  // because the multiscalar multiplications here are variable time.
+  //
+  // The generators are never folded: round k's L and R are computed on the original G_i and
+  // H_i (through their precomputed tables) with each scalar multiplied by the product of the
+  // challenges the folding would have applied. The proof is the same; the work is not.
   static InnerProductProof create(Transcript& transcript, const RistrettoPoint& Q, std::span<const Scalar> G_factors,
-                                  std::span<const Scalar> H_factors, std::vector<RistrettoPoint> G_vec,
-                                  std::vector<RistrettoPoint> H_vec, std::vector<Scalar> a_vec,
+                                  std::span<const Scalar> H_factors,
+                                  std::span<const VartimeBaseTable* const> G_tables,
+                                  std::span<const VartimeBaseTable* const> H_tables, std::vector<Scalar> a_vec,
                                   std::vector<Scalar> b_vec);
 
   // Replays the transcript and returns the scalars of the verification equation:

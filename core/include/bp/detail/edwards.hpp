@@ -45,21 +45,21 @@ inline constexpr EdwardsPoint kBasepoint{
     kFeOne,
     {{0x68ab3a5b7dda3ULL, 0xeea2a5eadbbULL, 0x2af8df483c27eULL, 0x332b375274732ULL, 0x67875f0fd78b7ULL}}};
 
-inline EdwardsPoint to_extended(const CompletedPoint& p) {
+BP_INLINE EdwardsPoint to_extended(const CompletedPoint& p) {
   return {fe_mul(p.X, p.T), fe_mul(p.Y, p.Z), fe_mul(p.Z, p.T), fe_mul(p.X, p.Y)};
 }
 
-inline ProjectivePoint to_projective(const CompletedPoint& p) {
+BP_INLINE ProjectivePoint to_projective(const CompletedPoint& p) {
   return {fe_mul(p.X, p.T), fe_mul(p.Y, p.Z), fe_mul(p.Z, p.T)};
 }
 
-inline ProjectivePoint to_projective(const EdwardsPoint& p) { return {p.X, p.Y, p.Z}; }
+BP_INLINE ProjectivePoint to_projective(const EdwardsPoint& p) { return {p.X, p.Y, p.Z}; }
 
-inline CachedPoint to_cached(const EdwardsPoint& p) {
+BP_INLINE CachedPoint to_cached(const EdwardsPoint& p) {
   return {fe_add(p.Y, p.X), fe_sub(p.Y, p.X), p.Z, fe_mul(p.T, kD2)};
 }
 
-inline CompletedPoint dbl(const ProjectivePoint& p) {
+BP_INLINE CompletedPoint dbl(const ProjectivePoint& p) {
   const Fe xx = fe_sq(p.X);
   const Fe yy = fe_sq(p.Y);
   const Fe zz2 = fe_sq2(p.Z);
@@ -69,7 +69,7 @@ inline CompletedPoint dbl(const ProjectivePoint& p) {
   return {fe_sub(x_plus_y_sq, yy_plus_xx), yy_plus_xx, yy_minus_xx, fe_sub(zz2, yy_minus_xx)};
 }
 
-inline CompletedPoint add(const EdwardsPoint& p, const CachedPoint& q) {
+BP_INLINE CompletedPoint add(const EdwardsPoint& p, const CachedPoint& q) {
   const Fe pp = fe_mul(fe_add(p.Y, p.X), q.YplusX);
   const Fe mm = fe_mul(fe_sub(p.Y, p.X), q.YminusX);
   const Fe tt2d = fe_mul(p.T, q.T2d);
@@ -78,7 +78,7 @@ inline CompletedPoint add(const EdwardsPoint& p, const CachedPoint& q) {
   return {fe_sub(pp, mm), fe_add(pp, mm), fe_add(zz2, tt2d), fe_sub(zz2, tt2d)};
 }
 
-inline CompletedPoint sub(const EdwardsPoint& p, const CachedPoint& q) {
+BP_INLINE CompletedPoint sub(const EdwardsPoint& p, const CachedPoint& q) {
   const Fe pm = fe_mul(fe_add(p.Y, p.X), q.YminusX);
   const Fe mp = fe_mul(fe_sub(p.Y, p.X), q.YplusX);
   const Fe tt2d = fe_mul(p.T, q.T2d);
@@ -87,7 +87,7 @@ inline CompletedPoint sub(const EdwardsPoint& p, const CachedPoint& q) {
   return {fe_sub(pm, mp), fe_add(pm, mp), fe_sub(zz2, tt2d), fe_add(zz2, tt2d)};
 }
 
-inline CompletedPoint add(const EdwardsPoint& p, const AffineCached& q) {
+BP_INLINE CompletedPoint add(const EdwardsPoint& p, const AffineCached& q) {
   const Fe pp = fe_mul(fe_add(p.Y, p.X), q.YplusX);
   const Fe mm = fe_mul(fe_sub(p.Y, p.X), q.YminusX);
   const Fe txy2d = fe_mul(p.T, q.XY2d);
@@ -95,7 +95,7 @@ inline CompletedPoint add(const EdwardsPoint& p, const AffineCached& q) {
   return {fe_sub(pp, mm), fe_add(pp, mm), fe_add(z2, txy2d), fe_sub(z2, txy2d)};
 }
 
-inline CompletedPoint sub(const EdwardsPoint& p, const AffineCached& q) {
+BP_INLINE CompletedPoint sub(const EdwardsPoint& p, const AffineCached& q) {
   const Fe pm = fe_mul(fe_add(p.Y, p.X), q.YminusX);
   const Fe mp = fe_mul(fe_sub(p.Y, p.X), q.YplusX);
   const Fe txy2d = fe_mul(p.T, q.XY2d);
@@ -103,30 +103,30 @@ inline CompletedPoint sub(const EdwardsPoint& p, const AffineCached& q) {
   return {fe_sub(pm, mp), fe_add(pm, mp), fe_sub(z2, txy2d), fe_add(z2, txy2d)};
 }
 
-inline EdwardsPoint operator+(const EdwardsPoint& p, const EdwardsPoint& q) { return to_extended(add(p, to_cached(q))); }
-inline EdwardsPoint operator-(const EdwardsPoint& p, const EdwardsPoint& q) { return to_extended(sub(p, to_cached(q))); }
+BP_INLINE EdwardsPoint operator+(const EdwardsPoint& p, const EdwardsPoint& q) { return to_extended(add(p, to_cached(q))); }
+BP_INLINE EdwardsPoint operator-(const EdwardsPoint& p, const EdwardsPoint& q) { return to_extended(sub(p, to_cached(q))); }
 
-inline EdwardsPoint dbl(const EdwardsPoint& p) { return to_extended(dbl(to_projective(p))); }
+BP_INLINE EdwardsPoint dbl(const EdwardsPoint& p) { return to_extended(dbl(to_projective(p))); }
 
-inline EdwardsPoint neg(const EdwardsPoint& p) { return {fe_neg(p.X), p.Y, p.Z, fe_neg(p.T)}; }
+BP_INLINE EdwardsPoint neg(const EdwardsPoint& p) { return {fe_neg(p.X), p.Y, p.Z, fe_neg(p.T)}; }
 
-inline CachedPoint neg(const CachedPoint& p) { return {p.YminusX, p.YplusX, p.Z, fe_neg(p.T2d)}; }
+BP_INLINE CachedPoint neg(const CachedPoint& p) { return {p.YminusX, p.YplusX, p.Z, fe_neg(p.T2d)}; }
 
 // p · 2^k.
-inline EdwardsPoint mul_by_pow2(const EdwardsPoint& p, int k) {
+BP_INLINE EdwardsPoint mul_by_pow2(const EdwardsPoint& p, int k) {
   ProjectivePoint r = to_projective(p);
   for (int i = 0; i < k - 1; ++i) r = to_projective(dbl(r));
   return to_extended(dbl(r));
 }
 
-inline void cmov(CachedPoint& r, const CachedPoint& a, uint64_t mask) {
+BP_INLINE void cmov(CachedPoint& r, const CachedPoint& a, uint64_t mask) {
   fe_cmov(r.YplusX, a.YplusX, mask);
   fe_cmov(r.YminusX, a.YminusX, mask);
   fe_cmov(r.Z, a.Z, mask);
   fe_cmov(r.T2d, a.T2d, mask);
 }
 
-inline void cmov(EdwardsPoint& r, const EdwardsPoint& a, uint64_t mask) {
+BP_INLINE void cmov(EdwardsPoint& r, const EdwardsPoint& a, uint64_t mask) {
   fe_cmov(r.X, a.X, mask);
   fe_cmov(r.Y, a.Y, mask);
   fe_cmov(r.Z, a.Z, mask);
@@ -134,7 +134,7 @@ inline void cmov(EdwardsPoint& r, const EdwardsPoint& a, uint64_t mask) {
 }
 
 // Negation of a cached point, applied only when mask is all-ones.
-inline void cneg(CachedPoint& r, uint64_t mask) {
+BP_INLINE void cneg(CachedPoint& r, uint64_t mask) {
   Fe swap_a = r.YplusX;
   fe_cmov(r.YplusX, r.YminusX, mask);
   fe_cmov(r.YminusX, swap_a, mask);

@@ -1,0 +1,118 @@
+// bp bench: proving and verification times against a yardstick measured in the same run
+// (one libsodium crypto_scalarmult_ristretto255), so figures compare across machines.
+#include <sodium.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "args.hpp"
+#include "bp/random.hpp"
+#include "bp/range_proof.hpp"
+#include "commands.hpp"
+
+namespace bp::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Median of repeated runs: at least min_runs, then until about budget_s seconds have passed.
+double median_us(const std::function<void()>& fn, int min_runs, double budget_s, int max_runs) {
+  std::vector<double> samples;
+  const auto start = Clock::now();
+  while (static_cast<int>(samples.size()) < min_runs ||
+         (std::chrono::duration<double>(Clock::now() - start).count() < budget_s &&
+          static_cast<int>(samples.size()) < max_runs)) {
+    const auto t0 = Clock::now();
+    fn();
+    samples.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+  }
+  std::sort(samples.begin(), samples.end());
+  return samples[samples.size() / 2];
+}
+
+struct Row {
+  std::string op;
+  size_t n, m;
+  double us;
+};
+
+}  // namespace
+
+int run_bench(int argc, char** argv) {
+  const Args args(argc, argv, 2, {}, {"json", "quick"});
+  const bool json = args.has("json");
+  const bool quick = args.has("quick");
+  const double budget = quick ? 0.2 : 1.5;
+  const int min_runs = quick ? 2 : 7;
+
+  uint8_t scalar[32], point[32], out[32];
+  crypto_core_ristretto255_scalar_random(scalar);
+  crypto_core_ristretto255_random(point);
+  const double yardstick = median_us(
+      [&] {
+        if (crypto_scalarmult_ristretto255(out, scalar, point) != 0) std::abort();
+      },
+      200, budget, 20000);
+
+  std::vector<std::pair<size_t, size_t>> sizes = {{8, 1}, {16, 1}, {32, 1}, {64, 1}, {64, 2}, {64, 4}, {64, 8}, {64, 16}};
+  if (!quick) {
+    sizes.push_back({64, 32});
+    sizes.push_back({64, 64});
+  }
+  const BulletproofGens bp_gens(64, quick ? 16 : 64);
+  const PedersenGens pc_gens;
+  SystemRandom rng;
+  std::vector<Row> rows;
+  rows.push_back({"yardstick", 0, 0, yardstick});
+  for (const auto& [n, m] : sizes) {
+    std::vector<uint64_t> values(m);
+    std::vector<Scalar> blindings(m);
+    for (size_t j = 0; j < m; ++j) {
+      randombytes_buf(&values[j], sizeof values[j]);
+      if (n < 64) values[j] &= (uint64_t{1} << n) - 1;
+      blindings[j] = Scalar::random(rng);
+    }
+    std::vector<uint8_t> proof_bytes;
+    std::vector<CompressedRistretto> commitments;
+    const double prove = median_us(
+        [&] {
+          Transcript t("bench");
+          auto proved = RangeProof::prove_multiple(bp_gens, pc_gens, t, values, blindings, n);
+          if (!proved) std::abort();
+          proof_bytes = proved->proof.to_bytes();
+          commitments = proved->commitments;
+        },
+        min_runs, budget, 200);
+    const RangeProof proof = *RangeProof::from_bytes(proof_bytes);
+    const double verify = median_us(
+        [&] {
+          Transcript t("bench");
+          if (!proof.verify_multiple(bp_gens, pc_gens, t, commitments, n)) std::abort();
+        },
+        min_runs, budget, 500);
+    rows.push_back({"prove", n, m, prove});
+    rows.push_back({"verify", n, m, verify});
+  }
+
+  if (json) {
+    for (const auto& r : rows)
+      std::printf("{\"op\":\"%s\",\"n\":%zu,\"m\":%zu,\"median_us\":%.1f}\n", r.op.c_str(), r.n, r.m, r.us);
+    return 0;
+  }
+  std::printf("| op | n | m | proof bytes | median µs | yardsticks |\n|---|---:|---:|---:|---:|---:|\n");
+  for (const auto& r : rows) {
+    if (r.op == "yardstick") {
+      std::printf("| yardstick (libsodium scalarmult) | | | | %.1f | 1 |\n", r.us);
+      continue;
+    }
+    std::printf("| %s | %zu | %zu | %zu | %.1f | %.1f |\n", r.op.c_str(), r.n, r.m,
+                RangeProof::serialized_size(r.n, r.m), r.us, r.us / yardstick);
+  }
+  return 0;
+}
+
+}  // namespace bp::cli

@@ -1,0 +1,43 @@
+// bp: prove, verify and benchmark Bulletproofs range proofs from the command line.
+#include <sodium.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "args.hpp"
+#include "commands.hpp"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage:\n"
+    "  bp prove  --bits N --values v1,v2,... [--blindings h1,h2,...] [--label L]\n"
+    "  bp verify --bits N --commitments h1,h2,... --proof HEX [--label L]\n"
+    "  bp bench  [--json] [--quick]\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (sodium_init() < 0) {
+    std::fprintf(stderr, "error: libsodium failed to initialise\n");
+    return 2;
+  }
+  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string command = argv[1];
+  try {
+    if (command == "prove") return bp::cli::run_prove(argc, argv);
+    if (command == "verify") return bp::cli::run_verify(argc, argv);
+    if (command == "bench") return bp::cli::run_bench(argc, argv);
+    throw bp::cli::UsageError("unknown command '" + command + "' (try bp --help)");
+  } catch (const bp::cli::UsageError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 3;
+  }
+}
