@@ -4,6 +4,7 @@
 #include <sodium.h>
 
 #include "bp/msm.hpp"
+#include "bp/precomputed.hpp"
 #include "bp/transcript_protocol.hpp"
 #include "ctime.hpp"
 
@@ -53,7 +54,10 @@ BitCommitment party_commit_bits(const BulletproofGens& bp_gens, const PedersenGe
 
   out.a_blinding = Scalar::random(rng);
   // A = a_blinding·B̃ + sum_i (bit_i ? G_i : -H_i), since a_R = a_L - 1.
-  EdwardsPoint A = (pc_gens.B_blinding * out.a_blinding).edwards();
+  const CtBaseTable* blinding_table = &pc_gens.B_blinding_ct_table();
+  EdwardsPoint A = multiscalar_mul(std::span<const Scalar>(&out.a_blinding, 1),
+                                   std::span<const CtBaseTable* const>(&blinding_table, 1))
+                       .edwards();
   const auto G = bp_gens.G(j, n);
   const auto H = bp_gens.H(j, n);
   for (size_t i = 0; i < n; ++i) {
@@ -69,16 +73,18 @@ BitCommitment party_commit_bits(const BulletproofGens& bp_gens, const PedersenGe
   for (auto& s : out.s_L) s = Scalar::random(rng);
   for (auto& s : out.s_R) s = Scalar::random(rng);
   std::vector<Scalar> scalars;
-  std::vector<RistrettoPoint> points;
+  std::vector<const CtBaseTable*> tables;
   scalars.reserve(2 * n + 1);
-  points.reserve(2 * n + 1);
+  tables.reserve(2 * n + 1);
   scalars.push_back(out.s_blinding);
-  points.push_back(pc_gens.B_blinding);
+  tables.push_back(blinding_table);
   scalars.insert(scalars.end(), out.s_L.begin(), out.s_L.end());
-  points.insert(points.end(), G.begin(), G.end());
+  const auto G_ct = bp_gens.G_ct_tables(j, n);
+  tables.insert(tables.end(), G_ct.begin(), G_ct.end());
   scalars.insert(scalars.end(), out.s_R.begin(), out.s_R.end());
-  points.insert(points.end(), H.begin(), H.end());
-  msg.S_j = multiscalar_mul(scalars, points).compress();
+  const auto H_ct = bp_gens.H_ct_tables(j, n);
+  tables.insert(tables.end(), H_ct.begin(), H_ct.end());
+  msg.S_j = multiscalar_mul(scalars, tables).compress();
   wipe_all(scalars);
   // A_j, S_j and V_j are sent to the dealer: public from here on.
   declassify(&msg, sizeof msg);

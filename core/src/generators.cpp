@@ -29,11 +29,13 @@ namespace {
 struct DefaultPedersen {
   RistrettoPoint B, B_blinding;
   std::vector<VartimeBaseTable> tables;  // B, B̃
+  std::vector<CtBaseTable> ct_tables;    // B, B̃
 
   DefaultPedersen() : B(RistrettoPoint::basepoint()) {
     B_blinding = RistrettoPoint::from_uniform_bytes(sha3_512(B.compress().bytes));
     const RistrettoPoint both[2] = {B, B_blinding};
     tables = VartimeBaseTable::build(both);
+    ct_tables = CtBaseTable::build(both);
   }
 };
 
@@ -48,11 +50,13 @@ PedersenGens::PedersenGens() : B(default_pedersen().B), B_blinding(default_peder
 
 const VartimeBaseTable& PedersenGens::B_table() const { return default_pedersen().tables[0]; }
 const VartimeBaseTable& PedersenGens::B_blinding_table() const { return default_pedersen().tables[1]; }
+const CtBaseTable& PedersenGens::B_ct_table() const { return default_pedersen().ct_tables[0]; }
+const CtBaseTable& PedersenGens::B_blinding_ct_table() const { return default_pedersen().ct_tables[1]; }
 
 RistrettoPoint PedersenGens::commit(const Scalar& value, const Scalar& blinding) const {
   const Scalar scalars[2] = {value, blinding};
-  const RistrettoPoint points[2] = {B, B_blinding};
-  return multiscalar_mul(scalars, points);
+  const CtBaseTable* tables[2] = {&B_ct_table(), &B_blinding_ct_table()};
+  return multiscalar_mul(scalars, tables);
 }
 
 BulletproofGens::BulletproofGens(size_t gens_capacity, size_t party_capacity)
@@ -86,14 +90,16 @@ const BulletproofGens::Tables& BulletproofGens::tables() const {
   std::call_once(tables_->built, [this] {
     tables_->G = VartimeBaseTable::build(G_);
     tables_->H = VartimeBaseTable::build(H_);
+    tables_->G_ct = CtBaseTable::build(G_);
+    tables_->H_ct = CtBaseTable::build(H_);
   });
   return *tables_;
 }
 
-std::vector<const VartimeBaseTable*> BulletproofGens::gather_tables(const std::vector<VartimeBaseTable>& all,
-                                                                    size_t first_party, size_t parties,
-                                                                    size_t n) const {
-  std::vector<const VartimeBaseTable*> out;
+template <class Table>
+std::vector<const Table*> BulletproofGens::gather_tables(const std::vector<Table>& all, size_t first_party,
+                                                         size_t parties, size_t n) const {
+  std::vector<const Table*> out;
   out.reserve(parties * n);
   for (size_t j = first_party; j < first_party + parties; ++j)
     for (size_t i = 0; i < n; ++i) out.push_back(&all[j * gens_capacity_ + i]);
@@ -113,8 +119,16 @@ std::vector<const VartimeBaseTable*> BulletproofGens::H_tables_aggregated(size_t
   return gather_tables(tables().H, 0, m, n);
 }
 
+std::vector<const CtBaseTable*> BulletproofGens::G_ct_tables(size_t j, size_t n) const {
+  return gather_tables(tables().G_ct, j, 1, n);
+}
+std::vector<const CtBaseTable*> BulletproofGens::H_ct_tables(size_t j, size_t n) const {
+  return gather_tables(tables().H_ct, j, 1, n);
+}
+
 size_t BulletproofGens::table_bytes() const {
-  return (tables_->G.size() + tables_->H.size()) * sizeof(VartimeBaseTable);
+  return (tables_->G.size() + tables_->H.size()) * sizeof(VartimeBaseTable) +
+         (tables_->G_ct.size() + tables_->H_ct.size()) * sizeof(CtBaseTable);
 }
 
 }  // namespace bp

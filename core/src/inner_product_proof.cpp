@@ -17,6 +17,58 @@ Scalar inner_product(std::span<const Scalar> a, std::span<const Scalar> b) {
   return acc;
 }
 
+namespace {
+
+// Rounds on materialised (already folded) generators, as in the paper: fold G and H each round.
+void folded_rounds(Transcript& transcript, const RistrettoPoint& Q, std::vector<RistrettoPoint>& G,
+                   std::vector<RistrettoPoint>& H, std::vector<Scalar>& a, std::vector<Scalar>& b, size_t n,
+                   InnerProductProof& proof) {
+  std::vector<Scalar> scalars;
+  std::vector<RistrettoPoint> points;
+  while (n != 1) {
+    const size_t half = n / 2;
+    const Scalar c_L = inner_product({a.data(), half}, {b.data() + half, half});
+    const Scalar c_R = inner_product({a.data() + half, half}, {b.data(), half});
+    auto commit = [&](size_t a_off, size_t g_off, size_t b_off, size_t h_off, const Scalar& c) {
+      scalars.assign(a.begin() + a_off, a.begin() + a_off + half);
+      scalars.insert(scalars.end(), b.begin() + b_off, b.begin() + b_off + half);
+      scalars.push_back(c);
+      points.assign(G.begin() + g_off, G.begin() + g_off + half);
+      points.insert(points.end(), H.begin() + h_off, H.begin() + h_off + half);
+      points.push_back(Q);
+      return multiscalar_mul_vartime(scalars, points).compress();
+    };
+    const CompressedRistretto L = commit(0, half, half, 0, c_L);
+    const CompressedRistretto R = commit(half, 0, 0, half, c_R);
+    proof.L_vec.push_back(L);
+    proof.R_vec.push_back(R);
+    append_point(transcript, "L", L);
+    append_point(transcript, "R", R);
+    const Scalar u = challenge_scalar(transcript, "u");
+    const Scalar u_inv = u.invert();
+    for (size_t i = 0; i < half; ++i) {
+      a[i] = a[i] * u + u_inv * a[half + i];
+      b[i] = b[i] * u_inv + u * b[half + i];
+      const Scalar g_scalars[2] = {u_inv, u};
+      const RistrettoPoint g_points[2] = {G[i], G[half + i]};
+      G[i] = multiscalar_mul_vartime(g_scalars, g_points);
+      const Scalar h_scalars[2] = {u, u_inv};
+      const RistrettoPoint h_points[2] = {H[i], H[half + i]};
+      H[i] = multiscalar_mul_vartime(h_scalars, h_points);
+    }
+    n = half;
+  }
+  for (auto& k : scalars) k.wipe();
+}
+
+// Below this many generators every round works on the original generators; above it, the
+// first kUnfoldedRounds do, then the generators are folded once and the rest proceeds on
+// them. The break-even follows from counting point additions (docs/range-proof.md).
+constexpr size_t kHybridFrom = 128;
+constexpr size_t kUnfoldedRounds = 4;
+
+}  // namespace
+
 InnerProductProof InnerProductProof::create(Transcript& transcript, const RistrettoPoint& Q,
                                             std::span<const Scalar> G_factors, std::span<const Scalar> H_factors,
                                             std::span<const VartimeBaseTable* const> G_tables,
@@ -32,7 +84,9 @@ InnerProductProof InnerProductProof::create(Transcript& transcript, const Ristre
   std::vector<Scalar> scalars(N);
   std::vector<const VartimeBaseTable*> tables(N);
 
-  for (size_t n = N; n != 1;) {
+  size_t n = N;
+  const size_t stop_at = N >= kHybridFrom ? N >> kUnfoldedRounds : 1;
+  while (n != stop_at) {
     const size_t half = n / 2;
     const Scalar c_L = inner_product({a.data(), half}, {b.data() + half, half});
     const Scalar c_R = inner_product({a.data() + half, half}, {b.data(), half});
@@ -85,11 +139,32 @@ InnerProductProof InnerProductProof::create(Transcript& transcript, const Ristre
     }
     n = half;
   }
+
+  if (n != 1) {
+    // Materialise the folded generators: G'_i = sum_t coeff_G[i + t·n]·G_(i + t·n).
+    std::vector<RistrettoPoint> G(n), H(n);
+    const size_t per = N / n;
+    std::vector<Scalar> part(per);
+    std::vector<const VartimeBaseTable*> part_tables(per);
+    for (size_t i = 0; i < n; ++i) {
+      for (size_t t = 0; t < per; ++t) {
+        part[t] = coeff_G[i + t * n];
+        part_tables[t] = G_tables[i + t * n];
+      }
+      G[i] = multiscalar_mul_vartime(part, part_tables, {}, {});
+      for (size_t t = 0; t < per; ++t) {
+        part[t] = coeff_H[i + t * n];
+        part_tables[t] = H_tables[i + t * n];
+      }
+      H[i] = multiscalar_mul_vartime(part, part_tables, {}, {});
+    }
+    folded_rounds(transcript, Q, G, H, a, b, n, proof);
+  }
   proof.a = a[0];
   proof.b = b[0];
-  for (auto& s : a) s.wipe();
-  for (auto& s : b) s.wipe();
-  for (auto& s : scalars) s.wipe();
+  for (auto& k : a) k.wipe();
+  for (auto& k : b) k.wipe();
+  for (auto& k : scalars) k.wipe();
   return proof;
 }
 

@@ -19,25 +19,40 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Median of repeated runs: at least min_runs, then until about budget_s seconds have passed.
-double median_us(const std::function<void()>& fn, int min_runs, double budget_s, int max_runs) {
-  std::vector<double> samples;
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+double elapsed_us(const std::function<void()>& fn) {
+  const auto t0 = Clock::now();
+  fn();
+  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+}
+
+// The machine's speed drifts (shared VMs, frequency scaling), so every sample of an
+// operation is paired with a fresh yardstick sample taken right after it, and a row reports
+// the median of each. Runs: at least min_runs, then until about budget_s seconds have passed.
+struct Timing {
+  double us, yardstick_us;
+};
+Timing measure(const std::function<void()>& fn, const std::function<void()>& yardstick, int min_runs,
+               double budget_s, int max_runs) {
+  std::vector<double> samples, sticks;
   const auto start = Clock::now();
   while (static_cast<int>(samples.size()) < min_runs ||
          (std::chrono::duration<double>(Clock::now() - start).count() < budget_s &&
           static_cast<int>(samples.size()) < max_runs)) {
-    const auto t0 = Clock::now();
-    fn();
-    samples.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+    samples.push_back(elapsed_us(fn));
+    for (int k = 0; k < 5; ++k) sticks.push_back(elapsed_us(yardstick));
   }
-  std::sort(samples.begin(), samples.end());
-  return samples[samples.size() / 2];
+  return {median(samples), median(sticks)};
 }
 
 struct Row {
   std::string op;
   size_t n, m;
-  double us;
+  Timing t;
 };
 
 }  // namespace
@@ -52,11 +67,10 @@ int run_bench(int argc, char** argv) {
   uint8_t scalar[32], point[32], out[32];
   crypto_core_ristretto255_scalar_random(scalar);
   crypto_core_ristretto255_random(point);
-  const double yardstick = median_us(
-      [&] {
-        if (crypto_scalarmult_ristretto255(out, scalar, point) != 0) std::abort();
-      },
-      200, budget, 20000);
+  const auto yardstick = [&] {
+    if (crypto_scalarmult_ristretto255(out, scalar, point) != 0) std::abort();
+  };
+  const Timing yardstick_alone = measure(yardstick, yardstick, 200, budget, 20000);
 
   std::vector<std::pair<size_t, size_t>> sizes = {{8, 1}, {16, 1}, {32, 1}, {64, 1}, {64, 2}, {64, 4}, {64, 8}, {64, 16}};
   if (!quick) {
@@ -67,7 +81,7 @@ int run_bench(int argc, char** argv) {
   const PedersenGens pc_gens;
   SystemRandom rng;
   std::vector<Row> rows;
-  rows.push_back({"yardstick", 0, 0, yardstick});
+  rows.push_back({"yardstick", 0, 0, yardstick_alone});
   for (const auto& [n, m] : sizes) {
     std::vector<uint64_t> values(m);
     std::vector<Scalar> blindings(m);
@@ -78,7 +92,7 @@ int run_bench(int argc, char** argv) {
     }
     std::vector<uint8_t> proof_bytes;
     std::vector<CompressedRistretto> commitments;
-    const double prove = median_us(
+    const Timing prove = measure(
         [&] {
           Transcript t("bench");
           auto proved = RangeProof::prove_multiple(bp_gens, pc_gens, t, values, blindings, n);
@@ -86,31 +100,32 @@ int run_bench(int argc, char** argv) {
           proof_bytes = proved->proof.to_bytes();
           commitments = proved->commitments;
         },
-        min_runs, budget, 200);
+        yardstick, min_runs, budget, 200);
     const RangeProof proof = *RangeProof::from_bytes(proof_bytes);
-    const double verify = median_us(
+    const Timing verify = measure(
         [&] {
           Transcript t("bench");
           if (!proof.verify_multiple(bp_gens, pc_gens, t, commitments, n)) std::abort();
         },
-        min_runs, budget, 500);
+        yardstick, min_runs, budget, 500);
     rows.push_back({"prove", n, m, prove});
     rows.push_back({"verify", n, m, verify});
   }
 
   if (json) {
     for (const auto& r : rows)
-      std::printf("{\"op\":\"%s\",\"n\":%zu,\"m\":%zu,\"median_us\":%.1f}\n", r.op.c_str(), r.n, r.m, r.us);
+      std::printf("{\"op\":\"%s\",\"n\":%zu,\"m\":%zu,\"median_us\":%.1f,\"yardsticks\":%.2f}\n", r.op.c_str(),
+                  r.n, r.m, r.t.us, r.t.us / r.t.yardstick_us);
     return 0;
   }
   std::printf("| op | n | m | proof bytes | median µs | yardsticks |\n|---|---:|---:|---:|---:|---:|\n");
   for (const auto& r : rows) {
     if (r.op == "yardstick") {
-      std::printf("| yardstick (libsodium scalarmult) | | | | %.1f | 1 |\n", r.us);
+      std::printf("| yardstick (libsodium scalarmult) | | | | %.1f | 1 |\n", r.t.us);
       continue;
     }
     std::printf("| %s | %zu | %zu | %zu | %.1f | %.1f |\n", r.op.c_str(), r.n, r.m,
-                RangeProof::serialized_size(r.n, r.m), r.us, r.us / yardstick);
+                RangeProof::serialized_size(r.n, r.m), r.t.us, r.t.us / r.t.yardstick_us);
   }
   return 0;
 }

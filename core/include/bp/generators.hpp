@@ -22,9 +22,12 @@ struct PedersenGens {
   // value·B + blinding·B̃, constant time.
   RistrettoPoint commit(const Scalar& value, const Scalar& blinding) const;
 
-  // Variable-time tables of B and B̃, computed once per process.
+  // Tables of B and B̃, computed once per process: variable time (public scalars) and
+  // constant time (secret scalars).
   const VartimeBaseTable& B_table() const;
   const VartimeBaseTable& B_blinding_table() const;
+  const CtBaseTable& B_ct_table() const;
+  const CtBaseTable& B_blinding_ct_table() const;
 };
 
 // G_{j,i} and H_{j,i} for party j < party_capacity and index i < gens_capacity, each read
@@ -49,6 +52,9 @@ class BulletproofGens {
   std::vector<const VartimeBaseTable*> H_tables(size_t j, size_t n) const;
   std::vector<const VartimeBaseTable*> G_tables_aggregated(size_t n, size_t m) const;
   std::vector<const VartimeBaseTable*> H_tables_aggregated(size_t n, size_t m) const;
+  // Constant-time tables of party j's first n generators (for the prover's secret scalars).
+  std::vector<const CtBaseTable*> G_ct_tables(size_t j, size_t n) const;
+  std::vector<const CtBaseTable*> H_ct_tables(size_t j, size_t n) const;
   // Bytes held by the tables once built (zero before).
   size_t table_bytes() const;
 
@@ -56,10 +62,12 @@ class BulletproofGens {
   struct Tables {
     std::once_flag built;
     std::vector<VartimeBaseTable> G, H;
+    std::vector<CtBaseTable> G_ct, H_ct;
   };
   const Tables& tables() const;
-  std::vector<const VartimeBaseTable*> gather_tables(const std::vector<VartimeBaseTable>& all, size_t first_party,
-                                                     size_t parties, size_t n) const;
+  template <class Table>
+  std::vector<const Table*> gather_tables(const std::vector<Table>& all, size_t first_party, size_t parties,
+                                          size_t n) const;
 
   std::vector<RistrettoPoint> gather(const std::vector<RistrettoPoint>& all, size_t n, size_t m) const;
 

@@ -16,7 +16,7 @@ namespace bp {
 // digits of public scalars.
 class VartimeBaseTable {
  public:
-  static constexpr int kWidth = 7;
+  static constexpr int kWidth = 8;
   static constexpr int kEntries = 1 << (kWidth - 2);
 
   const detail::AffineCached& odd_multiple(int index) const { return entries_[index]; }
@@ -27,6 +27,20 @@ class VartimeBaseTable {
  private:
   detail::AffineCached entries_[kEntries];
 };
+
+// The multiples 1P..8P in affine form, for constant-time multiplication by secret scalars
+// written in signed radix 16 (every lookup reads all eight entries).
+class CtBaseTable {
+ public:
+  const detail::AffineCached& multiple(int index) const { return entries_[index]; }  // (index + 1)·P
+  static std::vector<CtBaseTable> build(std::span<const RistrettoPoint> points);
+
+ private:
+  detail::AffineCached entries_[8];
+};
+
+// Constant-time multiscalar multiplication of fixed points by secret scalars.
+RistrettoPoint multiscalar_mul(std::span<const Scalar> scalars, std::span<const CtBaseTable* const> tables);
 
 // Mixed multiscalar multiplication for public scalars: the fixed points come as tables,
 // the others as points.
