@@ -82,7 +82,8 @@ int run_bench(int argc, char** argv) {
   SystemRandom rng;
   std::vector<Row> rows;
   rows.push_back({"yardstick", 0, 0, yardstick_alone});
-  for (const auto& [n, m] : sizes) {
+  for (const auto& size : sizes) {
+    const size_t n = size.first, m = size.second;
     std::vector<uint64_t> values(m);
     std::vector<Scalar> blindings(m);
     for (size_t j = 0; j < m; ++j) {

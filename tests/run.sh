@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Every test: unit, vector, property and CLI tests plus the valgrind constant-time check
+# (g++, warnings as errors), then the whole suite again under AddressSanitizer and
+# UndefinedBehaviorSanitizer (clang++, warnings as errors).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/deploy/install-deps.sh"
+
+echo "== g++ build and tests"
+"$root/deploy/build.sh" "$root/build/gcc" -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBP_WERROR=ON
+ctest --test-dir "$root/build/gcc" --output-on-failure -j 2
+
+echo "== clang++ AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
+"$root/deploy/build.sh" "$root/build/asan" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DBP_SANITIZE=ON -DBP_WERROR=ON
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir "$root/build/asan" --output-on-failure -j 2

@@ -1,0 +1,98 @@
+// The bp command as scripts drive it: the real binary, its JSON, its exit codes.
+#include <doctest/doctest.h>
+
+#include <array>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+struct Run {
+  int exit_code;
+  std::string out;  // stdout and stderr together
+};
+
+Run run(const std::string& args) {
+  const std::string cmd = std::string(BP_CLI_PATH) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t got;
+  while ((got = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), got);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string join(const nlohmann::json& arr) {
+  std::string s;
+  for (const auto& x : arr) s += (s.empty() ? "" : ",") + x.get<std::string>();
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("bp prove prints JSON that bp verify accepts, under the same label only") {
+  const Run proved = run("prove --bits 32 --values 7,4000000000 --label demo-label");
+  REQUIRE(proved.exit_code == 0);
+  const auto doc = nlohmann::json::parse(proved.out);
+  CHECK(doc["bits"] == 32);
+  CHECK(doc["label"] == "demo-label");
+  REQUIRE(doc["commitments"].size() == 2);
+  const std::string proof = doc["proof"];
+  CHECK(proof.size() == 2 * 672);
+  const std::string common = "--bits 32 --commitments " + join(doc["commitments"]) + " --proof " + proof;
+  const Run ok = run("verify " + common + " --label demo-label");
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out == "ok\n");
+  const Run wrong_label = run("verify " + common);
+  CHECK(wrong_label.exit_code == 1);
+  CHECK(wrong_label.out.rfind("fail: ", 0) == 0);
+  std::string tampered = proof;
+  tampered[300] = tampered[300] == '0' ? '1' : '0';
+  const Run bad = run("verify --bits 32 --commitments " + join(doc["commitments"]) + " --proof " + tampered +
+                      " --label demo-label");
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.out.rfind("fail: ", 0) == 0);
+}
+
+TEST_CASE("given blindings make the commitments deterministic") {
+  const std::string blinding = "0100000000000000000000000000000000000000000000000000000000000000";
+  const Run a = run("prove --bits 8 --values 0 --blindings " + blinding);
+  REQUIRE(a.exit_code == 0);
+  // value 0, blinding 1: the commitment is B̃ (pedersen_gens.json).
+  CHECK(nlohmann::json::parse(a.out)["commitments"][0] ==
+        "8c9240b456a9e6dc65c377a1048d745f94a08cdb7f44cbcd7b46f34048871134");
+}
+
+TEST_CASE("bad input gives one line and a non-zero exit") {
+  for (const char* args : {"prove --bits 8 --values 256", "prove --bits 7 --values 1", "prove --values 1",
+                           "prove --bits 8 --values 1,x", "prove --bits 8 --values 1 --blindings zz",
+                           "verify --bits 8 --commitments 00 --proof 00", "frobnicate", "prove --bits 8 --values 1 --oops"}) {
+    CAPTURE(args);
+    const Run r = run(args);
+    CHECK(r.exit_code != 0);
+    CHECK(r.out.find('\n') == r.out.size() - 1);  // exactly one line
+  }
+}
+
+TEST_CASE("bp bench --json prints one parseable row per line") {
+  const Run r = run("bench --json --quick");
+  REQUIRE(r.exit_code == 0);
+  size_t rows = 0, start = 0;
+  bool saw_yardstick = false, saw_prove = false;
+  while (start < r.out.size()) {
+    const size_t end = r.out.find('\n', start);
+    const auto row = nlohmann::json::parse(r.out.substr(start, end - start));
+    CHECK(row["median_us"].get<double>() > 0);
+    saw_yardstick |= row["op"] == "yardstick";
+    saw_prove |= row["op"] == "prove" && row["n"] == 64 && row["m"] == 1;
+    ++rows;
+    start = end + 1;
+  }
+  CHECK(saw_yardstick);
+  CHECK(saw_prove);
+  CHECK(rows >= 10);
+}
