@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "bp/msm.hpp"
 #include "scalar_recoding.hpp"
 
 namespace bp {
@@ -59,6 +60,7 @@ std::vector<CtBaseTable> CtBaseTable::build(std::span<const RistrettoPoint> poin
 namespace {
 
 constexpr int kDynamicWidth = 5;
+constexpr size_t kMixedPippengerThreshold = 768;
 
 struct DynamicOddMultiples {
   CachedPoint odd[8];
@@ -79,6 +81,9 @@ RistrettoPoint multiscalar_mul_vartime(std::span<const Scalar> fixed_scalars,
                                        std::span<const Scalar> scalars, std::span<const RistrettoPoint> points) {
   const size_t nf = std::min(fixed_scalars.size(), fixed_tables.size());
   const size_t nd = std::min(scalars.size(), points.size());
+  // With this many points the tables no longer stay in cache and the bucket method, which
+  // touches each point once per window in order, wins (measured with bench/msm sizes).
+  if (nf + nd >= kMixedPippengerThreshold) return detail::pippenger_vartime_mixed(fixed_scalars, fixed_tables, scalars, points);
 
   // The nonzero digits, grouped by bit position (a compressed sparse layout), so the main
   // loop reads them in order and can prefetch the table entry it needs next.

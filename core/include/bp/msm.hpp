@@ -22,4 +22,12 @@ RistrettoPoint straus_vartime(std::span<const Scalar> scalars, std::span<const R
 RistrettoPoint pippenger_vartime(std::span<const Scalar> scalars, std::span<const RistrettoPoint> points);
 }  // namespace detail
 
+class VartimeBaseTable;
+namespace detail {
+// Pippenger with some points given by their precomputed tables (only P itself is used).
+RistrettoPoint pippenger_vartime_mixed(std::span<const Scalar> fixed_scalars,
+                                       std::span<const VartimeBaseTable* const> fixed_tables,
+                                       std::span<const Scalar> scalars, std::span<const RistrettoPoint> points);
+}  // namespace detail
+
 }  // namespace bp
