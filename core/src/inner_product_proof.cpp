@@ -19,6 +19,14 @@ Scalar inner_product(std::span<const Scalar> a, std::span<const Scalar> b) {
 
 namespace {
 
+// a' = u·a_lo + u⁻¹·a_hi and b' = u⁻¹·b_lo + u·b_hi, in place in the low halves.
+void fold_witness(std::vector<Scalar>& a, std::vector<Scalar>& b, const Scalar& u, const Scalar& u_inv, size_t half) {
+  for (size_t i = 0; i < half; ++i) {
+    a[i] = a[i] * u + u_inv * a[half + i];
+    b[i] = b[i] * u_inv + u * b[half + i];
+  }
+}
+
 // Rounds on materialised (already folded) generators, as in the paper: fold G and H each round.
 void folded_rounds(Transcript& transcript, const RistrettoPoint& Q, std::vector<RistrettoPoint>& G,
                    std::vector<RistrettoPoint>& H, std::vector<Scalar>& a, std::vector<Scalar>& b, size_t n,
@@ -46,9 +54,8 @@ void folded_rounds(Transcript& transcript, const RistrettoPoint& Q, std::vector<
     append_point(transcript, "R", R);
     const Scalar u = challenge_scalar(transcript, "u");
     const Scalar u_inv = u.invert();
+    fold_witness(a, b, u, u_inv, half);
     for (size_t i = 0; i < half; ++i) {
-      a[i] = a[i] * u + u_inv * a[half + i];
-      b[i] = b[i] * u_inv + u * b[half + i];
       const Scalar g_scalars[2] = {u_inv, u};
       const RistrettoPoint g_points[2] = {G[i], G[half + i]};
       G[i] = multiscalar_mul_vartime(g_scalars, g_points);
@@ -127,10 +134,7 @@ InnerProductProof InnerProductProof::create(Transcript& transcript, const Ristre
     const Scalar u = challenge_scalar(transcript, "u");
     const Scalar u_inv = u.invert();
 
-    for (size_t i = 0; i < half; ++i) {
-      a[i] = a[i] * u + u_inv * a[half + i];
-      b[i] = b[i] * u_inv + u * b[half + i];
-    }
+    fold_witness(a, b, u, u_inv, half);
     // G' = u⁻¹·G_lo + u·G_hi and H' = u·H_lo + u⁻¹·H_hi, applied to the coefficients.
     for (size_t j = 0; j < N; ++j) {
       const bool low = j % n < half;

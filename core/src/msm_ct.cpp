@@ -30,38 +30,19 @@ LookupTable build_table(const EdwardsPoint& p) {
   return t;
 }
 
-// |digit|·P with the sign applied, reading every entry so the access pattern is fixed.
-CachedPoint select(const LookupTable& t, int8_t digit) {
+// |digit|·P with the sign applied, from entries[k] = (k+1)·P, reading every entry so the
+// access pattern does not depend on the digit.
+template <class Entry>
+Entry select(const Entry* entries, const Entry& identity, int8_t digit) {
   const uint64_t sign_mask = 0 - static_cast<uint64_t>(static_cast<uint8_t>(digit) >> 7);
   const int64_t abs = (static_cast<int64_t>(digit) ^ static_cast<int64_t>(sign_mask)) - static_cast<int64_t>(sign_mask);
-  CachedPoint r = kCachedIdentity;
+  Entry r = identity;
   for (int k = 1; k <= 8; ++k) {
     const uint64_t diff = static_cast<uint64_t>(abs ^ k);
     const uint64_t eq = ((diff | (0 - diff)) >> 63) - 1;
-    cmov(r, t.multiples[k - 1], eq);
+    cmov(r, entries[k - 1], eq);
   }
   cneg(r, sign_mask);
-  return r;
-}
-
-// The same for the affine tables of fixed points.
-AffineCached select(const CtBaseTable& t, int8_t digit) {
-  const uint64_t sign_mask = 0 - static_cast<uint64_t>(static_cast<uint8_t>(digit) >> 7);
-  const int64_t abs = (static_cast<int64_t>(digit) ^ static_cast<int64_t>(sign_mask)) - static_cast<int64_t>(sign_mask);
-  AffineCached r = kAffineCachedIdentity;
-  for (int k = 1; k <= 8; ++k) {
-    const uint64_t diff = static_cast<uint64_t>(abs ^ k);
-    const uint64_t eq = ((diff | (0 - diff)) >> 63) - 1;
-    const AffineCached& e = t.multiple(k - 1);
-    fe_cmov(r.YplusX, e.YplusX, eq);
-    fe_cmov(r.YminusX, e.YminusX, eq);
-    fe_cmov(r.XY2d, e.XY2d, eq);
-  }
-  // Negation swaps y+x with y-x and negates 2dxy.
-  const Fe swap = r.YplusX;
-  fe_cmov(r.YplusX, r.YminusX, sign_mask);
-  fe_cmov(r.YminusX, swap, sign_mask);
-  fe_cmov(r.XY2d, fe_neg(r.XY2d), sign_mask);
   return r;
 }
 
@@ -75,7 +56,7 @@ RistrettoPoint multiscalar_mul(std::span<const Scalar> scalars, std::span<const 
   EdwardsPoint acc = kIdentity;
   for (int j = 63; j >= 0; --j) {
     if (j != 63) acc = mul_by_pow2(acc, 4);
-    for (size_t i = 0; i < n; ++i) acc = to_extended(add(acc, select(*tables[i], digits[i * 64 + j])));
+    for (size_t i = 0; i < n; ++i) acc = to_extended(add(acc, select(&tables[i]->multiple(0), kAffineCachedIdentity, digits[i * 64 + j])));
   }
   sodium_memzero(digits.data(), digits.size());
   return RistrettoPoint(acc);
@@ -96,7 +77,7 @@ RistrettoPoint multiscalar_mul(std::span<const Scalar> scalars, std::span<const 
   EdwardsPoint acc = kIdentity;
   for (int j = 63; j >= 0; --j) {
     if (j != 63) acc = mul_by_pow2(acc, 4);
-    for (size_t i = 0; i < n; ++i) acc = to_extended(add(acc, select(tables[i], digits[i * 64 + j])));
+    for (size_t i = 0; i < n; ++i) acc = to_extended(add(acc, select(tables[i].multiples, kCachedIdentity, digits[i * 64 + j])));
   }
   sodium_memzero(digits.data(), digits.size());
   return RistrettoPoint(acc);

@@ -133,6 +133,20 @@ BP_INLINE void cmov(EdwardsPoint& r, const EdwardsPoint& a, uint64_t mask) {
   fe_cmov(r.T, a.T, mask);
 }
 
+BP_INLINE void cmov(AffineCached& r, const AffineCached& a, uint64_t mask) {
+  fe_cmov(r.YplusX, a.YplusX, mask);
+  fe_cmov(r.YminusX, a.YminusX, mask);
+  fe_cmov(r.XY2d, a.XY2d, mask);
+}
+
+// Negation of an affine cached point (swap y+x with y-x, negate 2dxy), only when mask is all-ones.
+BP_INLINE void cneg(AffineCached& r, uint64_t mask) {
+  Fe swap_a = r.YplusX;
+  fe_cmov(r.YplusX, r.YminusX, mask);
+  fe_cmov(r.YminusX, swap_a, mask);
+  fe_cmov(r.XY2d, fe_neg(r.XY2d), mask);
+}
+
 // Negation of a cached point, applied only when mask is all-ones.
 BP_INLINE void cneg(CachedPoint& r, uint64_t mask) {
   Fe swap_a = r.YplusX;
