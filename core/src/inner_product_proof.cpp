@@ -27,6 +27,16 @@ void fold_witness(std::vector<Scalar>& a, std::vector<Scalar>& b, const Scalar& 
   }
 }
 
+// Adds L and R to the proof and the transcript and returns the round's challenge u.
+Scalar record_round(Transcript& transcript, InnerProductProof& proof, const CompressedRistretto& L,
+                    const CompressedRistretto& R) {
+  proof.L_vec.push_back(L);
+  proof.R_vec.push_back(R);
+  append_point(transcript, "L", L);
+  append_point(transcript, "R", R);
+  return challenge_scalar(transcript, "u");
+}
+
 // Rounds on materialised (already folded) generators, as in the paper: fold G and H each round.
 void folded_rounds(Transcript& transcript, const RistrettoPoint& Q, std::vector<RistrettoPoint>& G,
                    std::vector<RistrettoPoint>& H, std::vector<Scalar>& a, std::vector<Scalar>& b, size_t n,
@@ -48,11 +58,7 @@ void folded_rounds(Transcript& transcript, const RistrettoPoint& Q, std::vector<
     };
     const CompressedRistretto L = commit(0, half, half, 0, c_L);
     const CompressedRistretto R = commit(half, 0, 0, half, c_R);
-    proof.L_vec.push_back(L);
-    proof.R_vec.push_back(R);
-    append_point(transcript, "L", L);
-    append_point(transcript, "R", R);
-    const Scalar u = challenge_scalar(transcript, "u");
+    const Scalar u = record_round(transcript, proof, L, R);
     const Scalar u_inv = u.invert();
     fold_witness(a, b, u, u_inv, half);
     for (size_t i = 0; i < half; ++i) {
@@ -127,11 +133,7 @@ InnerProductProof InnerProductProof::create(Transcript& transcript, const Ristre
         multiscalar_mul_vartime(scalars, tables, std::span<const Scalar>(&c_R, 1), std::span<const RistrettoPoint>(&Q, 1))
             .compress();
 
-    proof.L_vec.push_back(L);
-    proof.R_vec.push_back(R);
-    append_point(transcript, "L", L);
-    append_point(transcript, "R", R);
-    const Scalar u = challenge_scalar(transcript, "u");
+    const Scalar u = record_round(transcript, proof, L, R);
     const Scalar u_inv = u.invert();
 
     fold_witness(a, b, u, u_inv, half);
