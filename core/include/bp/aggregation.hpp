@@ -25,12 +25,14 @@ namespace bp {
 
 struct BitCommitment {
   CompressedRistretto V_j, A_j, S_j;
+  friend bool operator==(const BitCommitment&, const BitCommitment&) = default;
 };
 struct BitChallenge {
   Scalar y, z;
 };
 struct PolyCommitment {
   CompressedRistretto T_1_j, T_2_j;
+  friend bool operator==(const PolyCommitment&, const PolyCommitment&) = default;
 };
 struct PolyChallenge {
   Scalar x;
@@ -38,6 +40,7 @@ struct PolyChallenge {
 struct ProofShare {
   Scalar t_x, t_x_blinding, e_blinding;
   std::vector<Scalar> l_vec, r_vec;
+  friend bool operator==(const ProofShare&, const ProofShare&) = default;
 };
 
 // ---- Party secrets, wiped when destroyed ----

@@ -19,11 +19,11 @@ enum class ProofError {
 
 std::string_view describe(ProofError e);
 
-template <class T>
+template <class T, class E = ProofError>
 class [[nodiscard]] Result {
  public:
   Result(T value) : v_(std::move(value)) {}
-  Result(ProofError e) : v_(e) {}
+  Result(E e) : v_(std::move(e)) {}
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
   T& value() { return std::get<0>(v_); }
@@ -32,10 +32,10 @@ class [[nodiscard]] Result {
   const T& operator*() const { return value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
-  ProofError error() const { return std::get<1>(v_); }
+  const E& error() const { return std::get<1>(v_); }
 
  private:
-  std::variant<T, ProofError> v_;
+  std::variant<T, E> v_;
 };
 
 struct Ok {};

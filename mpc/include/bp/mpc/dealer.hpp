@@ -1,0 +1,91 @@
+// The dealer's side of the aggregation protocol as type-states:
+//
+//   DealerAwaitingBitCommitments --receive_bit_commitments--> DealerAwaitingPolyCommitments + BitChallengeMsg
+//   DealerAwaitingPolyCommitments --receive_poly_commitments--> DealerAwaitingProofShares + PolyChallengeMsg
+//   DealerAwaitingProofShares --receive_shares--> AggregationResult (the RangeProof), or blame
+//
+// Move-only, &&-qualified transitions, ConsumedState after a move, like the party's.
+// Every incoming message is validated before use; an error names the positions of the
+// parties at fault. When the assembled proof does not verify, every share is audited
+// against its own party's commitments and the bad ones are named (MalformedProofShares).
+//
+// Any number of real parties from 1 to 64 is accepted: the dealer completes the next power
+// of two with padding parties it runs itself (value 0, blinding 0).
+#pragma once
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "bp/generators.hpp"
+#include "bp/mpc/errors.hpp"
+#include "bp/mpc/messages.hpp"
+#include "bp/mpc/session.hpp"
+
+namespace bp::mpc {
+
+namespace detail {
+struct DealerState;
+struct DealerFactory;  // test hook (deterministic randomness), not installed
+}  // namespace detail
+
+class DealerAwaitingPolyCommitments;
+class DealerAwaitingProofShares;
+
+class DealerAwaitingBitCommitments {
+ public:
+  // The generators must outlive the dealer and hold n bits for padded_m parties.
+  static MpcResult<DealerAwaitingBitCommitments> create(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
+                                                        const SessionParams& params);
+
+  // One commitment per real party, in position order.
+  MpcResult<std::pair<DealerAwaitingPolyCommitments, BitChallengeMsg>> receive_bit_commitments(
+      std::vector<BitCommitment> commitments) &&;
+
+  const SessionParams& params() const;
+  DealerAwaitingBitCommitments(DealerAwaitingBitCommitments&&) noexcept;
+  DealerAwaitingBitCommitments& operator=(DealerAwaitingBitCommitments&&) noexcept;
+  DealerAwaitingBitCommitments(const DealerAwaitingBitCommitments&) = delete;
+  DealerAwaitingBitCommitments& operator=(const DealerAwaitingBitCommitments&) = delete;
+  ~DealerAwaitingBitCommitments();
+
+ private:
+  friend struct detail::DealerFactory;
+  explicit DealerAwaitingBitCommitments(std::unique_ptr<detail::DealerState> s);
+  std::unique_ptr<detail::DealerState> s_;
+};
+
+class DealerAwaitingPolyCommitments {
+ public:
+  MpcResult<std::pair<DealerAwaitingProofShares, PolyChallengeMsg>> receive_poly_commitments(
+      std::vector<PolyCommitment> commitments) &&;
+
+  DealerAwaitingPolyCommitments(DealerAwaitingPolyCommitments&&) noexcept;
+  DealerAwaitingPolyCommitments& operator=(DealerAwaitingPolyCommitments&&) noexcept;
+  DealerAwaitingPolyCommitments(const DealerAwaitingPolyCommitments&) = delete;
+  DealerAwaitingPolyCommitments& operator=(const DealerAwaitingPolyCommitments&) = delete;
+  ~DealerAwaitingPolyCommitments();
+
+ private:
+  friend class DealerAwaitingBitCommitments;
+  explicit DealerAwaitingPolyCommitments(std::unique_ptr<detail::DealerState> s);
+  std::unique_ptr<detail::DealerState> s_;
+};
+
+class DealerAwaitingProofShares {
+ public:
+  MpcResult<AggregationResult> receive_shares(std::vector<ProofShare> shares) &&;
+
+  DealerAwaitingProofShares(DealerAwaitingProofShares&&) noexcept;
+  DealerAwaitingProofShares& operator=(DealerAwaitingProofShares&&) noexcept;
+  DealerAwaitingProofShares(const DealerAwaitingProofShares&) = delete;
+  DealerAwaitingProofShares& operator=(const DealerAwaitingProofShares&) = delete;
+  ~DealerAwaitingProofShares();
+
+ private:
+  friend class DealerAwaitingPolyCommitments;
+  explicit DealerAwaitingProofShares(std::unique_ptr<detail::DealerState> s);
+  std::unique_ptr<detail::DealerState> s_;
+};
+
+}  // namespace bp::mpc

@@ -1,0 +1,37 @@
+// The messages of the aggregation protocol. Party → dealer messages are the core's
+// (BitCommitment, PolyCommitment, ProofShare). Dealer → party challenges carry, beyond
+// the reference's y, z and x, every party's commitments in position order, so each party
+// recomputes the challenge from the transcript itself and the dealer cannot choose it.
+#pragma once
+
+#include <vector>
+
+#include "bp/aggregation.hpp"
+#include "bp/range_proof.hpp"
+
+namespace bp::mpc {
+
+using bp::BitCommitment;
+using bp::PolyCommitment;
+using bp::ProofShare;
+
+struct BitChallengeMsg {
+  Scalar y, z;
+  std::vector<BitCommitment> bit_commitments;  // all padded_m of them, padding included
+};
+
+struct PolyChallengeMsg {
+  Scalar x;
+  std::vector<PolyCommitment> poly_commitments;  // all padded_m of them
+};
+
+// What every party receives at the end.
+struct AggregationResult {
+  size_t n = 0;
+  std::string label;                               // the transcript label to verify under
+  std::vector<CompressedRistretto> commitments;    // V_0 .. V_{padded_m-1}
+  std::vector<size_t> padding_positions;           // positions the dealer filled in
+  RangeProof proof;
+};
+
+}  // namespace bp::mpc

@@ -1,0 +1,115 @@
+// The party's side of the aggregation protocol as type-states:
+//
+//   PartyAwaitingPosition --assign_position(j)--> PartyAwaitingBitChallenge   + BitCommitment
+//   PartyAwaitingBitChallenge --apply_challenge(BitChallengeMsg)--> PartyAwaitingPolyChallenge + PolyCommitment
+//   PartyAwaitingPolyChallenge --apply_challenge(PolyChallengeMsg)--> PartyAwaitingResult + ProofShare
+//
+// Each state is move-only and each transition is &&-qualified: it consumes the state, so a
+// step cannot be skipped, repeated or taken from a copy. A moved-from state answers every
+// call with MpcErrorKind::ConsumedState.
+//
+// The party trusts nothing from the dealer: it recomputes every challenge from its own copy
+// of the transcript and the commitments the dealer forwards, and answers MaliciousDealer when
+// they differ or a challenge is zero. A later state keeps the reply it sent, so a repeated
+// challenge gets the identical reply and a different one for the same round is refused
+// (answering two x values would reveal the party's bits).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+
+#include "bp/generators.hpp"
+#include "bp/mpc/errors.hpp"
+#include "bp/mpc/messages.hpp"
+#include "bp/mpc/session.hpp"
+
+namespace bp::mpc {
+
+namespace detail {
+struct PartyState;    // shared by the four classes below
+struct PartyFactory;  // test hook (deterministic randomness), not installed
+}  // namespace detail
+
+class PartyAwaitingBitChallenge;
+class PartyAwaitingPolyChallenge;
+class PartyAwaitingResult;
+
+class PartyAwaitingPosition {
+ public:
+  // The generators must outlive the party. Refuses a value outside [0, 2^n).
+  static MpcResult<PartyAwaitingPosition> create(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
+                                                 const SessionParams& params, uint64_t value, const Scalar& blinding);
+
+  MpcResult<std::pair<PartyAwaitingBitChallenge, BitCommitment>> assign_position(size_t position) &&;
+
+  PartyAwaitingPosition(PartyAwaitingPosition&&) noexcept;
+  PartyAwaitingPosition& operator=(PartyAwaitingPosition&&) noexcept;
+  PartyAwaitingPosition(const PartyAwaitingPosition&) = delete;
+  PartyAwaitingPosition& operator=(const PartyAwaitingPosition&) = delete;
+  ~PartyAwaitingPosition();
+
+ private:
+  friend struct detail::PartyFactory;
+  explicit PartyAwaitingPosition(std::unique_ptr<detail::PartyState> s);
+  std::unique_ptr<detail::PartyState> s_;
+};
+
+class PartyAwaitingBitChallenge {
+ public:
+  MpcResult<std::pair<PartyAwaitingPolyChallenge, PolyCommitment>> apply_challenge(const BitChallengeMsg& c) &&;
+
+  size_t position() const;
+  PartyAwaitingBitChallenge(PartyAwaitingBitChallenge&&) noexcept;
+  PartyAwaitingBitChallenge& operator=(PartyAwaitingBitChallenge&&) noexcept;
+  PartyAwaitingBitChallenge(const PartyAwaitingBitChallenge&) = delete;
+  PartyAwaitingBitChallenge& operator=(const PartyAwaitingBitChallenge&) = delete;
+  ~PartyAwaitingBitChallenge();
+
+ private:
+  friend class PartyAwaitingPosition;
+  explicit PartyAwaitingBitChallenge(std::unique_ptr<detail::PartyState> s);
+  std::unique_ptr<detail::PartyState> s_;
+};
+
+class PartyAwaitingPolyChallenge {
+ public:
+  MpcResult<std::pair<PartyAwaitingResult, ProofShare>> apply_challenge(const PolyChallengeMsg& c) &&;
+  // The reply already sent, if c is the challenge it answered; MaliciousDealer otherwise.
+  MpcResult<PolyCommitment> replay(const BitChallengeMsg& c) const;
+
+  size_t position() const;
+  PartyAwaitingPolyChallenge(PartyAwaitingPolyChallenge&&) noexcept;
+  PartyAwaitingPolyChallenge& operator=(PartyAwaitingPolyChallenge&&) noexcept;
+  PartyAwaitingPolyChallenge(const PartyAwaitingPolyChallenge&) = delete;
+  PartyAwaitingPolyChallenge& operator=(const PartyAwaitingPolyChallenge&) = delete;
+  ~PartyAwaitingPolyChallenge();
+
+ private:
+  friend class PartyAwaitingBitChallenge;
+  explicit PartyAwaitingPolyChallenge(std::unique_ptr<detail::PartyState> s);
+  std::unique_ptr<detail::PartyState> s_;
+};
+
+class PartyAwaitingResult {
+ public:
+  // The share already sent, if c is the challenge it answered; MaliciousDealer otherwise.
+  MpcResult<ProofShare> replay(const PolyChallengeMsg& c) const;
+  // Checks the dealer's result: our commitment at our position, the session's n and label,
+  // and a proof that verifies.
+  MpcResult<Ok> check_result(const AggregationResult& result) const;
+
+  size_t position() const;
+  PartyAwaitingResult(PartyAwaitingResult&&) noexcept;
+  PartyAwaitingResult& operator=(PartyAwaitingResult&&) noexcept;
+  PartyAwaitingResult(const PartyAwaitingResult&) = delete;
+  PartyAwaitingResult& operator=(const PartyAwaitingResult&) = delete;
+  ~PartyAwaitingResult();
+
+ private:
+  friend class PartyAwaitingPolyChallenge;
+  explicit PartyAwaitingResult(std::unique_ptr<detail::PartyState> s);
+  std::unique_ptr<detail::PartyState> s_;
+};
+
+}  // namespace bp::mpc

@@ -1,0 +1,31 @@
+// What parties and dealer agree on before the first round: the bit size n, how many real
+// parties take part, and the exact transcript label. The label is the session's identity:
+// a proof is only valid under it, so binding the session id and parameters into it stops
+// a proof from being replayed into another session.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace bp::mpc {
+
+inline constexpr unsigned kProtocolVersion = 1;
+inline constexpr size_t kMaxParties = 64;
+
+struct SessionParams {
+  size_t n = 64;         // bits per value: 8, 16, 32 or 64
+  size_t parties = 1;    // real parties, 1..64
+  std::string label;     // the full transcript label (see session_label)
+
+  // The proof aggregates the next power of two; positions parties..padded_m()-1 are
+  // padding run by the dealer (value 0, blinding 0, so their commitment is the identity).
+  size_t padded_m() const;
+  bool valid() const;
+};
+
+// "bp-agg/v1 session=<id> n=<n> m=<padded m> parties=<m> label=<user label>": every
+// parameter that changes the meaning of the proof, then the application's own label.
+std::string session_label(std::string_view session_id, size_t n, size_t parties, std::string_view user_label);
+
+}  // namespace bp::mpc

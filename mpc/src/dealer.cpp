@@ -1,0 +1,160 @@
+#include "bp/mpc/dealer.hpp"
+
+#include "bp/transcript_protocol.hpp"
+#include "state.hpp"
+
+namespace bp::mpc {
+
+using detail::consumed;
+
+namespace detail {
+
+MpcResult<DealerAwaitingBitCommitments> DealerFactory::create(const BulletproofGens& bp_gens,
+                                                             const PedersenGens& pc_gens, const SessionParams& params,
+                                                             std::unique_ptr<RandomSource> owned_rng,
+                                                             RandomSource* rng) {
+  if (!params.valid() || bp_gens.gens_capacity() < params.n || bp_gens.party_capacity() < params.padded_m())
+    return MpcError{MpcErrorKind::InvalidParameters, {}, "n, m or the generators do not fit this session"};
+  auto s = std::make_unique<DealerState>(params.label);
+  s->bp_gens = &bp_gens;
+  s->pc_gens = &pc_gens;
+  s->params = params;
+  s->owned_rng = std::move(owned_rng);
+  s->rng = rng != nullptr ? rng : s->owned_rng.get();
+  rangeproof_domain_sep(s->transcript, params.n, params.padded_m());
+  // Padding parties commit to 0 with blinding 0; their randomness comes from the dealer.
+  for (size_t j = params.parties; j < params.padded_m(); ++j) {
+    auto pad = PartyFactory::create(bp_gens, pc_gens, params, 0, Scalar::zero(), nullptr, s->rng, false);
+    if (!pad) return pad.error();
+    s->padding.emplace_back(std::move(*pad));
+  }
+  return DealerAwaitingBitCommitments(std::move(s));
+}
+
+namespace {
+
+// Moves padding party k one round on, keeping the new state; returns its outgoing message.
+template <class From, class Msg>
+auto advance(PaddingParty& slot, Msg&& input) {
+  auto next = std::move(std::get<From>(slot)).apply_challenge(input);
+  auto reply = std::move(next->second);
+  slot = std::move(next->first);
+  return reply;
+}
+
+}  // namespace
+}  // namespace detail
+
+// ---- DealerAwaitingBitCommitments ----
+
+MpcResult<DealerAwaitingBitCommitments> DealerAwaitingBitCommitments::create(const BulletproofGens& bp_gens,
+                                                                             const PedersenGens& pc_gens,
+                                                                             const SessionParams& params) {
+  return detail::DealerFactory::create(bp_gens, pc_gens, params, std::make_unique<SystemRandom>(), nullptr);
+}
+
+MpcResult<std::pair<DealerAwaitingPolyCommitments, BitChallengeMsg>>
+DealerAwaitingBitCommitments::receive_bit_commitments(std::vector<BitCommitment> commitments) && {
+  if (!s_) return consumed();
+  auto& s = *s_;
+  if (commitments.size() != s.params.parties)
+    return MpcError{MpcErrorKind::WrongNumBitCommitments, {},
+                    "got " + std::to_string(commitments.size()) + " for " + std::to_string(s.params.parties) + " parties"};
+  if (auto bad = detail::malformed_bit_commitments(commitments); !bad.empty())
+    return MpcError{MpcErrorKind::MalformedBitCommitments, std::move(bad), "a point does not decode or is the identity"};
+  s.bit_commitments = std::move(commitments);
+  for (size_t k = 0; k < s.padding.size(); ++k) {
+    auto assigned = std::move(std::get<PartyAwaitingPosition>(s.padding[k])).assign_position(s.params.parties + k);
+    s.bit_commitments.push_back(assigned->second);
+    s.padding[k] = std::move(assigned->first);
+  }
+  auto round = dealer_bit_challenge(s.transcript, s.bit_commitments);
+  if (!round) return MpcError{MpcErrorKind::MalformedBitCommitments, {}, "a point does not decode"};
+  s.bit_round = *round;
+  BitChallengeMsg msg{round->challenge.y, round->challenge.z, s.bit_commitments};
+  s.padding_poly.clear();
+  for (auto& pad : s.padding) s.padding_poly.push_back(detail::advance<PartyAwaitingBitChallenge>(pad, msg));
+  return std::pair{DealerAwaitingPolyCommitments(std::move(s_)), std::move(msg)};
+}
+
+const SessionParams& DealerAwaitingBitCommitments::params() const {
+  static const SessionParams kEmpty{};
+  return s_ ? s_->params : kEmpty;
+}
+
+DealerAwaitingBitCommitments::DealerAwaitingBitCommitments(std::unique_ptr<detail::DealerState> s)
+    : s_(std::move(s)) {}
+DealerAwaitingBitCommitments::DealerAwaitingBitCommitments(DealerAwaitingBitCommitments&&) noexcept = default;
+DealerAwaitingBitCommitments& DealerAwaitingBitCommitments::operator=(DealerAwaitingBitCommitments&&) noexcept =
+    default;
+DealerAwaitingBitCommitments::~DealerAwaitingBitCommitments() = default;
+
+// ---- DealerAwaitingPolyCommitments ----
+
+MpcResult<std::pair<DealerAwaitingProofShares, PolyChallengeMsg>>
+DealerAwaitingPolyCommitments::receive_poly_commitments(std::vector<PolyCommitment> commitments) && {
+  if (!s_) return consumed();
+  auto& s = *s_;
+  if (commitments.size() != s.params.parties)
+    return MpcError{MpcErrorKind::WrongNumPolyCommitments, {},
+                    "got " + std::to_string(commitments.size()) + " for " + std::to_string(s.params.parties) + " parties"};
+  if (auto bad = detail::malformed_poly_commitments(commitments); !bad.empty())
+    return MpcError{MpcErrorKind::MalformedPolyCommitments, std::move(bad), "a point does not decode or is the identity"};
+  s.poly_commitments = std::move(commitments);
+  s.poly_commitments.insert(s.poly_commitments.end(), s.padding_poly.begin(), s.padding_poly.end());
+  auto round = dealer_poly_challenge(s.transcript, s.poly_commitments);
+  if (!round) return MpcError{MpcErrorKind::MalformedPolyCommitments, {}, "a point does not decode"};
+  s.poly_round = *round;
+  PolyChallengeMsg msg{round->challenge.x, s.poly_commitments};
+  s.padding_shares.clear();
+  for (auto& pad : s.padding) s.padding_shares.push_back(detail::advance<PartyAwaitingPolyChallenge>(pad, msg));
+  return std::pair{DealerAwaitingProofShares(std::move(s_)), std::move(msg)};
+}
+
+DealerAwaitingPolyCommitments::DealerAwaitingPolyCommitments(std::unique_ptr<detail::DealerState> s)
+    : s_(std::move(s)) {}
+DealerAwaitingPolyCommitments::DealerAwaitingPolyCommitments(DealerAwaitingPolyCommitments&&) noexcept = default;
+DealerAwaitingPolyCommitments& DealerAwaitingPolyCommitments::operator=(DealerAwaitingPolyCommitments&&) noexcept =
+    default;
+DealerAwaitingPolyCommitments::~DealerAwaitingPolyCommitments() = default;
+
+// ---- DealerAwaitingProofShares ----
+
+MpcResult<AggregationResult> DealerAwaitingProofShares::receive_shares(std::vector<ProofShare> shares) && {
+  if (!s_) return consumed();
+  auto& s = *s_;
+  const size_t n = s.params.n;
+  if (shares.size() != s.params.parties)
+    return MpcError{MpcErrorKind::WrongNumProofShares, {},
+                    "got " + std::to_string(shares.size()) + " for " + std::to_string(s.params.parties) + " parties"};
+  if (auto bad = detail::wrong_size_shares(shares, n); !bad.empty())
+    return MpcError{MpcErrorKind::MalformedProofShares, std::move(bad), "l or r does not have n entries"};
+  shares.insert(shares.end(), s.padding_shares.begin(), s.padding_shares.end());
+
+  AggregationResult result;
+  result.n = n;
+  result.label = s.params.label;
+  for (const auto& c : s.bit_commitments) result.commitments.push_back(c.V_j);
+  for (size_t j = s.params.parties; j < s.params.padded_m(); ++j) result.padding_positions.push_back(j);
+  result.proof = dealer_assemble(s.transcript, *s.bp_gens, *s.pc_gens, n, s.bit_round, s.poly_round, shares);
+
+  Transcript verifier(s.params.label);
+  if (result.proof.verify_multiple(*s.bp_gens, *s.pc_gens, verifier, result.commitments, n)) return result;
+
+  // The proof fails: find the shares that do not match their own party's commitments.
+  std::vector<size_t> bad;
+  const BitChallenge bit_challenge = s.bit_round.challenge;
+  const PolyChallenge poly_challenge = s.poly_round.challenge;
+  for (size_t j = 0; j < s.params.parties; ++j)
+    if (!audit_share_vartime(*s.bp_gens, *s.pc_gens, j, n, s.bit_commitments[j], bit_challenge,
+                             s.poly_commitments[j], poly_challenge, shares[j]))
+      bad.push_back(j);
+  return MpcError{MpcErrorKind::MalformedProofShares, std::move(bad), "the aggregated proof does not verify"};
+}
+
+DealerAwaitingProofShares::DealerAwaitingProofShares(std::unique_ptr<detail::DealerState> s) : s_(std::move(s)) {}
+DealerAwaitingProofShares::DealerAwaitingProofShares(DealerAwaitingProofShares&&) noexcept = default;
+DealerAwaitingProofShares& DealerAwaitingProofShares::operator=(DealerAwaitingProofShares&&) noexcept = default;
+DealerAwaitingProofShares::~DealerAwaitingProofShares() = default;
+
+}  // namespace bp::mpc

@@ -1,0 +1,30 @@
+#include "bp/mpc/errors.hpp"
+
+namespace bp::mpc {
+
+std::string_view name(MpcErrorKind kind) {
+  switch (kind) {
+    case MpcErrorKind::InvalidParameters: return "InvalidParameters";
+    case MpcErrorKind::ValueOutOfRange: return "ValueOutOfRange";
+    case MpcErrorKind::InvalidPosition: return "InvalidPosition";
+    case MpcErrorKind::WrongNumBitCommitments: return "WrongNumBitCommitments";
+    case MpcErrorKind::WrongNumPolyCommitments: return "WrongNumPolyCommitments";
+    case MpcErrorKind::WrongNumProofShares: return "WrongNumProofShares";
+    case MpcErrorKind::MalformedBitCommitments: return "MalformedBitCommitments";
+    case MpcErrorKind::MalformedPolyCommitments: return "MalformedPolyCommitments";
+    case MpcErrorKind::MalformedProofShares: return "MalformedProofShares";
+    case MpcErrorKind::MaliciousDealer: return "MaliciousDealer";
+    case MpcErrorKind::ConsumedState: return "ConsumedState";
+  }
+  return "Unknown";
+}
+
+std::string describe(const MpcError& e) {
+  std::string out(name(e.kind));
+  if (!e.detail.empty()) out += ": " + e.detail;
+  out += " blamed=[";
+  for (size_t i = 0; i < e.blamed.size(); ++i) out += (i ? "," : "") + std::to_string(e.blamed[i]);
+  return out + "]";
+}
+
+}  // namespace bp::mpc

@@ -1,0 +1,370 @@
+// The aggregation protocol's type-states: mpc.json replayed message by message and byte for
+// byte, the reference's blame cases, random corruption (the blamed set is exactly the
+// corrupted set), a dealer that tries to steer challenges, padding, and consumed states.
+#include <doctest/doctest.h>
+#include <sodium.h>
+
+#include <algorithm>
+#include <set>
+
+#include "bp/hex.hpp"
+#include "bp/mpc/dealer.hpp"
+#include "bp/mpc/party.hpp"
+#include "chacha_rng.hpp"
+#include "state.hpp"
+#include "vectors.hpp"
+
+using namespace bp;
+using namespace bp::mpc;
+using bp::test::hex_bytes;
+
+namespace {
+
+const BulletproofGens& gens() {
+  static const BulletproofGens g(64, 64);
+  return g;
+}
+const PedersenGens& pc() {
+  static const PedersenGens p;
+  return p;
+}
+
+// bincode (legacy options) of the reference's message structs, to compare whole messages.
+struct Bincode {
+  std::vector<uint8_t> out;
+  void point(const CompressedRistretto& p) { out.insert(out.end(), p.bytes.begin(), p.bytes.end()); }
+  void scalar(const Scalar& s) {
+    const auto b = s.to_bytes();
+    out.insert(out.end(), b.begin(), b.end());
+  }
+  void vec(const std::vector<Scalar>& v) {
+    for (int i = 0; i < 8; ++i) out.push_back(static_cast<uint8_t>(uint64_t(v.size()) >> (8 * i)));
+    for (const auto& s : v) scalar(s);
+  }
+};
+std::string bincode(const BitCommitment& c) {
+  Bincode b;
+  b.point(c.V_j);
+  b.point(c.A_j);
+  b.point(c.S_j);
+  return to_hex(b.out);
+}
+std::string bincode(const BitChallengeMsg& c) {
+  Bincode b;
+  b.scalar(c.y);
+  b.scalar(c.z);
+  return to_hex(b.out);
+}
+std::string bincode(const PolyCommitment& c) {
+  Bincode b;
+  b.point(c.T_1_j);
+  b.point(c.T_2_j);
+  return to_hex(b.out);
+}
+std::string bincode(const PolyChallengeMsg& c) {
+  Bincode b;
+  b.scalar(c.x);
+  return to_hex(b.out);
+}
+std::string bincode(const ProofShare& s) {
+  Bincode b;
+  b.scalar(s.t_x);
+  b.scalar(s.t_x_blinding);
+  b.scalar(s.e_blinding);
+  b.vec(s.l_vec);
+  b.vec(s.r_vec);
+  return to_hex(b.out);
+}
+
+// Everything one run of the protocol produced, with a hook to tamper with the shares.
+struct Run {
+  std::vector<std::string> messages;  // bincode, in protocol order
+  MpcResult<AggregationResult> result = MpcError{MpcErrorKind::ConsumedState, {}, "not run"};
+};
+
+Run run_protocol(const SessionParams& params, const std::vector<uint64_t>& values, const std::vector<Scalar>& blindings,
+                 RandomSource& rng, bool allow_out_of_range,
+                 const std::function<void(std::vector<ProofShare>&)>& tamper = {}) {
+  Run run;
+  std::vector<PartyAwaitingPosition> parties;
+  for (size_t j = 0; j < params.parties; ++j) {
+    auto p = bp::mpc::detail::PartyFactory::create(gens(), pc(), params, values[j], blindings[j], nullptr, &rng,
+                                          allow_out_of_range);
+    REQUIRE(p.ok());
+    parties.push_back(std::move(*p));
+  }
+  auto dealer = bp::mpc::detail::DealerFactory::create(gens(), pc(), params, nullptr, &rng);
+  REQUIRE(dealer.ok());
+
+  std::vector<PartyAwaitingBitChallenge> round1;
+  std::vector<BitCommitment> bits;
+  for (size_t j = 0; j < parties.size(); ++j) {
+    auto r = std::move(parties[j]).assign_position(j);
+    REQUIRE(r.ok());
+    run.messages.push_back(bincode(r->second));
+    bits.push_back(r->second);
+    round1.push_back(std::move(r->first));
+  }
+  auto d1 = std::move(*dealer).receive_bit_commitments(bits);
+  REQUIRE(d1.ok());
+  run.messages.push_back(bincode(d1->second));
+
+  std::vector<PartyAwaitingPolyChallenge> round2;
+  std::vector<PolyCommitment> polys;
+  for (auto& party : round1) {
+    auto r = std::move(party).apply_challenge(d1->second);
+    REQUIRE(r.ok());
+    run.messages.push_back(bincode(r->second));
+    polys.push_back(r->second);
+    round2.push_back(std::move(r->first));
+  }
+  auto d2 = std::move(d1->first).receive_poly_commitments(polys);
+  REQUIRE(d2.ok());
+  run.messages.push_back(bincode(d2->second));
+
+  std::vector<ProofShare> shares;
+  std::vector<PartyAwaitingResult> done;
+  for (auto& party : round2) {
+    auto r = std::move(party).apply_challenge(d2->second);
+    REQUIRE(r.ok());
+    run.messages.push_back(bincode(r->second));
+    shares.push_back(r->second);
+    done.push_back(std::move(r->first));
+  }
+  if (tamper) tamper(shares);
+  run.result = std::move(d2->first).receive_shares(shares);
+  if (run.result.ok())
+    for (const auto& party : done) CHECK(party.check_result(*run.result).ok());
+  return run;
+}
+
+std::array<uint8_t, 32> seed_of(const std::string& h) {
+  std::array<uint8_t, 32> seed;
+  const auto b = hex_bytes(h);
+  std::copy(b.begin(), b.end(), seed.begin());
+  return seed;
+}
+
+}  // namespace
+
+TEST_CASE("mpc.json: honest runs reproduce every message and the proof byte for byte") {
+  const auto doc = bp::test::load_vectors("mpc.json");
+  int runs = 0;
+  for (const auto& tc : doc["runs"]) {
+    CAPTURE(tc["id"].get<std::string>());
+    const SessionParams params{tc["n"].get<size_t>(), tc["m"].get<size_t>(), tc["transcript_label"].get<std::string>()};
+    bp::test::ChaCha20Rng rng(seed_of(tc["rng_seed_hex"]));
+    std::vector<uint64_t> values;
+    std::vector<Scalar> blindings;
+    for (const auto& v : tc["values"]) values.push_back(std::stoull(v.get<std::string>()));
+    for (size_t j = 0; j < params.parties; ++j) blindings.push_back(Scalar::random(rng));
+    const Run run = run_protocol(params, values, blindings, rng, false);
+    REQUIRE(run.result.ok());
+    const auto& msgs = tc["messages"];
+    REQUIRE(msgs.size() == run.messages.size() + 1);  // the last vector message is the proof
+    for (size_t i = 0; i < run.messages.size(); ++i) {
+      CAPTURE(msgs[i]["type"].get<std::string>());
+      CHECK(run.messages[i] == msgs[i]["bincode"].get<std::string>());
+    }
+    CHECK(to_hex(run.result->proof.to_bytes()) == tc["proof"].get<std::string>());
+    std::vector<std::string> commitments;
+    for (const auto& c : run.result->commitments) commitments.push_back(to_hex(c.bytes));
+    CHECK(commitments == tc["commitments"].get<std::vector<std::string>>());
+    CHECK(run.result->padding_positions.empty());
+    ++runs;
+  }
+  CHECK(runs == 2);
+}
+
+TEST_CASE("mpc.json: the corrupted cases blame the same parties as the reference") {
+  const auto doc = bp::test::load_vectors("mpc.json");
+  int cases = 0;
+  for (const auto& tc : doc["corrupted_cases"]) {
+    const std::string id = tc["id"];
+    CAPTURE(id);
+    const SessionParams params{tc["n"].get<size_t>(), tc["m"].get<size_t>(), tc["transcript_label"].get<std::string>()};
+    bp::test::ChaCha20Rng rng(seed_of(tc["rng_seed_hex"]));
+    std::vector<uint64_t> values;
+    std::vector<Scalar> blindings;
+    for (const auto& v : tc["values"]) values.push_back(std::stoull(v.get<std::string>()));
+    for (size_t j = 0; j < params.parties; ++j) blindings.push_back(Scalar::random(rng));
+    std::function<void(std::vector<ProofShare>&)> tamper;
+    if (id.find("bad_share_tx") != std::string::npos)
+      tamper = [](auto& shares) { shares[2].t_x += Scalar::one(); };
+    if (id.find("bad_share_size") != std::string::npos) tamper = [](auto& shares) { shares[2].l_vec.pop_back(); };
+    const Run run = run_protocol(params, values, blindings, rng, true, tamper);
+    REQUIRE_FALSE(run.result.ok());
+    CHECK(run.result.error().kind == MpcErrorKind::MalformedProofShares);
+    CHECK(run.result.error().blamed == tc["bad_shares"].get<std::vector<size_t>>());
+    ++cases;
+  }
+  CHECK(cases == 3);
+}
+
+TEST_CASE("random corruption: the blamed set is exactly the corrupted set") {
+  SystemRandom rng;
+  for (int trial = 0; trial < 12; ++trial) {
+    const size_t m = 1 + randombytes_uniform(6);
+    const SessionParams params{16, m, session_label("trial", 16, m, "blame")};
+    std::vector<uint64_t> values(m);
+    std::vector<Scalar> blindings(m);
+    for (size_t j = 0; j < m; ++j) {
+      values[j] = randombytes_uniform(1 << 16);
+      blindings[j] = Scalar::random(rng);
+    }
+    std::set<size_t> corrupted;
+    for (size_t j = 0; j < m; ++j)
+      if (randombytes_uniform(2)) corrupted.insert(j);
+    const Run run = run_protocol(params, values, blindings, rng, false, [&](std::vector<ProofShare>& shares) {
+      for (size_t j : corrupted) {
+        ProofShare& s = shares[j];
+        switch (randombytes_uniform(5)) {
+          case 0: s.t_x += Scalar::one(); break;
+          case 1: s.t_x_blinding += Scalar::one(); break;
+          case 2: s.e_blinding += Scalar::one(); break;
+          case 3: s.l_vec[randombytes_uniform(16)] += Scalar::one(); break;
+          default: s.r_vec[randombytes_uniform(16)] += Scalar::one(); break;
+        }
+      }
+    });
+    CAPTURE(m);
+    if (corrupted.empty()) {
+      CHECK(run.result.ok());
+    } else {
+      REQUIRE_FALSE(run.result.ok());
+      CHECK(run.result.error().kind == MpcErrorKind::MalformedProofShares);
+      CHECK(run.result.error().blamed == std::vector<size_t>(corrupted.begin(), corrupted.end()));
+    }
+  }
+}
+
+TEST_CASE("any number of parties: the dealer pads to a power of two") {
+  SystemRandom rng;
+  for (size_t m : {1, 3, 5, 7}) {
+    CAPTURE(m);
+    const SessionParams params{32, m, session_label("pad", 32, m, "padding")};
+    std::vector<uint64_t> values(m, 123456);
+    std::vector<Scalar> blindings(m);
+    for (auto& b : blindings) b = Scalar::random(rng);
+    const Run run = run_protocol(params, values, blindings, rng, false);
+    REQUIRE(run.result.ok());
+    CHECK(run.result->commitments.size() == params.padded_m());
+    std::vector<size_t> expected;
+    for (size_t j = m; j < params.padded_m(); ++j) expected.push_back(j);
+    CHECK(run.result->padding_positions == expected);
+    for (size_t j : expected) CHECK(run.result->commitments[j].is_identity_encoding());
+    Transcript t(run.result->label);
+    CHECK(run.result->proof.verify_multiple(gens(), pc(), t, run.result->commitments, 32).ok());
+  }
+}
+
+TEST_CASE("a party refuses a dealer that steers, zeroes or changes a challenge") {
+  SystemRandom rng;
+  const SessionParams params{8, 2, session_label("steer", 8, 2, "x")};
+  auto make = [&](size_t j) {
+    auto p = PartyAwaitingPosition::create(gens(), pc(), params, 5 + j, Scalar::random(rng));
+    REQUIRE(p.ok());
+    return std::move(*p).assign_position(j);
+  };
+  auto a = make(0), b = make(1);
+  auto dealer = DealerAwaitingBitCommitments::create(gens(), pc(), params);
+  auto d1 = std::move(*dealer).receive_bit_commitments({a->second, b->second});
+  REQUIRE(d1.ok());
+  const BitChallengeMsg honest = d1->second;
+
+  auto refuse = [&](BitChallengeMsg c, const char* why) {
+    CAPTURE(why);
+    auto fresh = make(0);
+    c.bit_commitments[0] = fresh->second;  // the fresh party's own commitment
+    auto r = std::move(fresh->first).apply_challenge(c);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().kind == MpcErrorKind::MaliciousDealer);
+  };
+  BitChallengeMsg steered = honest;
+  steered.y += Scalar::one();
+  refuse(steered, "y not from the transcript");
+  BitChallengeMsg zero = honest;
+  zero.z = Scalar::zero();
+  refuse(zero, "zero z");
+  BitChallengeMsg short_list = honest;
+  short_list.bit_commitments.pop_back();
+  refuse(short_list, "missing commitment");
+
+  // Replacing a party's own commitment is refused too.
+  BitChallengeMsg replaced = honest;
+  replaced.bit_commitments[1] = replaced.bit_commitments[0];
+  auto rb = std::move(b->first).apply_challenge(replaced);
+  REQUIRE_FALSE(rb.ok());
+  CHECK(rb.error().kind == MpcErrorKind::MaliciousDealer);
+
+  // The honest challenge works; repeating it returns the identical reply; a different one is refused.
+  auto ra = std::move(a->first).apply_challenge(honest);
+  REQUIRE(ra.ok());
+  auto again = ra->first.replay(honest);
+  REQUIRE(again.ok());
+  CHECK(*again == ra->second);
+  BitChallengeMsg other = honest;
+  other.z += Scalar::one();
+  CHECK(ra->first.replay(other).error().kind == MpcErrorKind::MaliciousDealer);
+}
+
+TEST_CASE("the dealer validates counts and points and names the culprits") {
+  SystemRandom rng;
+  const SessionParams params{8, 3, session_label("validate", 8, 3, "x")};
+  std::vector<BitCommitment> bits;
+  for (size_t j = 0; j < 3; ++j) {
+    auto p = PartyAwaitingPosition::create(gens(), pc(), params, j, Scalar::random(rng));
+    bits.push_back(std::move(*p).assign_position(j)->second);
+  }
+  {
+    auto dealer = DealerAwaitingBitCommitments::create(gens(), pc(), params);
+    auto r = std::move(*dealer).receive_bit_commitments({bits[0], bits[1]});
+    CHECK(r.error().kind == MpcErrorKind::WrongNumBitCommitments);
+  }
+  {
+    auto bad = bits;
+    bad[1].A_j = CompressedRistretto{};                          // identity
+    bad[2].S_j.bytes[31] |= 0x80;                                // non-canonical
+    auto dealer = DealerAwaitingBitCommitments::create(gens(), pc(), params);
+    auto r = std::move(*dealer).receive_bit_commitments(bad);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().kind == MpcErrorKind::MalformedBitCommitments);
+    CHECK(r.error().blamed == std::vector<size_t>{1, 2});
+    CHECK(describe(r.error()).find("blamed=[1,2]") != std::string::npos);
+  }
+  {
+    const SessionParams too_many{8, 65, "x"};
+    CHECK(DealerAwaitingBitCommitments::create(gens(), pc(), too_many).error().kind == MpcErrorKind::InvalidParameters);
+    CHECK(PartyAwaitingPosition::create(gens(), pc(), params, 256, Scalar::one()).error().kind ==
+          MpcErrorKind::ValueOutOfRange);
+  }
+}
+
+TEST_CASE("a moved-from state refuses every call (the run-time backstop)") {
+  SystemRandom rng;
+  const SessionParams params{8, 1, "consumed"};
+  auto p = PartyAwaitingPosition::create(gens(), pc(), params, 1, Scalar::random(rng));
+  REQUIRE(p.ok());
+  PartyAwaitingPosition party = std::move(*p);
+  auto first = std::move(party).assign_position(0);
+  REQUIRE(first.ok());
+  // NOLINTNEXTLINE(bugprone-use-after-move): deliberately reusing a consumed state
+  auto second = std::move(party).assign_position(0);
+  REQUIRE_FALSE(second.ok());
+  CHECK(second.error().kind == MpcErrorKind::ConsumedState);
+
+  auto dealer = DealerAwaitingBitCommitments::create(gens(), pc(), params);
+  DealerAwaitingBitCommitments d = std::move(*dealer);
+  auto ok = std::move(d).receive_bit_commitments({first->second});
+  REQUIRE(ok.ok());
+  // NOLINTNEXTLINE(bugprone-use-after-move): deliberately reusing a consumed state
+  CHECK(std::move(d).receive_bit_commitments({first->second}).error().kind == MpcErrorKind::ConsumedState);
+}
+
+TEST_CASE("session labels carry the version, session id, n, m and the user's label") {
+  CHECK(session_label("ab12", 64, 3, "payroll") == "bp-agg/v1 session=ab12 n=64 m=4 parties=3 label=payroll");
+  CHECK(SessionParams{64, 33, ""}.padded_m() == 64);
+  CHECK(SessionParams{64, 64, ""}.valid());
+  CHECK_FALSE(SessionParams{64, 0, ""}.valid());
+  CHECK_FALSE(SessionParams{12, 4, ""}.valid());
+}
