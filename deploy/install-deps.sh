@@ -3,7 +3,8 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ clang-14 libclang-rt-14-dev pkg-config ccache valgrind
+  cmake ninja-build g++ clang-14 clang-tidy libclang-rt-14-dev pkg-config ccache valgrind
+  libprotobuf-dev protobuf-compiler
   libsodium-dev doctest-dev nlohmann-json3-dev
 )
 
