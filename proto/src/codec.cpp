@@ -1,0 +1,256 @@
+#include "bp/wire/codec.hpp"
+
+#include <cstring>
+
+#include "aggregation.pb.h"
+
+namespace bp::wire {
+namespace {
+
+namespace pb = ::bp::wire::v1;
+
+CodecError error(CodecErrorKind kind, std::string detail) { return {kind, std::move(detail)}; }
+
+// ---- encoding ----
+
+std::string bytes_of(const CompressedRistretto& p) { return {reinterpret_cast<const char*>(p.bytes.data()), 32}; }
+std::string bytes_of(const Scalar& s) {
+  const auto b = s.to_bytes();
+  return {reinterpret_cast<const char*>(b.data()), 32};
+}
+std::string bytes_of(const std::vector<Scalar>& v) {
+  std::string out;
+  out.reserve(32 * v.size());
+  for (const auto& s : v) out += bytes_of(s);
+  return out;
+}
+
+void fill(pb::BitCommitment* out, const BitCommitment& c) {
+  out->set_v(bytes_of(c.V_j));
+  out->set_a(bytes_of(c.A_j));
+  out->set_s(bytes_of(c.S_j));
+}
+void fill(pb::PolyCommitment* out, const PolyCommitment& c) {
+  out->set_t1(bytes_of(c.T_1_j));
+  out->set_t2(bytes_of(c.T_2_j));
+}
+
+// ---- decoding: every field checked ----
+
+Result<CompressedRistretto, CodecError> point(const std::string& b, const char* what) {
+  if (b.size() != 32) return error(CodecErrorKind::BadLength, std::string(what) + " is not 32 bytes");
+  CompressedRistretto p;
+  std::memcpy(p.bytes.data(), b.data(), 32);
+  if (!RistrettoPoint::decompress(p)) return error(CodecErrorKind::NonCanonical, std::string(what) + " does not decode");
+  return p;
+}
+
+Result<Scalar, CodecError> scalar(const std::string& b, const char* what) {
+  if (b.size() != 32) return error(CodecErrorKind::BadLength, std::string(what) + " is not 32 bytes");
+  auto s = Scalar::from_canonical_bytes(std::span<const uint8_t, 32>(reinterpret_cast<const uint8_t*>(b.data()), 32));
+  if (!s) return error(CodecErrorKind::NonCanonical, std::string(what) + " is not a canonical scalar");
+  return *s;
+}
+
+Result<std::vector<Scalar>, CodecError> scalars(const std::string& b, const char* what, size_t max) {
+  if (b.size() % 32 != 0) return error(CodecErrorKind::BadLength, std::string(what) + " is not a whole number of scalars");
+  if (b.size() / 32 > max) return error(CodecErrorKind::TooMany, std::string(what) + " has too many scalars");
+  std::vector<Scalar> out;
+  out.reserve(b.size() / 32);
+  for (size_t i = 0; i < b.size(); i += 32) {
+    auto s = scalar(b.substr(i, 32), what);
+    if (!s) return s.error();
+    out.push_back(*s);
+  }
+  return out;
+}
+
+// Tries each decoder in turn, stopping at the first error.
+#define BP_TRY(var, expr)          \
+  auto var##_result = (expr);      \
+  if (!var##_result) return var##_result.error(); \
+  auto var = std::move(*var##_result)
+
+Result<BitCommitment, CodecError> decode(const pb::BitCommitment& m) {
+  BP_TRY(V, point(m.v(), "V"));
+  BP_TRY(A, point(m.a(), "A"));
+  BP_TRY(S, point(m.s(), "S"));
+  return BitCommitment{V, A, S};
+}
+
+Result<PolyCommitment, CodecError> decode(const pb::PolyCommitment& m) {
+  BP_TRY(T1, point(m.t1(), "T1"));
+  BP_TRY(T2, point(m.t2(), "T2"));
+  return PolyCommitment{T1, T2};
+}
+
+Result<Message, CodecError> decode_body(const pb::Envelope& env, const Limits& limits) {
+  switch (env.body_case()) {
+    case pb::Envelope::kBitCommitment: {
+      BP_TRY(c, decode(env.bit_commitment()));
+      return Message{c};
+    }
+    case pb::Envelope::kPolyCommitment: {
+      BP_TRY(c, decode(env.poly_commitment()));
+      return Message{c};
+    }
+    case pb::Envelope::kBitChallenge: {
+      const auto& m = env.bit_challenge();
+      if (static_cast<size_t>(m.commitments_size()) > limits.max_parties)
+        return error(CodecErrorKind::TooMany, "bit challenge lists too many commitments");
+      mpc::BitChallengeMsg out;
+      BP_TRY(y, scalar(m.y(), "y"));
+      BP_TRY(z, scalar(m.z(), "z"));
+      out.y = y;
+      out.z = z;
+      for (const auto& c : m.commitments()) {
+        BP_TRY(d, decode(c));
+        out.bit_commitments.push_back(d);
+      }
+      return Message{std::move(out)};
+    }
+    case pb::Envelope::kPolyChallenge: {
+      const auto& m = env.poly_challenge();
+      if (static_cast<size_t>(m.commitments_size()) > limits.max_parties)
+        return error(CodecErrorKind::TooMany, "poly challenge lists too many commitments");
+      mpc::PolyChallengeMsg out;
+      BP_TRY(x, scalar(m.x(), "x"));
+      out.x = x;
+      for (const auto& c : m.commitments()) {
+        BP_TRY(d, decode(c));
+        out.poly_commitments.push_back(d);
+      }
+      return Message{std::move(out)};
+    }
+    case pb::Envelope::kProofShare: {
+      const auto& m = env.proof_share();
+      ProofShare out;
+      BP_TRY(t_x, scalar(m.t_x(), "t_x"));
+      BP_TRY(t_x_blinding, scalar(m.t_x_blinding(), "t_x_blinding"));
+      BP_TRY(e_blinding, scalar(m.e_blinding(), "e_blinding"));
+      BP_TRY(l, scalars(m.l(), "l", limits.max_bits));
+      BP_TRY(r, scalars(m.r(), "r", limits.max_bits));
+      out.t_x = t_x;
+      out.t_x_blinding = t_x_blinding;
+      out.e_blinding = e_blinding;
+      out.l_vec = std::move(l);
+      out.r_vec = std::move(r);
+      return Message{std::move(out)};
+    }
+    case pb::Envelope::kResult: {
+      const auto& m = env.result();
+      if (!is_valid_bitsize(m.n())) return error(CodecErrorKind::BadLength, "n is not 8, 16, 32 or 64");
+      if (m.label().size() > limits.max_label_bytes) return error(CodecErrorKind::TooMany, "label too long");
+      const size_t count = static_cast<size_t>(m.commitments_size());
+      if (count == 0 || count > limits.max_parties || !is_power_of_two(count))
+        return error(CodecErrorKind::TooMany, "the commitments are not a power of two up to the party limit");
+      if (static_cast<size_t>(m.padding_positions_size()) >= count)
+        return error(CodecErrorKind::TooMany, "more padding positions than commitments");
+      mpc::AggregationResult out;
+      out.n = m.n();
+      out.label = m.label();
+      for (const auto& c : m.commitments()) {
+        BP_TRY(p, point(c, "commitment"));
+        out.commitments.push_back(p);
+      }
+      for (uint32_t j : m.padding_positions()) {
+        if (j >= count) return error(CodecErrorKind::BadLength, "a padding position outside the session");
+        out.padding_positions.push_back(j);
+      }
+      if (m.proof().size() != RangeProof::serialized_size(out.n, count))
+        return error(CodecErrorKind::BadLength, "the proof has the wrong length for n and m");
+      auto proof = RangeProof::from_bytes(
+          std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(m.proof().data()), m.proof().size()));
+      if (!proof) return error(CodecErrorKind::NonCanonical, "the proof does not parse");
+      out.proof = std::move(*proof);
+      return Message{std::move(out)};
+    }
+    case pb::Envelope::kAbort: {
+      const auto& m = env.abort();
+      if (m.reason().size() > limits.max_label_bytes) return error(CodecErrorKind::TooMany, "abort reason too long");
+      if (static_cast<size_t>(m.blamed_size()) > limits.max_parties)
+        return error(CodecErrorKind::TooMany, "too many blamed positions");
+      AbortMsg out{m.reason(), {}};
+      for (uint32_t j : m.blamed()) {
+        if (j >= limits.max_parties) return error(CodecErrorKind::BadLength, "a blamed position outside any session");
+        out.blamed.push_back(j);
+      }
+      return Message{std::move(out)};
+    }
+    case pb::Envelope::BODY_NOT_SET:
+      break;
+  }
+  return error(CodecErrorKind::MissingBody, "the envelope carries no message");
+}
+
+#undef BP_TRY
+
+}  // namespace
+
+std::string describe(const CodecError& e) {
+  static constexpr const char* kNames[] = {"FrameTooLarge", "Unparseable", "UnsupportedVersion", "MissingBody",
+                                           "BadLength",     "NonCanonical", "TooMany"};
+  return std::string(kNames[static_cast<int>(e.kind)]) + ": " + e.detail;
+}
+
+std::vector<uint8_t> encode(const Message& message) {
+  pb::Envelope env;
+  env.set_version(kWireVersion);
+  struct Visitor {
+    pb::Envelope& env;
+    void operator()(const BitCommitment& c) { fill(env.mutable_bit_commitment(), c); }
+    void operator()(const PolyCommitment& c) { fill(env.mutable_poly_commitment(), c); }
+    void operator()(const mpc::BitChallengeMsg& c) {
+      auto* m = env.mutable_bit_challenge();
+      m->set_y(bytes_of(c.y));
+      m->set_z(bytes_of(c.z));
+      for (const auto& b : c.bit_commitments) fill(m->add_commitments(), b);
+    }
+    void operator()(const mpc::PolyChallengeMsg& c) {
+      auto* m = env.mutable_poly_challenge();
+      m->set_x(bytes_of(c.x));
+      for (const auto& p : c.poly_commitments) fill(m->add_commitments(), p);
+    }
+    void operator()(const ProofShare& s) {
+      auto* m = env.mutable_proof_share();
+      m->set_t_x(bytes_of(s.t_x));
+      m->set_t_x_blinding(bytes_of(s.t_x_blinding));
+      m->set_e_blinding(bytes_of(s.e_blinding));
+      m->set_l(bytes_of(s.l_vec));
+      m->set_r(bytes_of(s.r_vec));
+    }
+    void operator()(const mpc::AggregationResult& r) {
+      auto* m = env.mutable_result();
+      m->set_n(static_cast<uint32_t>(r.n));
+      m->set_label(r.label);
+      for (const auto& c : r.commitments) m->add_commitments(bytes_of(c));
+      for (size_t j : r.padding_positions) m->add_padding_positions(static_cast<uint32_t>(j));
+      const auto proof = r.proof.to_bytes();
+      m->set_proof(std::string(proof.begin(), proof.end()));
+    }
+    void operator()(const AbortMsg& a) {
+      auto* m = env.mutable_abort();
+      m->set_reason(a.reason);
+      for (size_t j : a.blamed) m->add_blamed(static_cast<uint32_t>(j));
+    }
+  };
+  std::visit(Visitor{env}, message);
+  std::vector<uint8_t> out(env.ByteSizeLong());
+  env.SerializeToArray(out.data(), static_cast<int>(out.size()));
+  return out;
+}
+
+Result<Message, CodecError> decode(std::span<const uint8_t> frame, const Limits& limits) {
+  if (frame.size() > limits.max_frame_bytes)
+    return error(CodecErrorKind::FrameTooLarge, std::to_string(frame.size()) + " bytes is over the limit of " +
+                                                    std::to_string(limits.max_frame_bytes));
+  pb::Envelope env;
+  if (!env.ParseFromArray(frame.data(), static_cast<int>(frame.size())))
+    return error(CodecErrorKind::Unparseable, "not a protobuf Envelope");
+  if (env.version() != kWireVersion)
+    return error(CodecErrorKind::UnsupportedVersion,
+                 "version " + std::to_string(env.version()) + ", this build speaks " + std::to_string(kWireVersion));
+  return decode_body(env, limits);
+}
+
+}  // namespace bp::wire
