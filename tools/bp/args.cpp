@@ -55,4 +55,10 @@ uint64_t parse_u64(const std::string& s, const std::string& what) {
   return v;
 }
 
+size_t parse_bits(const Args& args) {
+  const uint64_t n = parse_u64(args.required("bits"), "--bits");
+  if (n != 8 && n != 16 && n != 32 && n != 64) throw UsageError("--bits must be 8, 16, 32 or 64");
+  return n;
+}
+
 }  // namespace bp::cli

@@ -32,5 +32,7 @@ class Args {
 
 std::vector<std::string> split_commas(const std::string& s);
 uint64_t parse_u64(const std::string& s, const std::string& what);
+// --bits, which must be 8, 16, 32 or 64.
+size_t parse_bits(const Args& args);
 
 }  // namespace bp::cli

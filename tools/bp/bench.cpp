@@ -12,7 +12,9 @@
 #include "args.hpp"
 #include "bp/random.hpp"
 #include "bp/range_proof.hpp"
+#include "bp/mpc/session.hpp"
 #include "commands.hpp"
+#include "in_process.hpp"
 
 namespace bp::cli {
 namespace {
@@ -53,6 +55,7 @@ struct Row {
   std::string op;
   size_t n, m;
   Timing t;
+  size_t bytes_up = 0, bytes_down = 0;  // per party, aggregate rows only
 };
 
 }  // namespace
@@ -113,20 +116,51 @@ int run_bench(int argc, char** argv) {
     rows.push_back({"verify", n, m, verify});
   }
 
+  // The whole protocol in one process through protobuf frames.
+  std::vector<size_t> parties = {2, 4, 8, 16};
+  if (!quick) {
+    parties.push_back(32);
+    parties.push_back(64);
+  }
+  for (size_t m : parties) {
+    const mpc::SessionParams params{64, m, mpc::session_label("bench", 64, m, "bench")};
+    std::vector<uint64_t> values(m);
+    std::vector<Scalar> blindings(m);
+    for (size_t j = 0; j < m; ++j) {
+      randombytes_buf(&values[j], sizeof values[j]);
+      blindings[j] = Scalar::random(rng);
+    }
+    InProcessRun last;
+    const Timing t = measure(
+        [&] {
+          last = aggregate_in_process(bp_gens, pc_gens, params, values, blindings);
+          if (!last.ok) std::abort();
+        },
+        yardstick, min_runs, budget, 100);
+    rows.push_back({"aggregate", 64, m, t, last.bytes_up_per_party, last.bytes_down_per_party});
+  }
+
   if (json) {
     for (const auto& r : rows)
-      std::printf("{\"op\":\"%s\",\"n\":%zu,\"m\":%zu,\"median_us\":%.1f,\"yardsticks\":%.2f}\n", r.op.c_str(),
-                  r.n, r.m, r.t.us, r.t.us / r.t.yardstick_us);
+      std::printf("{\"op\":\"%s\",\"n\":%zu,\"m\":%zu,\"median_us\":%.1f,\"yardsticks\":%.2f%s}\n", r.op.c_str(),
+                  r.n, r.m, r.t.us, r.t.us / r.t.yardstick_us,
+                  r.op == "aggregate" ? (",\"bytes_up_per_party\":" + std::to_string(r.bytes_up) +
+                                         ",\"bytes_down_per_party\":" + std::to_string(r.bytes_down))
+                                            .c_str()
+                                      : "");
     return 0;
   }
-  std::printf("| op | n | m | proof bytes | median µs | yardsticks |\n|---|---:|---:|---:|---:|---:|\n");
+  std::printf("| op | n | m | proof bytes | median µs | yardsticks | bytes up / down per party |\n"
+              "|---|---:|---:|---:|---:|---:|---:|\n");
   for (const auto& r : rows) {
     if (r.op == "yardstick") {
-      std::printf("| yardstick (libsodium scalarmult) | | | | %.1f | 1 |\n", r.t.us);
+      std::printf("| yardstick (libsodium scalarmult) | | | | %.1f | 1 | |\n", r.t.us);
       continue;
     }
-    std::printf("| %s | %zu | %zu | %zu | %.1f | %.1f |\n", r.op.c_str(), r.n, r.m,
-                RangeProof::serialized_size(r.n, r.m), r.t.us, r.t.us / r.t.yardstick_us);
+    const std::string bytes =
+        r.op == "aggregate" ? std::to_string(r.bytes_up) + " / " + std::to_string(r.bytes_down) : std::string();
+    std::printf("| %s | %zu | %zu | %zu | %.1f | %.1f | %s |\n", r.op.c_str(), r.n, r.m,
+                RangeProof::serialized_size(r.n, r.m), r.t.us, r.t.us / r.t.yardstick_us, bytes.c_str());
   }
   return 0;
 }

@@ -6,5 +6,6 @@ namespace bp::cli {
 int run_prove(int argc, char** argv);
 int run_verify(int argc, char** argv);
 int run_bench(int argc, char** argv);
+int run_aggregate(int argc, char** argv);
 
 }  // namespace bp::cli

@@ -14,6 +14,7 @@ constexpr const char* kUsage =
     "usage:\n"
     "  bp prove  --bits N --values v1,v2,... [--blindings h1,h2,...] [--label L]\n"
     "  bp verify --bits N --commitments h1,h2,... --proof HEX [--label L]\n"
+    "  bp aggregate --bits N --values v1,...,vm [--label L]   (m from 1 to 64, parties and dealer in process)\n"
     "  bp bench  [--json] [--quick]\n";
 
 }  // namespace
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
     if (command == "prove") return bp::cli::run_prove(argc, argv);
     if (command == "verify") return bp::cli::run_verify(argc, argv);
     if (command == "bench") return bp::cli::run_bench(argc, argv);
+    if (command == "aggregate") return bp::cli::run_aggregate(argc, argv);
     throw bp::cli::UsageError("unknown command '" + command + "' (try bp --help)");
   } catch (const bp::cli::UsageError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

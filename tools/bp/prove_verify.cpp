@@ -7,17 +7,12 @@
 #include "bp/random.hpp"
 #include "bp/range_proof.hpp"
 #include "commands.hpp"
+#include "json_out.hpp"
 
 namespace bp::cli {
 namespace {
 
 constexpr const char* kDefaultLabel = "bp";
-
-size_t parse_bits(const Args& args) {
-  const uint64_t n = parse_u64(args.required("bits"), "--bits");
-  if (!is_valid_bitsize(n)) throw UsageError("--bits must be 8, 16, 32 or 64");
-  return n;
-}
 
 std::vector<uint8_t> parse_hex(const std::string& h, const std::string& what, size_t expected_len = 0) {
   auto bytes = from_hex(h);
@@ -25,24 +20,6 @@ std::vector<uint8_t> parse_hex(const std::string& h, const std::string& what, si
   if (expected_len != 0 && bytes->size() != expected_len)
     throw UsageError(what + " must be " + std::to_string(expected_len) + " bytes");
   return *bytes;
-}
-
-// JSON string escaping for labels (the only free text we print).
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
 }
 
 }  // namespace
@@ -77,11 +54,7 @@ int run_prove(int argc, char** argv) {
     std::fprintf(stderr, "error: %s\n", std::string(describe(proved.error())).c_str());
     return 1;
   }
-  std::string out = "{\"bits\":" + std::to_string(n) + ",\"label\":" + json_string(label) + ",\"commitments\":[";
-  for (size_t j = 0; j < proved->commitments.size(); ++j)
-    out += (j ? ",\"" : "\"") + to_hex(proved->commitments[j].bytes) + "\"";
-  out += "],\"proof\":\"" + to_hex(proved->proof.to_bytes()) + "\"}\n";
-  std::fputs(out.c_str(), stdout);
+  std::puts(proof_json(n, label, proved->commitments, proved->proof.to_bytes()).c_str());
   return 0;
 }
 

@@ -1,0 +1,43 @@
+#include "json_out.hpp"
+
+#include <cstdio>
+
+#include "bp/hex.hpp"
+
+namespace bp::cli {
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+std::string proof_json(size_t bits, const std::string& label, const std::vector<CompressedRistretto>& commitments,
+                       const std::vector<uint8_t>& proof) {
+  std::string out = "{\"bits\":" + std::to_string(bits) + ",\"label\":" + json_string(label) + ",\"commitments\":[";
+  for (size_t j = 0; j < commitments.size(); ++j) out += (j ? ",\"" : "\"") + to_hex(commitments[j].bytes) + "\"";
+  return out + "],\"proof\":\"" + to_hex(proof) + "\"}";
+}
+
+std::string result_json(const mpc::AggregationResult& r, std::optional<size_t> position) {
+  std::string out = proof_json(r.n, r.label, r.commitments, r.proof.to_bytes());
+  out.pop_back();  // reopen the object
+  out += ",\"padding\":[";
+  for (size_t i = 0; i < r.padding_positions.size(); ++i) out += (i ? "," : "") + std::to_string(r.padding_positions[i]);
+  out += "]";
+  if (position) out += ",\"position\":" + std::to_string(*position);
+  return out + "}";
+}
+
+}  // namespace bp::cli
