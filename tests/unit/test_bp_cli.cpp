@@ -67,6 +67,22 @@ TEST_CASE("given blindings make the commitments deterministic") {
         "8c9240b456a9e6dc65c377a1048d745f94a08cdb7f44cbcd7b46f34048871134");
 }
 
+TEST_CASE("bp aggregate runs any number of parties and its proof verifies under the printed label") {
+  const Run agg = run("aggregate --bits 16 --values 1,65535,300 --label payroll");
+  REQUIRE(agg.exit_code == 0);
+  const auto doc = nlohmann::json::parse(agg.out);
+  const std::string label = doc["label"];
+  CHECK(label.rfind("bp-agg/v1 session=", 0) == 0);
+  CHECK(label.find(" n=16 m=4 parties=3 label=payroll") != std::string::npos);
+  CHECK(doc["padding"] == nlohmann::json::array({3}));
+  REQUIRE(doc["commitments"].size() == 4);
+  const std::string common = "--bits 16 --commitments " + join(doc["commitments"]) + " --proof " +
+                             doc["proof"].get<std::string>();
+  CHECK(run("verify " + common + " --label '" + label + "'").out == "ok\n");
+  CHECK(run("verify " + common + " --label payroll").exit_code == 1);  // the session binding matters
+  CHECK(run("aggregate --bits 8 --values 1,256").exit_code != 0);
+}
+
 TEST_CASE("bad input gives one line and a non-zero exit") {
   for (const char* args : {"prove --bits 8 --values 256", "prove --bits 7 --values 1", "prove --values 1",
                            "prove --bits 8 --values 1,x", "prove --bits 8 --values 1 --blindings zz",
