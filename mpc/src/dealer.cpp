@@ -13,14 +13,9 @@ MpcResult<DealerAwaitingBitCommitments> DealerFactory::create(const BulletproofG
                                                              const PedersenGens& pc_gens, const SessionParams& params,
                                                              std::unique_ptr<RandomSource> owned_rng,
                                                              RandomSource* rng) {
-  if (!params.valid() || bp_gens.gens_capacity() < params.n || bp_gens.party_capacity() < params.padded_m())
-    return MpcError{MpcErrorKind::InvalidParameters, {}, "n, m or the generators do not fit this session"};
-  auto s = std::make_unique<DealerState>(params.label);
-  s->bp_gens = &bp_gens;
-  s->pc_gens = &pc_gens;
-  s->params = params;
-  s->owned_rng = std::move(owned_rng);
-  s->rng = rng != nullptr ? rng : s->owned_rng.get();
+  auto ctx = SessionContext::make(bp_gens, pc_gens, params, std::move(owned_rng), rng);
+  if (!ctx) return ctx.error();
+  auto s = std::make_unique<DealerState>(std::move(*ctx));
   rangeproof_domain_sep(s->transcript, params.n, params.padded_m());
   // Padding parties commit to 0 with blinding 0; their randomness comes from the dealer.
   for (size_t j = params.parties; j < params.padded_m(); ++j) {

@@ -16,21 +16,30 @@ PartyState::~PartyState() {
   blinding.wipe();
 }
 
+MpcResult<SessionContext> SessionContext::make(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
+                                               const SessionParams& params, std::unique_ptr<RandomSource> owned_rng,
+                                               RandomSource* rng) {
+  if (!params.valid() || bp_gens.gens_capacity() < params.n || bp_gens.party_capacity() < params.padded_m())
+    return MpcError{MpcErrorKind::InvalidParameters, {}, "n, m or the generators do not fit this session"};
+  SessionContext ctx;
+  ctx.bp_gens = &bp_gens;
+  ctx.pc_gens = &pc_gens;
+  ctx.params = params;
+  ctx.owned_rng = std::move(owned_rng);
+  ctx.rng = rng != nullptr ? rng : ctx.owned_rng.get();
+  return ctx;
+}
+
 MpcResult<PartyAwaitingPosition> PartyFactory::create(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
                                                       const SessionParams& params, uint64_t value,
                                                       const Scalar& blinding, std::unique_ptr<RandomSource> owned_rng,
                                                       RandomSource* rng, bool allow_out_of_range) {
-  if (!params.valid() || bp_gens.gens_capacity() < params.n || bp_gens.party_capacity() < params.padded_m())
-    return MpcError{MpcErrorKind::InvalidParameters, {}, "n, m or the generators do not fit this session"};
+  auto ctx = SessionContext::make(bp_gens, pc_gens, params, std::move(owned_rng), rng);
+  if (!ctx) return ctx.error();
   // Whether the value fits is the one bit the caller is told anyway.
   if (!allow_out_of_range && params.n < 64 && (value >> params.n) != 0)
     return MpcError{MpcErrorKind::ValueOutOfRange, {}, "the value is not below 2^n"};
-  auto s = std::make_unique<PartyState>(params.label);
-  s->bp_gens = &bp_gens;
-  s->pc_gens = &pc_gens;
-  s->params = params;
-  s->owned_rng = std::move(owned_rng);
-  s->rng = rng != nullptr ? rng : s->owned_rng.get();
+  auto s = std::make_unique<PartyState>(std::move(*ctx));
   s->value = value;
   s->blinding = blinding;
   rangeproof_domain_sep(s->transcript, params.n, params.padded_m());

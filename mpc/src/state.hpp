@@ -16,12 +16,21 @@
 
 namespace bp::mpc::detail {
 
-struct PartyState {
+// What both sides hold for a session: generators, parameters and randomness.
+struct SessionContext {
   const BulletproofGens* bp_gens = nullptr;
   const PedersenGens* pc_gens = nullptr;
   SessionParams params;
   std::unique_ptr<RandomSource> owned_rng;
-  RandomSource* rng = nullptr;
+  RandomSource* rng = nullptr;  // owned_rng, or a test's deterministic source
+
+  // Fails with InvalidParameters unless n, m and the generators fit together.
+  static MpcResult<SessionContext> make(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
+                                        const SessionParams& params, std::unique_ptr<RandomSource> owned_rng,
+                                        RandomSource* rng);
+};
+
+struct PartyState : SessionContext {
   Transcript transcript;  // our own replay of the dealer's transcript
 
   uint64_t value = 0;
@@ -36,7 +45,7 @@ struct PartyState {
   std::optional<PolyChallengeMsg> answered_poly;
   ProofShare share;
 
-  explicit PartyState(const std::string& label) : transcript(label) {}
+  explicit PartyState(SessionContext ctx) : SessionContext(std::move(ctx)), transcript(params.label) {}
   ~PartyState();
 };
 
@@ -53,12 +62,7 @@ struct PartyFactory {
 using PaddingParty = std::variant<std::monostate, PartyAwaitingPosition, PartyAwaitingBitChallenge,
                                   PartyAwaitingPolyChallenge, PartyAwaitingResult>;
 
-struct DealerState {
-  const BulletproofGens* bp_gens = nullptr;
-  const PedersenGens* pc_gens = nullptr;
-  SessionParams params;
-  std::unique_ptr<RandomSource> owned_rng;
-  RandomSource* rng = nullptr;
+struct DealerState : SessionContext {
   Transcript transcript;
 
   std::vector<PaddingParty> padding;
@@ -70,7 +74,7 @@ struct DealerState {
   std::vector<PolyCommitment> poly_commitments;  // all padded_m
   DealerPolyRound poly_round;
 
-  explicit DealerState(const std::string& label) : transcript(label) {}
+  explicit DealerState(SessionContext ctx) : SessionContext(std::move(ctx)), transcript(params.label) {}
 };
 
 struct DealerFactory {

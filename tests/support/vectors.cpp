@@ -40,4 +40,14 @@ CompressedRistretto hex_point(const std::string& h) {
 
 std::string hex(std::span<const uint8_t> bytes) { return to_hex(bytes); }
 
+const BulletproofGens& gens() {
+  static const BulletproofGens g(64, 64);
+  return g;
+}
+
+const PedersenGens& pc() {
+  static const PedersenGens p;
+  return p;
+}
+
 }  // namespace bp::test

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "bp/generators.hpp"
 #include "bp/ristretto.hpp"
 #include "bp/scalar.hpp"
 
@@ -17,5 +18,9 @@ std::vector<uint8_t> hex_bytes(const std::string& hex);
 Scalar hex_scalar(const std::string& hex);
 CompressedRistretto hex_point(const std::string& hex);
 std::string hex(std::span<const uint8_t> bytes);
+
+// Generators shared by the tests, built once: BulletproofGens(64, 64) and the Pedersen pair.
+const BulletproofGens& gens();
+const PedersenGens& pc();
 
 }  // namespace bp::test

@@ -20,14 +20,8 @@ using bp::test::hex_bytes;
 
 namespace {
 
-const BulletproofGens& gens() {
-  static const BulletproofGens g(64, 64);
-  return g;
-}
-const PedersenGens& pc() {
-  static const PedersenGens p;
-  return p;
-}
+using bp::test::gens;
+using bp::test::pc;
 
 // bincode (legacy options) of the reference's message structs, to compare whole messages.
 struct Bincode {

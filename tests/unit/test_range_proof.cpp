@@ -17,14 +17,8 @@ using bp::test::hex_point;
 
 namespace {
 
-const BulletproofGens& gens() {
-  static const BulletproofGens g(64, 64);
-  return g;
-}
-const PedersenGens& pc() {
-  static const PedersenGens p;
-  return p;
-}
+using bp::test::gens;
+using bp::test::pc;
 
 std::vector<CompressedRistretto> points_of(const nlohmann::json& arr) {
   std::vector<CompressedRistretto> out;
