@@ -11,6 +11,10 @@ namespace pb = ::bp::wire::v1;
 
 CodecError error(CodecErrorKind kind, std::string detail) { return {kind, std::move(detail)}; }
 
+bool valid_session_id(const std::string& id) {
+  return id.size() == kSessionIdChars && id.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
 // ---- encoding ----
 
 std::string bytes_of(const CompressedRistretto& p) { return {reinterpret_cast<const char*>(p.bytes.data()), 32}; }
@@ -177,6 +181,39 @@ Result<Message, CodecError> decode_body(const pb::Envelope& env, const Limits& l
       }
       return Message{std::move(out)};
     }
+    case pb::Envelope::kCreateSession: {
+      const auto& m = env.create_session();
+      if (!is_valid_bitsize(m.n())) return error(CodecErrorKind::BadLength, "n is not 8, 16, 32 or 64");
+      if (m.parties() == 0 || m.parties() > limits.max_parties)
+        return error(CodecErrorKind::TooMany, "parties must be 1.." + std::to_string(limits.max_parties));
+      if (m.label().size() > limits.max_label_bytes) return error(CodecErrorKind::TooMany, "label too long");
+      return Message{CreateSessionMsg{m.n(), m.parties(), m.label(), m.round_timeout_ms()}};
+    }
+    case pb::Envelope::kSessionCreated: {
+      const auto& m = env.session_created();
+      if (!valid_session_id(m.session_id())) return error(CodecErrorKind::BadLength, "malformed session id");
+      if (m.transcript_label().size() > 2 * limits.max_label_bytes)
+        return error(CodecErrorKind::TooMany, "label too long");
+      return Message{SessionCreatedMsg{m.session_id(), m.transcript_label()}};
+    }
+    case pb::Envelope::kJoinSession: {
+      const auto& m = env.join_session();
+      if (!valid_session_id(m.session_id())) return error(CodecErrorKind::BadLength, "malformed session id");
+      if (!m.resume_token().empty() && m.resume_token().size() != kResumeTokenBytes)
+        return error(CodecErrorKind::BadLength, "a resume token is 16 bytes");
+      return Message{JoinSessionMsg{m.session_id(), {m.resume_token().begin(), m.resume_token().end()}}};
+    }
+    case pb::Envelope::kJoined: {
+      const auto& m = env.joined();
+      if (!is_valid_bitsize(m.n())) return error(CodecErrorKind::BadLength, "n is not 8, 16, 32 or 64");
+      if (m.parties() == 0 || m.parties() > limits.max_parties || m.position() >= m.parties())
+        return error(CodecErrorKind::BadLength, "position or parties out of range");
+      if (m.transcript_label().size() > 2 * limits.max_label_bytes)
+        return error(CodecErrorKind::TooMany, "label too long");
+      if (m.resume_token().size() != kResumeTokenBytes) return error(CodecErrorKind::BadLength, "a resume token is 16 bytes");
+      return Message{JoinedMsg{m.position(), m.n(), m.parties(), m.transcript_label(),
+                               {m.resume_token().begin(), m.resume_token().end()}}};
+    }
     case pb::Envelope::BODY_NOT_SET:
       break;
   }
@@ -232,6 +269,31 @@ std::vector<uint8_t> encode(const Message& message) {
       auto* m = env.mutable_abort();
       m->set_reason(a.reason);
       for (size_t j : a.blamed) m->add_blamed(static_cast<uint32_t>(j));
+    }
+    void operator()(const CreateSessionMsg& c) {
+      auto* m = env.mutable_create_session();
+      m->set_n(static_cast<uint32_t>(c.n));
+      m->set_parties(static_cast<uint32_t>(c.parties));
+      m->set_label(c.label);
+      m->set_round_timeout_ms(c.round_timeout_ms);
+    }
+    void operator()(const SessionCreatedMsg& c) {
+      auto* m = env.mutable_session_created();
+      m->set_session_id(c.session_id);
+      m->set_transcript_label(c.transcript_label);
+    }
+    void operator()(const JoinSessionMsg& j) {
+      auto* m = env.mutable_join_session();
+      m->set_session_id(j.session_id);
+      m->set_resume_token(std::string(j.resume_token.begin(), j.resume_token.end()));
+    }
+    void operator()(const JoinedMsg& j) {
+      auto* m = env.mutable_joined();
+      m->set_position(static_cast<uint32_t>(j.position));
+      m->set_n(static_cast<uint32_t>(j.n));
+      m->set_parties(static_cast<uint32_t>(j.parties));
+      m->set_transcript_label(j.transcript_label);
+      m->set_resume_token(std::string(j.resume_token.begin(), j.resume_token.end()));
     }
   };
   std::visit(Visitor{env}, message);

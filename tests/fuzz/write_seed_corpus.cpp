@@ -42,6 +42,11 @@ int main(int argc, char** argv) {
   write(c0->second, "proof_share");
   write(*result, "result");
   write(bp::wire::AbortMsg{"MalformedProofShares: audit failed", {1}}, "abort");
+  const std::string id(bp::wire::kSessionIdChars, 'c');
+  write(bp::wire::CreateSessionMsg{64, 4, "fuzz", 1000}, "create_session");
+  write(bp::wire::SessionCreatedMsg{id, params.label}, "session_created");
+  write(bp::wire::JoinSessionMsg{id, std::vector<uint8_t>(bp::wire::kResumeTokenBytes, 1)}, "join_session");
+  write(bp::wire::JoinedMsg{1, 8, 2, params.label, std::vector<uint8_t>(bp::wire::kResumeTokenBytes, 2)}, "joined");
   std::printf("wrote %d seeds to %s\n", count, dir.c_str());
   return 0;
 }

@@ -102,6 +102,25 @@ TEST_CASE("every message round-trips") {
   CHECK(r.proof.to_bytes() == s.result.proof.to_bytes());
   const AbortMsg abort{"MalformedProofShares: audit failed", {0, 2}};
   CHECK(round_trip(abort) == abort);
+  const CreateSessionMsg create{32, 5, "payroll", 2500};
+  CHECK(round_trip(create) == create);
+  const std::string id(32, 'a');
+  const SessionCreatedMsg created{id, "bp-agg/v1 session=aaaa"};
+  CHECK(round_trip(created) == created);
+  const JoinSessionMsg join{id, std::vector<uint8_t>(16, 7)};
+  CHECK(round_trip(join) == join);
+  const JoinedMsg joined{3, 32, 5, "label", std::vector<uint8_t>(16, 9)};
+  CHECK(round_trip(joined) == joined);
+}
+
+TEST_CASE("session set-up messages are validated") {
+  CHECK(decode(encode(Message{CreateSessionMsg{12, 2, "x", 0}})).error().kind == CodecErrorKind::BadLength);
+  CHECK(decode(encode(Message{CreateSessionMsg{64, 65, "x", 0}})).error().kind == CodecErrorKind::TooMany);
+  CHECK(decode(encode(Message{CreateSessionMsg{64, 0, "x", 0}})).error().kind == CodecErrorKind::TooMany);
+  CHECK(decode(encode(Message{JoinSessionMsg{"not-hex", {}}})).error().kind == CodecErrorKind::BadLength);
+  CHECK(decode(encode(Message{JoinSessionMsg{std::string(32, 'b'), {1, 2, 3}}})).error().kind == CodecErrorKind::BadLength);
+  CHECK(decode(encode(Message{JoinedMsg{5, 64, 5, "x", std::vector<uint8_t>(16)}})).error().kind ==
+        CodecErrorKind::BadLength);
 }
 
 TEST_CASE("garbage, empty, oversized and wrong-version frames are refused") {

@@ -39,8 +39,39 @@ struct AbortMsg {
   friend bool operator==(const AbortMsg&, const AbortMsg&) = default;
 };
 
+// Session set-up (see proto/aggregation.proto for the meaning of each field).
+struct CreateSessionMsg {
+  size_t n = 64;
+  size_t parties = 1;
+  std::string label;
+  uint32_t round_timeout_ms = 0;
+  friend bool operator==(const CreateSessionMsg&, const CreateSessionMsg&) = default;
+};
+struct SessionCreatedMsg {
+  std::string session_id;
+  std::string transcript_label;
+  friend bool operator==(const SessionCreatedMsg&, const SessionCreatedMsg&) = default;
+};
+struct JoinSessionMsg {
+  std::string session_id;
+  std::vector<uint8_t> resume_token;  // empty or 16 bytes
+  friend bool operator==(const JoinSessionMsg&, const JoinSessionMsg&) = default;
+};
+struct JoinedMsg {
+  size_t position = 0;
+  size_t n = 64;
+  size_t parties = 1;
+  std::string transcript_label;
+  std::vector<uint8_t> resume_token;
+  friend bool operator==(const JoinedMsg&, const JoinedMsg&) = default;
+};
+
 using Message = std::variant<BitCommitment, mpc::BitChallengeMsg, PolyCommitment, mpc::PolyChallengeMsg, ProofShare,
-                             mpc::AggregationResult, AbortMsg>;
+                             mpc::AggregationResult, AbortMsg, CreateSessionMsg, SessionCreatedMsg, JoinSessionMsg,
+                             JoinedMsg>;
+
+inline constexpr size_t kSessionIdChars = 32;
+inline constexpr size_t kResumeTokenBytes = 16;
 
 struct Limits {
   size_t max_frame_bytes = 64 * 1024;  // the largest honest frame (a 64-party challenge) is under 7 KiB
