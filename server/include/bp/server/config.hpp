@@ -1,0 +1,37 @@
+// bp-dealer's configuration: command-line flags over an optional "key = value" file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "bp/errors.hpp"
+
+namespace bp::server {
+
+struct DealerConfig {
+  std::string host = "127.0.0.1";
+  uint16_t port = 8700;                   // 0 picks a free port (printed on stdout)
+  unsigned threads = 0;                   // 0 = one per core
+  std::string db_path;                    // SQLite file for session outcomes; empty = memory only
+  size_t max_frame_bytes = 64 * 1024;     // larger WebSocket messages are refused (and blamed)
+  size_t max_sessions = 1000;             // running sessions at once
+  size_t max_connections = 4096;
+  uint32_t default_round_timeout_ms = 30000;
+  uint32_t max_round_timeout_ms = 600000;
+  uint32_t reconnect_grace_ms = 2000;     // how long a dropped party may take to resume its seat
+  uint32_t shutdown_grace_ms = 10000;     // on SIGTERM, how long running sessions may finish
+  std::string log_level = "info";
+};
+
+// Fills the config from argv (flags override the --config file). On error or --help, the
+// string is the message to print; `help` says it was --help.
+struct ConfigOutcome {
+  bool ok = false;
+  bool help = false;
+  std::string message;
+  DealerConfig config;
+};
+ConfigOutcome parse_dealer_config(int argc, char** argv);
+std::string dealer_usage();
+
+}  // namespace bp::server

@@ -1,0 +1,147 @@
+#include "bp/server/config.hpp"
+
+#include <fstream>
+#include <functional>
+#include <map>
+#include <thread>
+
+namespace bp::server {
+namespace {
+
+using Setter = std::function<bool(DealerConfig&, const std::string&)>;
+
+bool to_u64(const std::string& s, uint64_t max, uint64_t& out) {
+  if (s.empty() || s.size() > 19 || s.find_first_not_of("0123456789") != std::string::npos) return false;
+  out = std::stoull(s);
+  return out <= max;
+}
+
+template <class T>
+Setter number(T DealerConfig::*field, uint64_t max) {
+  return [field, max](DealerConfig& c, const std::string& v) {
+    uint64_t x;
+    if (!to_u64(v, max, x)) return false;
+    c.*field = static_cast<T>(x);
+    return true;
+  };
+}
+
+const std::map<std::string, std::pair<Setter, const char*>>& options() {
+  static const std::map<std::string, std::pair<Setter, const char*>> kOptions = {
+      {"listen",
+       {[](DealerConfig& c, const std::string& v) {
+          const auto colon = v.rfind(':');
+          uint64_t port;
+          if (colon == std::string::npos || colon == 0 || !to_u64(v.substr(colon + 1), 65535, port)) return false;
+          c.host = v.substr(0, colon);
+          c.port = static_cast<uint16_t>(port);
+          return true;
+        },
+        "HOST:PORT to listen on (port 0 picks a free one); default 127.0.0.1:8700"}},
+      {"threads", {number(&DealerConfig::threads, 1024), "worker threads; default one per core"}},
+      {"db", {[](DealerConfig& c, const std::string& v) { c.db_path = v; return !v.empty(); },
+              "SQLite file recording every session's outcome; default none"}},
+      {"max-frame-bytes", {number(&DealerConfig::max_frame_bytes, 16 << 20), "largest WebSocket message; default 65536"}},
+      {"max-sessions", {number(&DealerConfig::max_sessions, 1000000), "running sessions at once; default 1000"}},
+      {"max-connections", {number(&DealerConfig::max_connections, 1000000), "open connections; default 4096"}},
+      {"round-timeout-ms", {number(&DealerConfig::default_round_timeout_ms, 3600000),
+                            "default deadline of each round; default 30000"}},
+      {"max-round-timeout-ms", {number(&DealerConfig::max_round_timeout_ms, 3600000),
+                                "largest deadline a session may ask for; default 600000"}},
+      {"reconnect-grace-ms", {number(&DealerConfig::reconnect_grace_ms, 3600000),
+                              "how long a dropped party may take to resume its seat; default 2000"}},
+      {"shutdown-grace-ms", {number(&DealerConfig::shutdown_grace_ms, 3600000),
+                             "on SIGTERM, how long running sessions may finish; default 10000"}},
+      {"log-level", {[](DealerConfig& c, const std::string& v) {
+                       c.log_level = v;
+                       return v == "trace" || v == "debug" || v == "info" || v == "warn" || v == "error" || v == "off";
+                     },
+                     "trace, debug, info, warn, error or off; default info"}},
+  };
+  return kOptions;
+}
+
+bool apply(DealerConfig& c, const std::string& key, const std::string& value, std::string& message) {
+  const auto it = options().find(key);
+  if (it == options().end()) {
+    message = "unknown option '" + key + "'";
+    return false;
+  }
+  if (!it->second.first(c, value)) {
+    message = "bad value '" + value + "' for " + key;
+    return false;
+  }
+  return true;
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+}  // namespace
+
+std::string dealer_usage() {
+  std::string out =
+      "usage: bp-dealer [--config FILE] [--OPTION VALUE ...]\n"
+      "Runs Bulletproofs aggregation sessions over WebSockets; HTTP GET /healthz, /metrics and\n"
+      "/v1/sessions/ID on the same port. Flags override the config file, whose lines are\n"
+      "'option = value' (# starts a comment).\n\noptions:\n"
+      "  --config FILE  read options from FILE first\n";
+  for (const auto& [name, entry] : options()) out += "  --" + name + "  " + entry.second + "\n";
+  return out;
+}
+
+ConfigOutcome parse_dealer_config(int argc, char** argv) {
+  ConfigOutcome out;
+  std::map<std::string, std::string> flags;
+  std::string config_file;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      out.help = true;
+      out.message = dealer_usage();
+      return out;
+    }
+    if (arg.rfind("--", 0) != 0 || i + 1 >= argc) {
+      out.message = "expected --option value, got '" + arg + "'";
+      return out;
+    }
+    const std::string key = arg.substr(2), value = argv[++i];
+    if (key == "config")
+      config_file = value;
+    else
+      flags[key] = value;
+  }
+  if (!config_file.empty()) {
+    std::ifstream in(config_file);
+    if (!in) {
+      out.message = "cannot read config file " + config_file;
+      return out;
+    }
+    std::string line;
+    int number = 0;
+    while (std::getline(in, line)) {
+      ++number;
+      line = trim(line.substr(0, line.find('#')));
+      if (line.empty()) continue;
+      const auto eq = line.find('=');
+      if (eq == std::string::npos) {
+        out.message = config_file + ":" + std::to_string(number) + ": expected 'option = value'";
+        return out;
+      }
+      if (!apply(out.config, trim(line.substr(0, eq)), trim(line.substr(eq + 1)), out.message)) {
+        out.message = config_file + ":" + std::to_string(number) + ": " + out.message;
+        return out;
+      }
+    }
+  }
+  for (const auto& [key, value] : flags)
+    if (!apply(out.config, key, value, out.message)) return out;
+  if (out.config.threads == 0) out.config.threads = std::max(1u, std::thread::hardware_concurrency());
+  out.ok = true;
+  return out;
+}
+
+}  // namespace bp::server

@@ -1,0 +1,220 @@
+#include "connection.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+
+namespace bp::server {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace websocket = beast::websocket;
+
+namespace {
+
+std::string endpoint_text(const asio::ip::tcp::socket& socket) {
+  boost::system::error_code ec;
+  const auto ep = socket.remote_endpoint(ec);
+  return ec ? "unknown" : ep.address().to_string() + ":" + std::to_string(ep.port());
+}
+
+}  // namespace
+
+// ---- HTTP ----
+
+HttpConnection::HttpConnection(asio::ip::tcp::socket socket, ConnectionEnv env)
+    : stream_(std::move(socket)), env_(env) {
+  env_.metrics->connection_opened();
+}
+
+HttpConnection::~HttpConnection() {
+  if (!upgraded_) env_.metrics->connection_closed();
+}
+
+void HttpConnection::run() {
+  asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_request(); });
+}
+
+void HttpConnection::read_request() {
+  request_ = {};
+  // A client that opens a connection and says nothing is dropped after this long.
+  stream_.expires_after(std::chrono::seconds(10));
+  http::async_read(stream_, buffer_, request_,
+                   [self = shared_from_this()](beast::error_code ec, size_t) { self->on_request(ec); });
+}
+
+void HttpConnection::on_request(beast::error_code ec) {
+  if (ec) return;  // closed, timed out or not HTTP: nothing to answer
+  if (websocket::is_upgrade(request_)) {
+    upgraded_ = true;
+    stream_.expires_never();
+    std::make_shared<WsConnection>(std::move(stream_), env_)->run(std::move(request_));
+    return;
+  }
+  auto response = std::make_shared<http::response<http::string_body>>(respond());
+  http::async_write(stream_, *response, [self = shared_from_this(), response](beast::error_code ec, size_t) {
+    if (ec || !response->keep_alive()) {
+      beast::error_code ignored;
+      self->stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
+      return;
+    }
+    self->read_request();
+  });
+}
+
+http::response<http::string_body> HttpConnection::respond() {
+  http::response<http::string_body> res{http::status::ok, request_.version()};
+  res.set(http::field::server, "bp-dealer");
+  res.keep_alive(request_.keep_alive());
+  const std::string target(request_.target());
+  auto reply = [&](http::status status, std::string content_type, std::string body) {
+    res.result(status);
+    res.set(http::field::content_type, content_type);
+    res.body() = std::move(body);
+    res.prepare_payload();
+    return res;
+  };
+  if (request_.method() != http::verb::get) return reply(http::status::method_not_allowed, "text/plain", "GET only\n");
+  if (target == "/healthz") return reply(http::status::ok, "text/plain", "ok\n");
+  if (target == "/metrics")
+    return reply(http::status::ok, "text/plain; version=0.0.4", env_.metrics->prometheus_text());
+  static const std::string kSessions = "/v1/sessions/";
+  if (target.rfind(kSessions, 0) == 0) {
+    if (auto json = env_.store->find_json(target.substr(kSessions.size())))
+      return reply(http::status::ok, "application/json", *json + "\n");
+    return reply(http::status::not_found, "application/json", "{\"error\":\"no such session outcome\"}\n");
+  }
+  return reply(http::status::not_found, "text/plain", "not found\n");
+}
+
+// ---- WebSocket ----
+
+WsConnection::WsConnection(beast::tcp_stream stream, ConnectionEnv env) : ws_(std::move(stream)), env_(env) {
+  peer_ = endpoint_text(beast::get_lowest_layer(ws_).socket());
+}
+
+WsConnection::~WsConnection() { env_.metrics->connection_closed(); }
+
+void WsConnection::run(http::request<http::string_body> upgrade) {
+  ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
+  ws_.read_message_max(env_.config->max_frame_bytes);
+  ws_.binary(true);
+  auto req = std::make_shared<http::request<http::string_body>>(std::move(upgrade));
+  ws_.async_accept(*req, [self = shared_from_this(), req](beast::error_code ec) {
+    if (ec) return;
+    self->read_frame();
+  });
+}
+
+void WsConnection::read_frame() {
+  buffer_.clear();
+  ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, size_t n) { self->on_frame(ec, n); });
+}
+
+void WsConnection::on_frame(beast::error_code ec, size_t bytes) {
+  if (ec) {
+    const auto session = seat_session();
+    if (ec == websocket::error::message_too_big) {
+      if (session) session->misbehaved(position_, shared_from_this(), "frame over the size limit");
+      spdlog::warn("peer={} sent a frame over {} bytes", peer_, env_.config->max_frame_bytes);
+    } else if (session) {
+      session->disconnected(position_, shared_from_this());
+    }
+    closed_ = true;
+    return;
+  }
+  env_.metrics->bytes_in(bytes);
+  const auto data = buffer_.data();
+  auto decoded = wire::decode({static_cast<const uint8_t*>(data.data()), data.size()},
+                              wire::Limits{env_.config->max_frame_bytes});
+  if (!decoded) {
+    const std::string reason = "malformed frame: " + wire::describe(decoded.error());
+    if (auto session = seat_session()) {
+      session->misbehaved(position_, shared_from_this(), reason);
+      // keep reading: the session closes us once it has told everyone
+    } else {
+      return refuse(reason);
+    }
+  } else {
+    handle(std::move(*decoded));
+  }
+  if (!closed_) read_frame();
+}
+
+void WsConnection::handle(wire::Message message) {
+  if (seated_) {
+    if (auto session = seat_session()) session->deliver(position_, shared_from_this(), std::move(message));
+    return;
+  }
+  if (auto* create = std::get_if<wire::CreateSessionMsg>(&message)) {
+    auto created = env_.registry->create(*create);
+    if (auto* why = std::get_if<std::string>(&created)) return refuse(*why);
+    const auto& session = std::get<0>(created);
+    auto frame = std::make_shared<const std::vector<uint8_t>>(wire::encode(wire::SessionCreatedMsg{
+        session->id(), mpc::session_label(session->id(), create->n, create->parties, create->label)}));
+    send(frame);
+    return;
+  }
+  if (auto* join = std::get_if<wire::JoinSessionMsg>(&message)) {
+    auto session = env_.registry->find(join->session_id);
+    if (!session) return refuse("no such session");
+    session->join(shared_from_this(), join->resume_token);
+    return;
+  }
+  refuse("join a session first");
+}
+
+void WsConnection::refuse(const std::string& reason) {
+  send(std::make_shared<const std::vector<uint8_t>>(wire::encode(wire::AbortMsg{reason, {}})));
+  close();
+}
+
+void WsConnection::seated(std::weak_ptr<AggregationSession> session, size_t position) {
+  asio::post(ws_.get_executor(), [self = shared_from_this(), session = std::move(session), position] {
+    self->session_ = session;
+    self->position_ = position;
+    self->seated_ = true;
+  });
+}
+
+void WsConnection::send(std::shared_ptr<const std::vector<uint8_t>> frame) {
+  asio::post(ws_.get_executor(), [self = shared_from_this(), frame = std::move(frame)] {
+    if (self->closed_) return;
+    self->queue_.push_back(frame);
+    if (!self->writing_) self->write_next();
+  });
+}
+
+void WsConnection::close() {
+  asio::post(ws_.get_executor(), [self = shared_from_this()] {
+    self->close_after_writes_ = true;
+    if (!self->writing_) self->write_next();
+  });
+}
+
+void WsConnection::write_next() {
+  if (closed_) return;
+  if (queue_.empty()) {
+    if (close_after_writes_) {
+      closed_ = true;
+      ws_.async_close(websocket::close_code::normal, [self = shared_from_this()](beast::error_code) {});
+    }
+    return;
+  }
+  writing_ = true;
+  auto frame = queue_.front();
+  queue_.pop_front();
+  ws_.async_write(asio::buffer(*frame), [self = shared_from_this(), frame](beast::error_code ec, size_t n) {
+    self->writing_ = false;
+    if (ec) {
+      self->closed_ = true;
+      return;
+    }
+    self->env_.metrics->bytes_out(n);
+    self->write_next();
+  });
+}
+
+}  // namespace bp::server

@@ -1,0 +1,115 @@
+#include "bp/server/dealer_server.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/strand.hpp>
+#include <thread>
+
+#include "connection.hpp"
+#include "outcome_store.hpp"
+#include "registry.hpp"
+
+namespace bp::server {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+struct DealerServer::Impl {
+  DealerConfig config;
+  asio::io_context ioc;
+  Metrics metrics;
+  OutcomeStore store;
+  BulletproofGens bp_gens{64, mpc::kMaxParties};
+  PedersenGens pc_gens;
+  SessionRegistry registry;
+  tcp::acceptor acceptor;
+  asio::signal_set signals;
+  asio::steady_timer drain_timer;
+  std::chrono::steady_clock::time_point drain_started;
+  bool stopping = false;
+
+  explicit Impl(DealerConfig c)
+      : config(std::move(c)),
+        ioc(static_cast<int>(config.threads)),
+        store(config.db_path),
+        registry(ioc, config,
+                 SessionEnv{&bp_gens, &pc_gens, &metrics, std::chrono::milliseconds(config.reconnect_grace_ms),
+                            [this](const SessionOutcome& o) { store.record(o); }}),
+        acceptor(asio::make_strand(ioc)),
+        signals(ioc, SIGTERM, SIGINT),
+        drain_timer(ioc) {
+    const tcp::endpoint endpoint(asio::ip::make_address(config.host), config.port);
+    acceptor.open(endpoint.protocol());
+    acceptor.set_option(asio::socket_base::reuse_address(true));
+    acceptor.bind(endpoint);
+    acceptor.listen(asio::socket_base::max_listen_connections);
+  }
+
+  void accept() {
+    acceptor.async_accept(asio::make_strand(ioc), [this](boost::system::error_code ec, tcp::socket socket) {
+      if (ec) {
+        if (!stopping) accept();
+        return;
+      }
+      if (metrics.connections() >= static_cast<long>(config.max_connections)) {
+        spdlog::warn("refusing a connection: {} open, the limit", metrics.connections());
+        socket.close(ec);
+      } else {
+        std::make_shared<HttpConnection>(std::move(socket), ConnectionEnv{&config, &registry, &store, &metrics})->run();
+      }
+      accept();
+    });
+  }
+
+  // Stop accepting, let running sessions finish within the grace period, abort the rest.
+  void begin_shutdown() {
+    if (stopping) return;
+    stopping = true;
+    spdlog::info("shutting down: no new connections; {} sessions running get up to {} ms", registry.running(),
+                 config.shutdown_grace_ms);
+    boost::system::error_code ec;
+    acceptor.close(ec);
+    registry.stop_accepting();
+    drain_started = std::chrono::steady_clock::now();
+    drain();
+  }
+
+  void drain() {
+    const bool grace_over = std::chrono::steady_clock::now() - drain_started >=
+                            std::chrono::milliseconds(config.shutdown_grace_ms);
+    if (registry.running() == 0 || grace_over) {
+      if (registry.running() != 0) registry.shutdown_all("dealer shutting down");
+      // A moment for the last Abort frames and close handshakes, then stop.
+      drain_timer.expires_after(std::chrono::milliseconds(200));
+      drain_timer.async_wait([this](boost::system::error_code) { ioc.stop(); });
+      return;
+    }
+    drain_timer.expires_after(std::chrono::milliseconds(50));
+    drain_timer.async_wait([this](boost::system::error_code) { drain(); });
+  }
+};
+
+DealerServer::DealerServer(DealerConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
+DealerServer::~DealerServer() = default;
+
+uint16_t DealerServer::port() const { return impl_->acceptor.local_endpoint().port(); }
+
+void DealerServer::run() {
+  Impl& d = *impl_;
+  d.signals.async_wait([&d](boost::system::error_code ec, int) {
+    if (!ec) d.begin_shutdown();
+  });
+  d.accept();
+  std::vector<std::thread> workers;
+  for (unsigned i = 1; i < d.config.threads; ++i) workers.emplace_back([&d] { d.ioc.run(); });
+  d.ioc.run();
+  for (auto& t : workers) t.join();
+}
+
+void DealerServer::stop() {
+  asio::post(impl_->ioc, [this] { impl_->begin_shutdown(); });
+}
+
+}  // namespace bp::server

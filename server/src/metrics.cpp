@@ -1,0 +1,62 @@
+#include "metrics.hpp"
+
+#include <cstdio>
+
+namespace bp::server {
+
+void Metrics::session_aborted(const std::string& reason) {
+  ++aborted_total_;
+  std::lock_guard lock(mutex_);
+  ++aborted_by_reason_[reason];
+}
+
+void Metrics::round_latency(const std::string& round, double seconds) {
+  std::lock_guard lock(mutex_);
+  Histogram& h = rounds_[round];
+  for (size_t i = 0; i < kBuckets.size(); ++i)
+    if (seconds <= kBuckets[i]) ++h.counts[i];
+  ++h.count;
+  h.sum += seconds;
+}
+
+std::string Metrics::prometheus_text() const {
+  std::string out;
+  auto line = [&](const std::string& s) { out += s + "\n"; };
+  auto counter = [&](const char* name, const char* help, uint64_t value) {
+    line(std::string("# HELP ") + name + " " + help);
+    line(std::string("# TYPE ") + name + " counter");
+    line(std::string(name) + " " + std::to_string(value));
+  };
+  counter("bp_sessions_started_total", "Aggregation sessions created.", sessions_started_);
+  counter("bp_sessions_completed_total", "Sessions that ended with a proof.", sessions_completed_);
+  counter("bp_bytes_in_total", "WebSocket payload bytes received.", bytes_in_);
+  counter("bp_bytes_out_total", "WebSocket payload bytes sent.", bytes_out_);
+  line("# HELP bp_parties_connected Parties currently seated in a session.");
+  line("# TYPE bp_parties_connected gauge");
+  line("bp_parties_connected " + std::to_string(parties_connected_.load()));
+  line("# HELP bp_connections Open connections.");
+  line("# TYPE bp_connections gauge");
+  line("bp_connections " + std::to_string(connections_.load()));
+  std::lock_guard lock(mutex_);
+  line("# HELP bp_sessions_aborted_total Sessions that ended in an abort, by reason.");
+  line("# TYPE bp_sessions_aborted_total counter");
+  for (const auto& [reason, n] : aborted_by_reason_)
+    line("bp_sessions_aborted_total{reason=\"" + reason + "\"} " + std::to_string(n));
+  line("# HELP bp_round_latency_seconds Time from a round's start until every party's message arrived.");
+  line("# TYPE bp_round_latency_seconds histogram");
+  for (const auto& [round, h] : rounds_) {
+    for (size_t i = 0; i < kBuckets.size(); ++i) {
+      char le[32];
+      std::snprintf(le, sizeof le, "%g", kBuckets[i]);
+      line("bp_round_latency_seconds_bucket{round=\"" + round + "\",le=\"" + le + "\"} " + std::to_string(h.counts[i]));
+    }
+    line("bp_round_latency_seconds_bucket{round=\"" + round + "\",le=\"+Inf\"} " + std::to_string(h.count));
+    char sum[64];
+    std::snprintf(sum, sizeof sum, "%.6f", h.sum);
+    line("bp_round_latency_seconds_sum{round=\"" + round + "\"} " + sum);
+    line("bp_round_latency_seconds_count{round=\"" + round + "\"} " + std::to_string(h.count));
+  }
+  return out;
+}
+
+}  // namespace bp::server

@@ -1,0 +1,110 @@
+#include "outcome_store.hpp"
+
+#include <spdlog/spdlog.h>
+#include <sqlite3.h>
+
+#include <stdexcept>
+
+#include "bp/hex.hpp"
+
+namespace bp::server {
+namespace {
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+template <class T, class F>
+std::string json_array(const std::vector<T>& items, F&& each) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + each(items[i]);
+  return out + "]";
+}
+
+}  // namespace
+
+OutcomeStore::OutcomeStore(const std::string& db_path) {
+  if (db_path.empty()) return;
+  if (sqlite3_open(db_path.c_str(), &db_) != SQLITE_OK) {
+    const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw std::runtime_error("cannot open database " + db_path + ": " + why);
+  }
+  char* err = nullptr;
+  const char* schema =
+      "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
+      "CREATE TABLE IF NOT EXISTS session_outcomes (id TEXT PRIMARY KEY, ok INTEGER NOT NULL, json TEXT NOT NULL,"
+      " recorded_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);";
+  if (sqlite3_exec(db_, schema, nullptr, nullptr, &err) != SQLITE_OK) {
+    const std::string why = err ? err : "unknown";
+    sqlite3_free(err);
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw std::runtime_error("cannot prepare database " + db_path + ": " + why);
+  }
+}
+
+OutcomeStore::~OutcomeStore() {
+  if (db_) sqlite3_close(db_);
+}
+
+std::string OutcomeStore::to_json(const SessionOutcome& o) {
+  std::string out = "{\"session_id\":" + json_string(o.id) + ",\"status\":\"" + (o.ok ? "completed" : "aborted") +
+                    "\",\"bits\":" + std::to_string(o.params.n) + ",\"parties\":" + std::to_string(o.params.parties) +
+                    ",\"label\":" + json_string(o.params.label) +
+                    ",\"peers\":" + json_array(o.peers, [](const std::string& p) { return json_string(p); });
+  if (o.result) {
+    out += ",\"commitments\":" +
+           json_array(o.result->commitments, [](const CompressedRistretto& c) { return "\"" + to_hex(c.bytes) + "\""; });
+    out += ",\"padding\":" + json_array(o.result->padding_positions, [](size_t j) { return std::to_string(j); });
+    out += ",\"proof\":\"" + to_hex(o.result->proof.to_bytes()) + "\"";
+  } else {
+    out += ",\"reason\":" + json_string(o.reason) +
+           ",\"blamed\":" + json_array(o.blamed, [](size_t j) { return std::to_string(j); });
+  }
+  return out + "}";
+}
+
+void OutcomeStore::record(const SessionOutcome& outcome) {
+  const std::string json = to_json(outcome);
+  std::lock_guard lock(mutex_);
+  memory_[outcome.id] = json;
+  if (!db_) return;
+  sqlite3_stmt* stmt = nullptr;
+  sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO session_outcomes (id, ok, json) VALUES (?, ?, ?)", -1, &stmt, nullptr);
+  sqlite3_bind_text(stmt, 1, outcome.id.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int(stmt, 2, outcome.ok ? 1 : 0);
+  sqlite3_bind_text(stmt, 3, json.c_str(), -1, SQLITE_TRANSIENT);
+  if (sqlite3_step(stmt) != SQLITE_DONE)
+    spdlog::error("session={} could not be recorded: {}", outcome.id, sqlite3_errmsg(db_));
+  sqlite3_finalize(stmt);
+}
+
+std::optional<std::string> OutcomeStore::find_json(const std::string& session_id) {
+  std::lock_guard lock(mutex_);
+  if (auto it = memory_.find(session_id); it != memory_.end()) return it->second;
+  if (!db_) return std::nullopt;
+  sqlite3_stmt* stmt = nullptr;
+  sqlite3_prepare_v2(db_, "SELECT json FROM session_outcomes WHERE id = ?", -1, &stmt, nullptr);
+  sqlite3_bind_text(stmt, 1, session_id.c_str(), -1, SQLITE_TRANSIENT);
+  std::optional<std::string> out;
+  if (sqlite3_step(stmt) == SQLITE_ROW) out = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+  sqlite3_finalize(stmt);
+  return out;
+}
+
+}  // namespace bp::server

@@ -1,0 +1,271 @@
+#include "session.hpp"
+
+#include <sodium.h>
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/post.hpp>
+
+namespace bp::server {
+
+namespace asio = boost::asio;
+
+namespace {
+
+std::shared_ptr<const std::vector<uint8_t>> frame_of(const wire::Message& m) {
+  return std::make_shared<const std::vector<uint8_t>>(wire::encode(m));
+}
+
+template <class T>
+std::vector<T> collect(std::vector<std::optional<wire::Message>>& inbox) {
+  std::vector<T> out;
+  out.reserve(inbox.size());
+  for (auto& m : inbox) out.push_back(std::get<T>(std::move(*m)));
+  return out;
+}
+
+}  // namespace
+
+AggregationSession::AggregationSession(asio::io_context& ioc, std::string id, mpc::SessionParams params,
+                                       std::chrono::milliseconds round_timeout, SessionEnv env)
+    : strand_(asio::make_strand(ioc)),
+      id_(std::move(id)),
+      params_(std::move(params)),
+      round_timeout_(round_timeout),
+      env_(std::move(env)),
+      deadline_(strand_) {}
+
+const char* AggregationSession::phase_name(Phase p) {
+  switch (p) {
+    case Phase::Joining: return "join";
+    case Phase::BitCommitments: return "bit_commitments";
+    case Phase::PolyCommitments: return "poly_commitments";
+    case Phase::ProofShares: return "proof_shares";
+    case Phase::Done: return "done";
+  }
+  return "?";
+}
+
+void AggregationSession::start() {
+  asio::post(strand_, [self = shared_from_this()] {
+    auto dealer = mpc::DealerAwaitingBitCommitments::create(*self->env_.bp_gens, *self->env_.pc_gens, self->params_);
+    if (!dealer) {
+      self->abort(mpc::describe(dealer.error()), {});
+      return;
+    }
+    self->dealer_ = std::move(*dealer);
+    self->env_.metrics->session_started();
+    spdlog::info("session={} created n={} parties={} round_timeout_ms={}", self->id_, self->params_.n,
+                 self->params_.parties, self->round_timeout_.count());
+    self->round_started_ = std::chrono::steady_clock::now();
+    self->arm_deadline();
+  });
+}
+
+void AggregationSession::join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token) {
+  asio::post(strand_, [self = shared_from_this(), link = std::move(link), token = std::move(token)]() mutable {
+    self->on_join(std::move(link), std::move(token));
+  });
+}
+
+void AggregationSession::deliver(size_t position, std::shared_ptr<PartyLink> link, wire::Message message) {
+  asio::post(strand_, [self = shared_from_this(), position, link = std::move(link), m = std::move(message)]() mutable {
+    self->on_deliver(position, link, std::move(m));
+  });
+}
+
+void AggregationSession::misbehaved(size_t position, std::shared_ptr<PartyLink> link, std::string reason) {
+  asio::post(strand_, [self = shared_from_this(), position, link = std::move(link), reason = std::move(reason)] {
+    if (self->phase_ == Phase::Done || !self->from_seat(position, link)) return;
+    spdlog::warn("session={} party={} misbehaved: {}", self->id_, position, reason);
+    self->abort(reason, {position});
+  });
+}
+
+void AggregationSession::disconnected(size_t position, std::shared_ptr<PartyLink> link) {
+  asio::post(strand_, [self = shared_from_this(), position, link = std::move(link)] {
+    if (self->phase_ == Phase::Done || !self->from_seat(position, link)) return;
+    Seat& seat = self->seats_[position];
+    seat.link.reset();
+    self->env_.metrics->party_left();
+    spdlog::info("session={} party={} disconnected; seat held for {} ms", self->id_, position,
+                 self->env_.reconnect_grace.count());
+    // The seat waits a short grace period for the same party (resume token) to come back.
+    seat.grace = std::make_unique<asio::steady_timer>(self->strand_, self->env_.reconnect_grace);
+    seat.grace->async_wait([self, position](boost::system::error_code ec) {
+      if (ec || self->phase_ == Phase::Done || self->seats_[position].link) return;
+      self->abort("party disconnected", {position});
+    });
+  });
+}
+
+void AggregationSession::shutdown(std::string reason) {
+  asio::post(strand_, [self = shared_from_this(), reason = std::move(reason)] {
+    if (self->phase_ != Phase::Done) self->abort(reason, {});
+  });
+}
+
+bool AggregationSession::from_seat(size_t position, const std::shared_ptr<PartyLink>& link) const {
+  return position < seats_.size() && seats_[position].link == link;
+}
+
+void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token) {
+  auto refuse = [&](const std::string& why) {
+    link->send(frame_of(wire::AbortMsg{why, {}}));
+    link->close();
+  };
+  if (phase_ == Phase::Done) return refuse("the session has ended");
+
+  if (!token.empty()) {
+    // A returning party takes its seat back and gets the last message again.
+    for (size_t j = 0; j < seats_.size(); ++j) {
+      Seat& seat = seats_[j];
+      if (seat.link || sodium_memcmp(seat.token.data(), token.data(), token.size()) != 0) continue;
+      seat.link = link;
+      seat.grace.reset();
+      env_.metrics->party_joined();
+      link->seated(weak_from_this(), j);
+      link->send(frame_of(wire::JoinedMsg{j, params_.n, params_.parties, params_.label, seat.token}));
+      if (last_broadcast_) link->send(last_broadcast_);
+      spdlog::info("session={} party={} resumed its seat", id_, j);
+      return;
+    }
+    return refuse("no vacant seat for this resume token");
+  }
+  if (phase_ != Phase::Joining || seats_.size() >= params_.parties) return refuse("the session is full");
+
+  Seat seat;
+  seat.link = link;
+  seat.peer = link->peer();
+  seat.token.resize(wire::kResumeTokenBytes);
+  randombytes_buf(seat.token.data(), seat.token.size());
+  const size_t position = seats_.size();
+  seats_.push_back(std::move(seat));
+  env_.metrics->party_joined();
+  link->seated(weak_from_this(), position);
+  link->send(frame_of(wire::JoinedMsg{position, params_.n, params_.parties, params_.label, seats_.back().token}));
+  spdlog::info("session={} party={} joined from {}", id_, position, seats_.back().peer);
+  if (seats_.size() == params_.parties) start_round(Phase::BitCommitments);
+}
+
+void AggregationSession::start_round(Phase phase) {
+  if (phase_ != Phase::Joining)
+    env_.metrics->round_latency(phase_name(phase_),
+                                std::chrono::duration<double>(std::chrono::steady_clock::now() - round_started_).count());
+  phase_ = phase;
+  inbox_.assign(params_.parties, std::nullopt);
+  round_started_ = std::chrono::steady_clock::now();
+  arm_deadline();
+}
+
+void AggregationSession::arm_deadline() {
+  deadline_.expires_after(round_timeout_);
+  deadline_.async_wait([self = shared_from_this(), phase = phase_](boost::system::error_code ec) {
+    if (!ec && self->phase_ == phase) self->on_deadline();
+  });
+}
+
+void AggregationSession::on_deadline() {
+  std::vector<size_t> late;
+  if (phase_ == Phase::Joining) {
+    abort("only " + std::to_string(seats_.size()) + " of " + std::to_string(params_.parties) +
+              " parties joined before the deadline",
+          {});
+    return;
+  }
+  for (size_t j = 0; j < inbox_.size(); ++j)
+    if (!inbox_[j]) late.push_back(j);
+  abort(std::string("round deadline passed in ") + phase_name(phase_), std::move(late));
+}
+
+void AggregationSession::on_deliver(size_t position, const std::shared_ptr<PartyLink>& link, wire::Message message) {
+  if (phase_ == Phase::Done || !from_seat(position, link)) return;
+  const bool expected = (phase_ == Phase::BitCommitments && std::holds_alternative<BitCommitment>(message)) ||
+                        (phase_ == Phase::PolyCommitments && std::holds_alternative<PolyCommitment>(message)) ||
+                        (phase_ == Phase::ProofShares && std::holds_alternative<ProofShare>(message));
+  if (!expected) return abort(std::string("out-of-order message during ") + phase_name(phase_), {position});
+  if (inbox_[position]) {
+    // A resumed party may repeat its message; the same bytes are harmless, others are not.
+    if (wire::encode(*inbox_[position]) != wire::encode(message))
+      abort("a second, different message in one round", {position});
+    return;
+  }
+  inbox_[position] = std::move(message);
+  for (const auto& m : inbox_)
+    if (!m) return;
+  complete_round();
+}
+
+void AggregationSession::complete_round() {
+  if (phase_ == Phase::BitCommitments) {
+    auto next = std::move(std::get<mpc::DealerAwaitingBitCommitments>(dealer_))
+                    .receive_bit_commitments(collect<BitCommitment>(inbox_));
+    if (!next) return abort(mpc::describe(next.error()), next.error().blamed);
+    dealer_ = std::move(next->first);
+    start_round(Phase::PolyCommitments);
+    broadcast(next->second);
+  } else if (phase_ == Phase::PolyCommitments) {
+    auto next = std::move(std::get<mpc::DealerAwaitingPolyCommitments>(dealer_))
+                    .receive_poly_commitments(collect<PolyCommitment>(inbox_));
+    if (!next) return abort(mpc::describe(next.error()), next.error().blamed);
+    dealer_ = std::move(next->first);
+    start_round(Phase::ProofShares);
+    broadcast(next->second);
+  } else if (phase_ == Phase::ProofShares) {
+    auto result =
+        std::move(std::get<mpc::DealerAwaitingProofShares>(dealer_)).receive_shares(collect<ProofShare>(inbox_));
+    if (!result) return abort(mpc::describe(result.error()), result.error().blamed);
+    env_.metrics->round_latency(phase_name(phase_),
+                                std::chrono::duration<double>(std::chrono::steady_clock::now() - round_started_).count());
+    finish_ok(std::move(*result));
+  }
+}
+
+void AggregationSession::broadcast(const wire::Message& message) {
+  last_broadcast_ = frame_of(message);
+  for (auto& seat : seats_)
+    if (seat.link) seat.link->send(last_broadcast_);
+}
+
+void AggregationSession::finish_ok(mpc::AggregationResult result) {
+  phase_ = Phase::Done;
+  finished_flag_ = true;
+  deadline_.cancel();
+  SessionOutcome outcome{id_, params_, true, {}, {}, {}, result};
+  for (const auto& seat : seats_) outcome.peers.push_back(seat.peer);
+  env_.record(outcome);  // durable before anyone is told
+  env_.metrics->session_completed();
+  spdlog::info("session={} completed: {}-byte proof for {} parties", id_, result.proof.to_bytes().size(),
+               params_.parties);
+  broadcast(result);
+  close_all();
+}
+
+void AggregationSession::abort(const std::string& reason, std::vector<size_t> blamed) {
+  if (phase_ == Phase::Done) return;
+  phase_ = Phase::Done;
+  finished_flag_ = true;
+  deadline_.cancel();
+  SessionOutcome outcome{id_, params_, false, reason, blamed, {}, std::nullopt};
+  for (const auto& seat : seats_) outcome.peers.push_back(seat.peer);
+  env_.record(outcome);
+  // Prometheus label: the reason's first word (the error kind), not the free text.
+  env_.metrics->session_aborted(reason.substr(0, reason.find_first_of(":( ")));
+  std::string blamed_text;
+  for (size_t j : blamed) blamed_text += (blamed_text.empty() ? "" : ",") + std::to_string(j);
+  spdlog::warn("session={} aborted: {} blamed=[{}]", id_, reason, blamed_text);
+  broadcast(wire::AbortMsg{reason, std::move(blamed)});
+  close_all();
+}
+
+void AggregationSession::close_all() {
+  for (auto& seat : seats_) {
+    seat.grace.reset();
+    if (seat.link) {
+      seat.link->close();
+      seat.link.reset();
+      env_.metrics->party_left();
+    }
+  }
+}
+
+}  // namespace bp::server

@@ -1,0 +1,113 @@
+// One aggregation session on the dealer: seats, rounds, deadlines, blame. All of its state
+// lives on its own strand; connections talk to it only through the public calls below,
+// which post onto that strand, so sessions never share a lock with each other.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "bp/mpc/dealer.hpp"
+#include "bp/wire/codec.hpp"
+#include "metrics.hpp"
+
+namespace bp::server {
+
+class AggregationSession;
+
+// The session's view of a party's connection.
+class PartyLink {
+ public:
+  virtual ~PartyLink() = default;
+  // Called before the Joined frame is sent, so the connection routes later frames here.
+  virtual void seated(std::weak_ptr<AggregationSession> session, size_t position) = 0;
+  virtual void send(std::shared_ptr<const std::vector<uint8_t>> frame) = 0;
+  // Closes once the frames queued so far are written.
+  virtual void close() = 0;
+  virtual std::string peer() const = 0;
+};
+
+// How a session ended, recorded before any party hears of it.
+struct SessionOutcome {
+  std::string id;
+  mpc::SessionParams params;
+  bool ok = false;
+  std::string reason;           // abort reason (empty when ok)
+  std::vector<size_t> blamed;   // positions
+  std::vector<std::string> peers;  // who sat where
+  std::optional<mpc::AggregationResult> result;
+};
+
+// What every session shares with the rest of the daemon.
+struct SessionEnv {
+  const BulletproofGens* bp_gens;
+  const PedersenGens* pc_gens;
+  Metrics* metrics;
+  std::chrono::milliseconds reconnect_grace;
+  std::function<void(const SessionOutcome&)> record;  // durable store; called on the session strand
+};
+
+class AggregationSession : public std::enable_shared_from_this<AggregationSession> {
+ public:
+  AggregationSession(boost::asio::io_context& ioc, std::string id, mpc::SessionParams params,
+                     std::chrono::milliseconds round_timeout, SessionEnv env);
+
+  void start();
+  void join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> resume_token);
+  void deliver(size_t position, std::shared_ptr<PartyLink> link, wire::Message message);
+  void misbehaved(size_t position, std::shared_ptr<PartyLink> link, std::string reason);
+  void disconnected(size_t position, std::shared_ptr<PartyLink> link);
+  // Ends the session now if it has not finished (daemon shutdown).
+  void shutdown(std::string reason);
+
+  const std::string& id() const { return id_; }
+  bool finished() const { return finished_flag_; }
+
+ private:
+  enum class Phase { Joining, BitCommitments, PolyCommitments, ProofShares, Done };
+  struct Seat {
+    std::shared_ptr<PartyLink> link;  // null while the party is away
+    std::vector<uint8_t> token;
+    std::string peer;
+    std::unique_ptr<boost::asio::steady_timer> grace;  // running while the party is away
+  };
+  using DealerState = std::variant<std::monostate, mpc::DealerAwaitingBitCommitments,
+                                   mpc::DealerAwaitingPolyCommitments, mpc::DealerAwaitingProofShares>;
+
+  void on_join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token);
+  void on_deliver(size_t position, const std::shared_ptr<PartyLink>& link, wire::Message message);
+  bool from_seat(size_t position, const std::shared_ptr<PartyLink>& link) const;
+  void start_round(Phase phase);
+  void arm_deadline();
+  void on_deadline();
+  void complete_round();
+  void broadcast(const wire::Message& message);
+  void finish_ok(mpc::AggregationResult result);
+  void abort(const std::string& reason, std::vector<size_t> blamed);
+  void close_all();
+  static const char* phase_name(Phase p);
+
+  boost::asio::strand<boost::asio::io_context::executor_type> strand_;
+  std::string id_;
+  mpc::SessionParams params_;
+  std::chrono::milliseconds round_timeout_;
+  SessionEnv env_;
+  boost::asio::steady_timer deadline_;
+  std::chrono::steady_clock::time_point round_started_;
+
+  Phase phase_ = Phase::Joining;
+  std::vector<Seat> seats_;  // grows as parties join
+  DealerState dealer_;
+  std::vector<std::optional<wire::Message>> inbox_;  // this round's message per position
+  std::shared_ptr<const std::vector<uint8_t>> last_broadcast_;  // resent to a resuming party
+  std::atomic<bool> finished_flag_{false};
+};
+
+}  // namespace bp::server
