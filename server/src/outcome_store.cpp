@@ -6,26 +6,10 @@
 #include <stdexcept>
 
 #include "bp/hex.hpp"
+#include "bp/json.hpp"
 
 namespace bp::server {
 namespace {
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
 
 template <class T, class F>
 std::string json_array(const std::vector<T>& items, F&& each) {

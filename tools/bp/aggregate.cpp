@@ -7,7 +7,7 @@
 #include "bp/random.hpp"
 #include "commands.hpp"
 #include "in_process.hpp"
-#include "json_out.hpp"
+#include "bp/wire/json.hpp"
 
 namespace bp::cli {
 
@@ -34,7 +34,7 @@ int run_aggregate(int argc, char** argv) {
     std::fprintf(stderr, "error: %s\n", run.error.c_str());
     return 1;
   }
-  std::puts(result_json(run.result, std::nullopt).c_str());
+  std::puts(wire::result_json(run.result, std::nullopt).c_str());
   return 0;
 }
 

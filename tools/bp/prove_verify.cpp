@@ -7,7 +7,7 @@
 #include "bp/random.hpp"
 #include "bp/range_proof.hpp"
 #include "commands.hpp"
-#include "json_out.hpp"
+#include "bp/wire/json.hpp"
 
 namespace bp::cli {
 namespace {
@@ -54,7 +54,7 @@ int run_prove(int argc, char** argv) {
     std::fprintf(stderr, "error: %s\n", std::string(describe(proved.error())).c_str());
     return 1;
   }
-  std::puts(proof_json(n, label, proved->commitments, proved->proof.to_bytes()).c_str());
+  std::puts(wire::proof_json(n, label, proved->commitments, proved->proof.to_bytes()).c_str());
   return 0;
 }
 

@@ -1,27 +1,9 @@
-#include "json_out.hpp"
-
-#include <cstdio>
+#include "bp/wire/json.hpp"
 
 #include "bp/hex.hpp"
+#include "bp/json.hpp"
 
-namespace bp::cli {
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
+namespace bp::wire {
 
 std::string proof_json(size_t bits, const std::string& label, const std::vector<CompressedRistretto>& commitments,
                        const std::vector<uint8_t>& proof) {
@@ -40,4 +22,4 @@ std::string result_json(const mpc::AggregationResult& r, std::optional<size_t> p
   return out + "}";
 }
 
-}  // namespace bp::cli
+}  // namespace bp::wire

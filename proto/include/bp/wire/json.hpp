@@ -1,4 +1,5 @@
-// The JSON every command prints for a proof: {"bits","label","commitments","proof", ...}.
+// The JSON form of proofs and session results that every front end prints:
+// {"bits","label","commitments","proof"} plus, for sessions, "padding" and "position".
 #pragma once
 
 #include <optional>
@@ -8,12 +9,10 @@
 #include "bp/mpc/messages.hpp"
 #include "bp/ristretto.hpp"
 
-namespace bp::cli {
+namespace bp::wire {
 
-std::string json_string(const std::string& s);
 std::string proof_json(size_t bits, const std::string& label, const std::vector<CompressedRistretto>& commitments,
                        const std::vector<uint8_t>& proof);
-// Adds "padding" and, when given, the party's "position".
 std::string result_json(const mpc::AggregationResult& r, std::optional<size_t> position);
 
-}  // namespace bp::cli
+}  // namespace bp::wire

@@ -1,0 +1,89 @@
+// The party client: join a dealer's session, answer its rounds, get the aggregated proof.
+//
+// Everything the dealer sends is validated by the protocol layer (mpc/): challenges are
+// recomputed from our own transcript, the final proof is verified and must carry our
+// commitment. Errors are typed; nothing throws.
+//
+//   auto outcome = bp::client::join_and_prove(*bp::client::parse_endpoint("ws://127.0.0.1:8700"),
+//                                             session_id, value, blinding);
+//   if (outcome) use(outcome->result.proof); else report(bp::client::describe(outcome.error()));
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bp/errors.hpp"
+#include "bp/mpc/messages.hpp"
+#include "bp/scalar.hpp"
+
+namespace bp::client {
+
+struct Endpoint {
+  std::string host;
+  uint16_t port = 0;
+};
+// "ws://HOST:PORT" (a trailing "/" is allowed).
+std::optional<Endpoint> parse_endpoint(std::string_view url);
+
+enum class ClientErrorKind {
+  Transport,        // could not connect, or the connection broke
+  Timeout,          // the whole exchange took longer than Options::timeout
+  Protocol,         // the dealer sent a frame we could not decode, or an unexpected message
+  Aborted,          // the dealer aborted the session (reason and blamed positions attached)
+  MaliciousDealer,  // the dealer's challenge or result failed our checks
+  Refused,          // our own input was refused locally (e.g. value out of range)
+};
+
+struct ClientError {
+  ClientErrorKind kind;
+  std::string detail;
+  std::vector<size_t> blamed;
+};
+
+// One line, e.g. "abort: round deadline passed in proof_shares blamed=[2]".
+std::string describe(const ClientError& e);
+
+struct Options {
+  std::chrono::milliseconds timeout{120000};
+};
+
+struct PartyOutcome {
+  size_t position = 0;
+  mpc::AggregationResult result;
+};
+
+struct SessionInfo {
+  std::string session_id;
+  std::string transcript_label;
+};
+
+struct SessionRequest {
+  size_t bits = 64;
+  size_t parties = 1;
+  std::string label = "bp";
+  uint32_t round_timeout_ms = 0;  // 0: the dealer's default
+};
+
+template <class T>
+using ClientResult = Result<T, ClientError>;
+
+// Asynchronous forms: run on `ioc` (which the caller runs); the handler is called once.
+void async_join_and_prove(boost::asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id,
+                          uint64_t value, const Scalar& blinding, const Options& options,
+                          std::function<void(ClientResult<PartyOutcome>)> handler);
+void async_create_session(boost::asio::io_context& ioc, const Endpoint& dealer, const SessionRequest& request,
+                          const Options& options, std::function<void(ClientResult<SessionInfo>)> handler);
+
+// Blocking forms: run their own io_context until done.
+ClientResult<PartyOutcome> join_and_prove(const Endpoint& dealer, const std::string& session_id, uint64_t value,
+                                          const Scalar& blinding, const Options& options = {});
+ClientResult<SessionInfo> create_session(const Endpoint& dealer, const SessionRequest& request,
+                                         const Options& options = {});
+
+}  // namespace bp::client

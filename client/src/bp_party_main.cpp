@@ -1,0 +1,125 @@
+// bp-party: create a session (operators) or join one as a party.
+#include <sodium.h>
+
+#include <cstdio>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+
+#include "bp/client/party_client.hpp"
+#include "bp/hex.hpp"
+#include "bp/random.hpp"
+#include "bp/wire/json.hpp"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage:\n"
+    "  bp-party create-session --dealer ws://HOST:PORT --bits N --parties M [--label L] [--round-timeout-ms T]\n"
+    "      prints the new session id alone on stdout\n"
+    "  bp-party join --dealer ws://HOST:PORT --session ID --value V [--blinding HEX] [--timeout-ms T]\n"
+    "      prints the final JSON (bits, label, commitments, proof, padding, position); on an abort\n"
+    "      exits 2 with 'abort: <reason> blamed=[positions]' on stderr\n";
+
+struct Flags {
+  std::map<std::string, std::string> values;
+  std::string error;
+  std::string get(const std::string& k, const std::string& fallback = "") const {
+    auto it = values.find(k);
+    return it == values.end() ? fallback : it->second;
+  }
+  bool has(const std::string& k) const { return values.count(k) != 0; }
+};
+
+Flags parse(int argc, char** argv, std::initializer_list<const char*> allowed) {
+  Flags f;
+  for (int i = 2; i < argc; i += 2) {
+    const std::string arg = argv[i];
+    bool known = false;
+    for (const char* a : allowed) known |= arg == std::string("--") + a;
+    if (!known || i + 1 >= argc) {
+      f.error = known ? arg + " needs a value" : "unknown argument '" + arg + "'";
+      return f;
+    }
+    f.values[arg.substr(2)] = argv[i + 1];
+  }
+  return f;
+}
+
+bool parse_u64(const std::string& s, uint64_t& out) {
+  if (s.empty() || s.size() > 20 || s.find_first_not_of("0123456789") != std::string::npos) return false;
+  errno = 0;
+  out = std::strtoull(s.c_str(), nullptr, 10);
+  return errno != ERANGE;
+}
+
+int usage_error(const std::string& what) {
+  std::fprintf(stderr, "error: %s (see bp-party --help)\n", what.c_str());
+  return 64;
+}
+
+int client_failure(const bp::client::ClientError& e) {
+  std::fprintf(stderr, "%s\n", bp::client::describe(e).c_str());
+  return e.kind == bp::client::ClientErrorKind::Aborted ? 2 : 1;
+}
+
+int create_session(int argc, char** argv) {
+  const Flags f = parse(argc, argv, {"dealer", "bits", "parties", "label", "round-timeout-ms"});
+  if (!f.error.empty()) return usage_error(f.error);
+  const auto dealer = bp::client::parse_endpoint(f.get("dealer"));
+  if (!dealer) return usage_error("--dealer must be ws://HOST:PORT");
+  uint64_t bits, parties, timeout = 0;
+  if (!parse_u64(f.get("bits"), bits) || !parse_u64(f.get("parties"), parties))
+    return usage_error("--bits and --parties are required numbers");
+  if (f.has("round-timeout-ms") && (!parse_u64(f.get("round-timeout-ms"), timeout) || timeout > UINT32_MAX))
+    return usage_error("--round-timeout-ms must be a number of milliseconds");
+  auto created = bp::client::create_session(*dealer, {bits, parties, f.get("label", "bp"), static_cast<uint32_t>(timeout)});
+  if (!created) return client_failure(created.error());
+  std::printf("%s\n", created->session_id.c_str());
+  return 0;
+}
+
+int join(int argc, char** argv) {
+  const Flags f = parse(argc, argv, {"dealer", "session", "value", "blinding", "timeout-ms"});
+  if (!f.error.empty()) return usage_error(f.error);
+  const auto dealer = bp::client::parse_endpoint(f.get("dealer"));
+  if (!dealer) return usage_error("--dealer must be ws://HOST:PORT");
+  uint64_t value, timeout = 120000;
+  if (!parse_u64(f.get("value"), value)) return usage_error("--value must be an unsigned 64-bit integer");
+  if (!f.has("session")) return usage_error("--session is required");
+  if (f.has("timeout-ms") && !parse_u64(f.get("timeout-ms"), timeout)) return usage_error("bad --timeout-ms");
+  bp::Scalar blinding;
+  if (f.has("blinding")) {
+    const auto bytes = bp::from_hex(f.get("blinding"));
+    if (!bytes || bytes->size() != 32) return usage_error("--blinding must be 32 bytes of hex");
+    auto s = bp::Scalar::from_canonical_bytes(std::span<const uint8_t, 32>(bytes->data(), 32));
+    if (!s) return usage_error("--blinding is not a canonical scalar");
+    blinding = *s;
+  } else {
+    bp::SystemRandom rng;
+    blinding = bp::Scalar::random(rng);
+  }
+  bp::client::Options options;
+  options.timeout = std::chrono::milliseconds(timeout);
+  auto outcome = bp::client::join_and_prove(*dealer, f.get("session"), value, blinding, options);
+  blinding.wipe();
+  if (!outcome) return client_failure(outcome.error());
+  std::printf("%s\n", bp::wire::result_json(outcome->result, outcome->position).c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (sodium_init() < 0) return 1;
+  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 64 : 0;
+  }
+  const std::string command = argv[1];
+  if (command == "create-session") return create_session(argc, argv);
+  if (command == "join") return join(argc, argv);
+  return usage_error("unknown command '" + command + "'");
+}

@@ -1,0 +1,298 @@
+#include "bp/client/party_client.hpp"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/websocket.hpp>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "bp/mpc/party.hpp"
+#include "bp/wire/codec.hpp"
+
+namespace bp::client {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+using tcp = asio::ip::tcp;
+
+std::optional<Endpoint> parse_endpoint(std::string_view url) {
+  constexpr std::string_view kScheme = "ws://";
+  if (url.substr(0, kScheme.size()) != kScheme) return std::nullopt;
+  url.remove_prefix(kScheme.size());
+  if (!url.empty() && url.back() == '/') url.remove_suffix(1);
+  const auto colon = url.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) return std::nullopt;
+  const auto port_text = url.substr(colon + 1);
+  if (port_text.empty() || port_text.size() > 5 || port_text.find_first_not_of("0123456789") != std::string_view::npos)
+    return std::nullopt;
+  const unsigned long port = std::stoul(std::string(port_text));
+  if (port == 0 || port > 65535) return std::nullopt;
+  return Endpoint{std::string(url.substr(0, colon)), static_cast<uint16_t>(port)};
+}
+
+std::string describe(const ClientError& e) {
+  static constexpr const char* kNames[] = {"transport", "timeout", "protocol", "abort", "malicious dealer", "refused"};
+  std::string out = std::string(kNames[static_cast<int>(e.kind)]) + ": " + e.detail;
+  if (e.kind == ClientErrorKind::Aborted || !e.blamed.empty()) {
+    out += " blamed=[";
+    for (size_t i = 0; i < e.blamed.size(); ++i) out += (i ? "," : "") + std::to_string(e.blamed[i]);
+    out += "]";
+  }
+  return out;
+}
+
+namespace {
+
+// Generators per (n, m), built once per process and kept: a party may run many sessions.
+const BulletproofGens& generators(size_t n, size_t m) {
+  static std::mutex mutex;
+  static std::map<std::pair<size_t, size_t>, std::unique_ptr<BulletproofGens>> cache;
+  std::lock_guard lock(mutex);
+  auto& slot = cache[{n, m}];
+  if (!slot) slot = std::make_unique<BulletproofGens>(n, m);
+  return *slot;
+}
+
+const PedersenGens& pedersen() {
+  static const PedersenGens pc;
+  return pc;
+}
+
+// What to do after a message: send frames, keep reading, or finish.
+struct Step {
+  std::vector<wire::Message> send;
+  bool done = false;
+};
+
+// A conversation with the dealer over one WebSocket: connect, send the opening message,
+// then feed every decoded frame to `on_message` until it says done or fails. One deadline
+// covers the whole exchange.
+class Conversation : public std::enable_shared_from_this<Conversation> {
+ public:
+  using OnMessage = std::function<ClientResult<Step>(wire::Message)>;
+  using OnFail = std::function<void(ClientError)>;
+
+  Conversation(asio::io_context& ioc, Endpoint dealer, std::chrono::milliseconds timeout, wire::Message opening,
+               OnMessage on_message, OnFail on_fail)
+      : resolver_(asio::make_strand(ioc)),
+        ws_(resolver_.get_executor()),
+        deadline_(resolver_.get_executor()),
+        dealer_(std::move(dealer)),
+        timeout_(timeout),
+        opening_(std::move(opening)),
+        on_message_(std::move(on_message)),
+        on_fail_(std::move(on_fail)) {}
+
+  void start() {
+    deadline_.expires_after(timeout_);
+    deadline_.async_wait([self = shared_from_this()](beast::error_code ec) {
+      if (ec) return;
+      self->fail({ClientErrorKind::Timeout, "no result within " + std::to_string(self->timeout_.count()) + " ms", {}});
+    });
+    resolver_.async_resolve(dealer_.host, std::to_string(dealer_.port),
+                            [self = shared_from_this()](beast::error_code ec, tcp::resolver::results_type results) {
+                              if (ec) return self->fail({ClientErrorKind::Transport, "resolve: " + ec.message(), {}});
+                              self->connect(results);
+                            });
+  }
+
+ private:
+  void connect(const tcp::resolver::results_type& results) {
+    beast::get_lowest_layer(ws_).async_connect(
+        results, [self = shared_from_this()](beast::error_code ec, const tcp::endpoint&) {
+          if (ec) return self->fail({ClientErrorKind::Transport, "connect: " + ec.message(), {}});
+          self->ws_.binary(true);
+          self->ws_.read_message_max(1 << 20);
+          self->ws_.async_handshake(self->dealer_.host, "/", [self](beast::error_code ec) {
+            if (ec) return self->fail({ClientErrorKind::Transport, "handshake: " + ec.message(), {}});
+            self->queue_.push_back(wire::encode(self->opening_));
+            self->write_next();
+            self->read();
+          });
+        });
+  }
+
+  void read() {
+    buffer_.clear();
+    ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, size_t) {
+      if (self->finished_) return;
+      if (ec) return self->fail({ClientErrorKind::Transport, "connection lost: " + ec.message(), {}});
+      const auto data = self->buffer_.data();
+      auto decoded = wire::decode({static_cast<const uint8_t*>(data.data()), data.size()}, wire::Limits{1 << 20});
+      if (!decoded) return self->fail({ClientErrorKind::Protocol, wire::describe(decoded.error()), {}});
+      if (auto* abort = std::get_if<wire::AbortMsg>(&*decoded))
+        return self->fail({ClientErrorKind::Aborted, abort->reason, abort->blamed});
+      auto step = self->on_message_(std::move(*decoded));
+      if (!step) return self->fail(step.error());
+      for (const auto& m : step->send) self->queue_.push_back(wire::encode(m));
+      if (!self->writing_) self->write_next();
+      if (step->done) return self->finish();
+      self->read();
+    });
+  }
+
+  void write_next() {
+    if (queue_.empty() || writing_ || finished_) return;
+    writing_ = true;
+    auto frame = std::make_shared<std::vector<uint8_t>>(std::move(queue_.front()));
+    queue_.erase(queue_.begin());
+    ws_.async_write(asio::buffer(*frame), [self = shared_from_this(), frame](beast::error_code ec, size_t) {
+      self->writing_ = false;
+      if (ec) return self->fail({ClientErrorKind::Transport, "send: " + ec.message(), {}});
+      self->write_next();
+    });
+  }
+
+  void finish() {
+    finished_ = true;
+    deadline_.cancel();
+    ws_.async_close(websocket::close_code::normal, [self = shared_from_this()](beast::error_code) {});
+  }
+
+  void fail(ClientError e) {
+    if (finished_) return;
+    finished_ = true;
+    deadline_.cancel();
+    beast::error_code ignored;
+    beast::get_lowest_layer(ws_).socket().close(ignored);
+    on_fail_(std::move(e));
+  }
+
+  tcp::resolver resolver_;
+  websocket::stream<beast::tcp_stream> ws_;
+  asio::steady_timer deadline_;
+  Endpoint dealer_;
+  std::chrono::milliseconds timeout_;
+  wire::Message opening_;
+  OnMessage on_message_;
+  OnFail on_fail_;
+  beast::flat_buffer buffer_;
+  std::vector<std::vector<uint8_t>> queue_;
+  bool writing_ = false;
+  bool finished_ = false;
+};
+
+// The party's protocol state between frames.
+struct PartyProgress {
+  uint64_t value;
+  Scalar blinding;
+  size_t position = 0;
+  std::variant<std::monostate, mpc::PartyAwaitingBitChallenge, mpc::PartyAwaitingPolyChallenge,
+               mpc::PartyAwaitingResult>
+      state;
+  ~PartyProgress() { blinding.wipe(); }
+};
+
+ClientError protocol_error(const std::string& what) { return {ClientErrorKind::Protocol, what, {}}; }
+
+ClientError from_mpc(const mpc::MpcError& e) {
+  const auto kind = e.kind == mpc::MpcErrorKind::MaliciousDealer ? ClientErrorKind::MaliciousDealer
+                                                                  : ClientErrorKind::Refused;
+  return {kind, mpc::describe(e), e.blamed};
+}
+
+}  // namespace
+
+void async_join_and_prove(asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id,
+                          uint64_t value, const Scalar& blinding, const Options& options,
+                          std::function<void(ClientResult<PartyOutcome>)> handler) {
+  auto progress = std::make_shared<PartyProgress>();
+  progress->value = value;
+  progress->blinding = blinding;
+  auto done = std::make_shared<std::function<void(ClientResult<PartyOutcome>)>>(std::move(handler));
+
+  auto on_message = [progress, done](wire::Message message) -> ClientResult<Step> {
+    PartyProgress& p = *progress;
+    if (auto* joined = std::get_if<wire::JoinedMsg>(&message)) {
+      if (!std::holds_alternative<std::monostate>(p.state)) return protocol_error("a second Joined");
+      const mpc::SessionParams params{joined->n, joined->parties, joined->transcript_label};
+      auto party = mpc::PartyAwaitingPosition::create(generators(params.n, params.padded_m()), pedersen(), params,
+                                                      p.value, p.blinding);
+      if (!party) return from_mpc(party.error());
+      auto next = std::move(*party).assign_position(joined->position);
+      if (!next) return from_mpc(next.error());
+      p.position = joined->position;
+      p.state = std::move(next->first);
+      return Step{{next->second}, false};
+    }
+    if (auto* challenge = std::get_if<mpc::BitChallengeMsg>(&message)) {
+      auto* s = std::get_if<mpc::PartyAwaitingBitChallenge>(&p.state);
+      if (!s) return protocol_error("a bit challenge out of order");
+      auto next = std::move(*s).apply_challenge(*challenge);
+      if (!next) return from_mpc(next.error());
+      p.state = std::move(next->first);
+      return Step{{next->second}, false};
+    }
+    if (auto* challenge = std::get_if<mpc::PolyChallengeMsg>(&message)) {
+      auto* s = std::get_if<mpc::PartyAwaitingPolyChallenge>(&p.state);
+      if (!s) return protocol_error("a poly challenge out of order");
+      auto next = std::move(*s).apply_challenge(*challenge);
+      if (!next) return from_mpc(next.error());
+      p.state = std::move(next->first);
+      return Step{{std::move(next->second)}, false};
+    }
+    if (auto* result = std::get_if<mpc::AggregationResult>(&message)) {
+      auto* s = std::get_if<mpc::PartyAwaitingResult>(&p.state);
+      if (!s) return protocol_error("a result out of order");
+      auto checked = s->check_result(*result);
+      if (!checked) return from_mpc(checked.error());
+      (*done)(PartyOutcome{p.position, std::move(*result)});
+      return Step{{}, true};
+    }
+    return protocol_error("an unexpected message from the dealer");
+  };
+  auto on_fail = [done](ClientError e) { (*done)(std::move(e)); };
+  std::make_shared<Conversation>(ioc, dealer, options.timeout, wire::JoinSessionMsg{session_id, {}},
+                                 std::move(on_message), std::move(on_fail))
+      ->start();
+}
+
+void async_create_session(asio::io_context& ioc, const Endpoint& dealer, const SessionRequest& request,
+                          const Options& options, std::function<void(ClientResult<SessionInfo>)> handler) {
+  auto done = std::make_shared<std::function<void(ClientResult<SessionInfo>)>>(std::move(handler));
+  auto on_message = [done](wire::Message message) -> ClientResult<Step> {
+    auto* created = std::get_if<wire::SessionCreatedMsg>(&message);
+    if (!created) return protocol_error("expected SessionCreated");
+    (*done)(SessionInfo{created->session_id, created->transcript_label});
+    return Step{{}, true};
+  };
+  auto on_fail = [done](ClientError e) { (*done)(std::move(e)); };
+  std::make_shared<Conversation>(
+      ioc, dealer, options.timeout,
+      wire::CreateSessionMsg{request.bits, request.parties, request.label, request.round_timeout_ms},
+      std::move(on_message), std::move(on_fail))
+      ->start();
+}
+
+namespace {
+template <class T, class Start>
+ClientResult<T> run_blocking(Start&& start) {
+  asio::io_context ioc;
+  std::optional<ClientResult<T>> out;
+  start(ioc, [&out](ClientResult<T> r) { out.emplace(std::move(r)); });
+  ioc.run();
+  if (!out) return ClientError{ClientErrorKind::Transport, "the exchange ended without a result", {}};
+  return std::move(*out);
+}
+}  // namespace
+
+ClientResult<PartyOutcome> join_and_prove(const Endpoint& dealer, const std::string& session_id, uint64_t value,
+                                          const Scalar& blinding, const Options& options) {
+  return run_blocking<PartyOutcome>([&](asio::io_context& ioc, auto handler) {
+    async_join_and_prove(ioc, dealer, session_id, value, blinding, options, std::move(handler));
+  });
+}
+
+ClientResult<SessionInfo> create_session(const Endpoint& dealer, const SessionRequest& request,
+                                         const Options& options) {
+  return run_blocking<SessionInfo>([&](asio::io_context& ioc, auto handler) {
+    async_create_session(ioc, dealer, request, options, std::move(handler));
+  });
+}
+
+}  // namespace bp::client
