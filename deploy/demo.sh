@@ -1,29 +1,78 @@
 #!/usr/bin/env bash
-# The main job: build, then prove that four 64-bit values are in range with one aggregated
-# proof, print it, and verify it from its printed form alone.
+# The main job: build, start bp-dealer on loopback, create a session, run four bp-party
+# processes (separate OS processes, real sockets) with 64-bit values, print the aggregated
+# proof, verify it with bp verify, print per-round timings and bytes, and shut the dealer
+# down cleanly with SIGTERM.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/deploy/install-deps.sh"
 build="$root/build/release"
+echo "== building (Release)"
 "$root/deploy/build.sh" "$build" -DCMAKE_BUILD_TYPE=Release -DBP_BUILD_TESTS=OFF >/dev/null
 bp="$build/tools/bp"
+dealer="$build/server/bp-dealer"
+party="$build/client/bp-party"
 
-label="bp demo $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-values="1000000,18446744073709551615,0,42424242"
-echo "== proving that each of [$values] lies in [0, 2^64), aggregated (m = 4)"
+work=$(mktemp -d)
+dealer_pid=
+cleanup() {
+  [ -n "$dealer_pid" ] && kill "$dealer_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+"$dealer" --listen 127.0.0.1:0 --db "$work/outcomes.db" >"$work/dealer.out" 2>"$work/dealer.log" &
+dealer_pid=$!
+for _ in $(seq 100); do grep -q listening "$work/dealer.out" 2>/dev/null && break; sleep 0.1; done
+port=$(sed -E 's/.*:([0-9]+)$/\1/' "$work/dealer.out")
+url="ws://127.0.0.1:$port"
+echo "== bp-dealer listening on $url (pid $dealer_pid)"
+
+session=$("$party" create-session --dealer "$url" --bits 64 --parties 4 --label "demo payroll" --round-timeout-ms 20000)
+echo "== session $session created for 4 parties, n = 64"
+
+values=(1000000 18446744073709551615 0 42424242)
 start=$(date +%s%N)
-json=$("$bp" prove --bits 64 --values "$values" --label "$label")
+pids=()
+for i in 0 1 2 3; do
+  "$party" join --dealer "$url" --session "$session" --value "${values[$i]}" >"$work/party$i.json" 2>"$work/party$i.err" &
+  pids+=($!)
+done
+status=0
+for i in 0 1 2 3; do wait "${pids[$i]}" || status=1; done
 end=$(date +%s%N)
-echo "$json"
-echo "== proof made in $(( (end - start) / 1000000 )) ms (including generator set-up)"
-
-# Pull the fields back out of the JSON and verify exactly what was printed.
-commitments=$(sed -E 's/.*"commitments":\[([^]]*)\].*/\1/; s/"//g' <<<"$json")
-proof=$(sed -E 's/.*"proof":"([0-9a-f]*)".*/\1/' <<<"$json")
-echo "== verifying with bp verify"
-"$bp" verify --bits 64 --commitments "$commitments" --proof "$proof" --label "$label"
-echo "== the same proof under another label must fail"
-if "$bp" verify --bits 64 --commitments "$commitments" --proof "$proof" --label "another label"; then
-  echo "error: a proof verified under the wrong label" >&2
+if [ $status -ne 0 ]; then
+  echo "error: a party failed:" >&2
+  cat "$work"/party*.err >&2
   exit 1
 fi
+echo "== all four parties received the same proof in $(( (end - start) / 1000000 )) ms (wall time, four processes)"
+json=$(cat "$work/party0.json")
+echo "$json"
+for i in 1 2 3; do
+  # Every party got the same proof and commitments (their positions differ).
+  [ "$(sed -E 's/,"position":[0-9]+//' "$work/party$i.json")" = "$(sed -E 's/,"position":[0-9]+//' <<<"$json")" ] ||
+    { echo "error: party $i received a different result" >&2; exit 1; }
+done
+
+label=$(sed -E 's/.*"label":"([^"]*)".*/\1/' <<<"$json")
+commitments=$(sed -E 's/.*"commitments":\[([^]]*)\].*/\1/; s/"//g' <<<"$json")
+proof=$(sed -E 's/.*"proof":"([0-9a-f]*)".*/\1/' <<<"$json")
+echo "== verifying with bp verify --label '$label'"
+"$bp" verify --bits 64 --commitments "$commitments" --proof "$proof" --label "$label"
+
+echo "== per-round timings and bytes (from the dealer's /metrics)"
+metrics=$(curl -s "http://127.0.0.1:$port/metrics" 2>/dev/null || true)
+if [ -n "$metrics" ]; then
+  grep -E '^bp_round_latency_seconds_(sum|count)|^bp_bytes_(in|out)_total|^bp_sessions_(started|completed)_total' <<<"$metrics"
+else
+  echo "(curl not installed: skipping)"
+fi
+echo "== the outcome as the dealer recorded it: GET /v1/sessions/$session"
+curl -s "http://127.0.0.1:$port/v1/sessions/$session" 2>/dev/null | cut -c1-160 || true
+
+echo "== stopping the dealer (SIGTERM)"
+kill -TERM "$dealer_pid"
+wait "$dealer_pid"
+echo "== dealer exited with status $?"
+dealer_pid=

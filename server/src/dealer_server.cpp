@@ -45,6 +45,8 @@ struct DealerServer::Impl {
     acceptor.set_option(asio::socket_base::reuse_address(true));
     acceptor.bind(endpoint);
     acceptor.listen(asio::socket_base::max_listen_connections);
+    // Build the generator tables now rather than in the first session's last round.
+    (void)bp_gens.G_tables(0, 1);
   }
 
   void accept() {
