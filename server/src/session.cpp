@@ -3,6 +3,7 @@
 #include <sodium.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
 
 namespace bp::server {
@@ -57,6 +58,7 @@ void AggregationSession::start() {
     spdlog::info("session={} created n={} parties={} round_timeout_ms={}", self->id_, self->params_.n,
                  self->params_.parties, self->round_timeout_.count());
     self->round_started_ = std::chrono::steady_clock::now();
+    self->inbox_.assign(self->params_.parties, std::nullopt);
     self->arm_deadline();
   });
 }
@@ -144,15 +146,20 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
   link->seated(weak_from_this(), position);
   link->send(frame_of(wire::JoinedMsg{position, params_.n, params_.parties, params_.label, seats_.back().token}));
   spdlog::info("session={} party={} joined from {}", id_, position, seats_.back().peer);
-  if (seats_.size() == params_.parties) start_round(Phase::BitCommitments);
+  if (seats_.size() == params_.parties) {
+    start_round(Phase::BitCommitments);
+    // Parties commit as soon as they are seated; the last one may complete the round.
+    if (std::all_of(inbox_.begin(), inbox_.end(), [](const auto& m) { return m.has_value(); })) complete_round();
+  }
 }
 
 void AggregationSession::start_round(Phase phase) {
   if (phase_ != Phase::Joining)
     env_.metrics->round_latency(phase_name(phase_),
                                 std::chrono::duration<double>(std::chrono::steady_clock::now() - round_started_).count());
+  // Bit commitments may arrive while others are still joining; later rounds start empty.
+  if (phase != Phase::BitCommitments) inbox_.assign(params_.parties, std::nullopt);
   phase_ = phase;
-  inbox_.assign(params_.parties, std::nullopt);
   round_started_ = std::chrono::steady_clock::now();
   arm_deadline();
 }
@@ -179,7 +186,8 @@ void AggregationSession::on_deadline() {
 
 void AggregationSession::on_deliver(size_t position, const std::shared_ptr<PartyLink>& link, wire::Message message) {
   if (phase_ == Phase::Done || !from_seat(position, link)) return;
-  const bool expected = (phase_ == Phase::BitCommitments && std::holds_alternative<BitCommitment>(message)) ||
+  const bool committing = phase_ == Phase::Joining || phase_ == Phase::BitCommitments;
+  const bool expected = (committing && std::holds_alternative<BitCommitment>(message)) ||
                         (phase_ == Phase::PolyCommitments && std::holds_alternative<PolyCommitment>(message)) ||
                         (phase_ == Phase::ProofShares && std::holds_alternative<ProofShare>(message));
   if (!expected) return abort(std::string("out-of-order message during ") + phase_name(phase_), {position});
@@ -190,6 +198,7 @@ void AggregationSession::on_deliver(size_t position, const std::shared_ptr<Party
     return;
   }
   inbox_[position] = std::move(message);
+  if (phase_ == Phase::Joining) return;  // the round starts when every seat is taken
   for (const auto& m : inbox_)
     if (!m) return;
   complete_round();

@@ -1,0 +1,242 @@
+// The real bp-dealer binary and real clients over loopback sockets: happy paths, concurrency,
+// misbehaving parties (each blamed, the daemon keeps serving), a dealer killed mid-session,
+// HTTP endpoints, and outcomes that survive a SIGKILL and a restart.
+#include <doctest/doctest.h>
+#include <sodium.h>
+
+#include <boost/asio/io_context.hpp>
+#include <functional>
+#include <set>
+#include <thread>
+
+#include "bp/hex.hpp"
+#include "bp/mpc/party.hpp"
+#include "harness.hpp"
+
+using namespace bp;
+using namespace bp::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Outcomes {
+  std::vector<client::ClientResult<client::PartyOutcome>> results;
+};
+
+// Runs `values.size()` honest parties concurrently on one io_context.
+Outcomes run_parties(const DealerProcess& dealer, const std::string& session, const std::vector<uint64_t>& values,
+                     std::chrono::milliseconds timeout = 60s) {
+  boost::asio::io_context ioc;
+  Outcomes out;
+  out.results.resize(values.size(), client::ClientError{client::ClientErrorKind::Transport, "not run", {}});
+  SystemRandom rng;
+  client::Options options;
+  options.timeout = timeout;
+  for (size_t i = 0; i < values.size(); ++i)
+    client::async_join_and_prove(ioc, dealer.endpoint(), session, values[i], Scalar::random(rng), options,
+                                 [&out, i](auto r) { out.results[i] = std::move(r); });
+  ioc.run();
+  return out;
+}
+
+void check_all_succeeded(const Outcomes& o, size_t m) {
+  std::vector<uint8_t> proof;
+  std::set<size_t> positions;
+  for (const auto& r : o.results) {
+    REQUIRE_MESSAGE(r.ok(), client::describe(r.error()));
+    positions.insert(r->position);
+    const auto bytes = r->result.proof.to_bytes();
+    if (proof.empty()) proof = bytes;
+    CHECK(bytes == proof);  // everyone received the same proof
+  }
+  CHECK(positions.size() == m);
+}
+
+// Joins as a party that follows the protocol up to the point `misbehave` takes over.
+struct Seated {
+  std::unique_ptr<RawParty> party;
+  wire::JoinedMsg joined;
+  RawParty& raw() { return *party; }
+};
+Seated join_raw(const DealerProcess& dealer, const std::string& session) {
+  Seated s{std::make_unique<RawParty>(dealer.port()), {}};
+  s.raw().send(wire::JoinSessionMsg{session, {}});
+  auto reply = s.raw().receive();
+  REQUIRE(reply.has_value());
+  if (auto* abort = std::get_if<wire::AbortMsg>(&*reply)) FAIL("join refused: " << abort->reason);
+  REQUIRE(std::holds_alternative<wire::JoinedMsg>(*reply));
+  s.joined = std::get<wire::JoinedMsg>(*reply);
+  return s;
+}
+
+// Waits for the honest parties' outcomes and checks they all got an abort blaming `blamed`.
+void check_aborted_with_blame(std::thread& honest, const Outcomes& o, std::vector<size_t> blamed) {
+  honest.join();
+  for (const auto& r : o.results) {
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().kind == client::ClientErrorKind::Aborted);
+    CHECK(r.error().blamed == blamed);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("happy paths: m = 1, 2, 8, 32") {
+  DealerProcess dealer;
+  for (size_t m : {1, 2, 8, 32}) {
+    CAPTURE(m);
+    const size_t bits = m == 32 ? 32 : 64;
+    const std::string session = create_session(dealer, bits, m);
+    std::vector<uint64_t> values(m);
+    for (size_t j = 0; j < m; ++j) values[j] = (j * 7919) % (uint64_t{1} << 30);
+    const Outcomes o = run_parties(dealer, session, values);
+    check_all_succeeded(o, m);
+    const auto& result = o.results[0]->result;
+    CHECK(result.label.find("session=" + session) != std::string::npos);
+    Transcript t(result.label);
+    const BulletproofGens gens(bits, result.commitments.size());
+    CHECK(result.proof.verify_multiple(gens, PedersenGens(), t, result.commitments, bits).ok());
+  }
+}
+
+TEST_CASE("twenty concurrent sessions") {
+  DealerProcess dealer;
+  std::vector<std::string> sessions;
+  for (int i = 0; i < 20; ++i) sessions.push_back(create_session(dealer, 16, 2));
+  boost::asio::io_context ioc;
+  std::vector<std::optional<client::ClientResult<client::PartyOutcome>>> results(40);
+  SystemRandom rng;
+  for (size_t i = 0; i < 40; ++i)
+    client::async_join_and_prove(ioc, dealer.endpoint(), sessions[i / 2], 1000 + i, Scalar::random(rng), {},
+                                 [&results, i](auto r) { results[i].emplace(std::move(r)); });
+  ioc.run();
+  for (const auto& r : results) {
+    REQUIRE(r.has_value());
+    CHECK_MESSAGE(r->ok(), client::describe(r->error()));
+  }
+  const auto [status, body] = http_get(dealer.port(), "/metrics");
+  CHECK(status == 200);
+  CHECK(body.find("bp_sessions_completed_total 20") != std::string::npos);
+}
+
+TEST_CASE("misbehaving parties are blamed and the daemon keeps serving") {
+  DealerProcess dealer({"--reconnect-grace-ms", "300", "--max-frame-bytes", "65536"});
+  // Each case: one honest party (position 0 joins first) and one raw party that misbehaves.
+  struct Case {
+    const char* name;
+    std::function<void(Seated&)> misbehave;
+  };
+  const std::vector<Case> cases = {
+      {"disconnects mid-round", [](Seated& s) { s.raw().close(); }},
+      {"sends garbage bytes", [](Seated& s) { s.raw().send_bytes({0xde, 0xad, 0xbe, 0xef, 0xff, 0x01}); }},
+      {"speaks protocol version 2",
+       [](Seated& s) {
+         auto bytes = wire::encode(wire::AbortMsg{"x", {}});
+         // field 1 (version), varint: rewrite the version byte that follows the 0x08 tag
+         REQUIRE(bytes.size() > 2);
+         REQUIRE(bytes[0] == 0x08);
+         bytes[1] = 0x02;
+         s.raw().send_bytes(bytes);
+       }},
+      {"sends a frame over the size limit", [](Seated& s) { s.raw().send_bytes(std::vector<uint8_t>(100000, 0x42)); }},
+      {"sends a message out of order", [](Seated& s) { s.raw().send(bp::PolyCommitment{}); }},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.name);
+    const std::string session = create_session(dealer, 16, 2, 10000);
+    Outcomes honest_outcome;
+    const auto started = std::chrono::steady_clock::now();
+    std::thread honest([&] { honest_outcome = run_parties(dealer, session, {5}); });
+    std::this_thread::sleep_for(200ms);  // the honest party takes position 0
+    Seated bad = join_raw(dealer, session);
+    CHECK(bad.joined.position == 1);
+    c.misbehave(bad);
+    check_aborted_with_blame(honest, honest_outcome, {1});
+    CHECK(std::chrono::steady_clock::now() - started < 10s);  // before the round deadline
+  }
+  // A normal session still completes afterwards.
+  const std::string session = create_session(dealer, 16, 2);
+  check_all_succeeded(run_parties(dealer, session, {1, 2}), 2);
+}
+
+TEST_CASE("a share with a flipped byte is caught by the dealer's audit and blamed") {
+  DealerProcess dealer;
+  const std::string session = create_session(dealer, 8, 2, 10000);
+  Outcomes honest_outcome;
+  std::thread honest([&] { honest_outcome = run_parties(dealer, session, {7}); });
+  std::this_thread::sleep_for(200ms);
+  Seated bad = join_raw(dealer, session);
+  // Run the real protocol, then corrupt one byte of t_x in the share.
+  const BulletproofGens gens(8, 2);
+  const PedersenGens pc;
+  SystemRandom rng;
+  const mpc::SessionParams params{bad.joined.n, bad.joined.parties, bad.joined.transcript_label};
+  auto party = mpc::PartyAwaitingPosition::create(gens, pc, params, 9, Scalar::random(rng));
+  auto r1 = std::move(*party).assign_position(bad.joined.position);
+  bad.raw().send(r1->second);
+  auto bit_challenge = bad.raw().receive();
+  REQUIRE(bit_challenge.has_value());
+  auto r2 = std::move(r1->first).apply_challenge(std::get<mpc::BitChallengeMsg>(*bit_challenge));
+  REQUIRE(r2.ok());
+  bad.raw().send(r2->second);
+  auto poly_challenge = bad.raw().receive();
+  REQUIRE(poly_challenge.has_value());
+  auto r3 = std::move(r2->first).apply_challenge(std::get<mpc::PolyChallengeMsg>(*poly_challenge));
+  REQUIRE(r3.ok());
+  ProofShare share = r3->second;
+  auto bytes = share.t_x.to_bytes();
+  bytes[0] ^= 0x01;
+  share.t_x = *Scalar::from_canonical_bytes(bytes);
+  bad.raw().send(share);
+  check_aborted_with_blame(honest, honest_outcome, {1});
+  CHECK(dealer.log().find("MalformedProofShares") != std::string::npos);
+}
+
+TEST_CASE("a dealer killed mid-session: clients report a transport error, no hang") {
+  DealerProcess dealer;
+  const std::string session = create_session(dealer, 8, 2);
+  Outcomes o;
+  const auto started = std::chrono::steady_clock::now();
+  std::thread waiting([&] { o = run_parties(dealer, session, {1}, 20s); });
+  std::this_thread::sleep_for(300ms);
+  dealer.kill_hard();
+  waiting.join();
+  REQUIRE_FALSE(o.results[0].ok());
+  CHECK(o.results[0].error().kind == client::ClientErrorKind::Transport);
+  CHECK(std::chrono::steady_clock::now() - started < 10s);
+}
+
+TEST_CASE("/healthz, /metrics and unknown paths over HTTP") {
+  DealerProcess dealer;
+  CHECK(http_get(dealer.port(), "/healthz") == std::pair<int, std::string>{200, "ok\n"});
+  const auto [status, metrics] = http_get(dealer.port(), "/metrics");
+  CHECK(status == 200);
+  for (const char* name : {"bp_sessions_started_total", "bp_sessions_completed_total", "bp_parties_connected",
+                           "bp_bytes_in_total", "bp_bytes_out_total"})
+    CHECK(metrics.find(name) != std::string::npos);
+  CHECK(http_get(dealer.port(), "/nope").first == 404);
+  CHECK(http_get(dealer.port(), "/v1/sessions/00").first == 404);
+}
+
+TEST_CASE("outcomes are durable: SIGKILL right after a session, restart, read the proof back") {
+  char dir_template[] = "/tmp/bp-db-XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  const std::string db = std::string(dir_template) + "/outcomes.db";
+  std::string session;
+  std::string proof_hex;
+  {
+    DealerProcess dealer({"--db", db});
+    session = create_session(dealer, 8, 2);
+    const Outcomes o = run_parties(dealer, session, {3, 4});
+    check_all_succeeded(o, 2);
+    proof_hex = to_hex(o.results[0]->result.proof.to_bytes());
+    dealer.kill_hard();
+  }
+  DealerProcess restarted({"--db", db});
+  const auto [status, body] = http_get(restarted.port(), "/v1/sessions/" + session);
+  CHECK(status == 200);
+  CHECK(body.find("\"status\":\"completed\"") != std::string::npos);
+  CHECK(body.find("\"proof\":\"" + proof_hex + "\"") != std::string::npos);
+  CHECK(restarted.terminate_and_wait() == 0);  // and SIGTERM exits cleanly
+  std::remove(db.c_str());
+}
