@@ -192,6 +192,57 @@ TEST_CASE("a share with a flipped byte is caught by the dealer's audit and blame
   CHECK(dealer.log().find("MalformedProofShares") != std::string::npos);
 }
 
+TEST_CASE("a party that reconnects within the grace period resumes its seat and gets the same challenge") {
+  DealerProcess dealer({"--reconnect-grace-ms", "5000"});
+  const std::string session = create_session(dealer, 8, 2, 20000);
+  Outcomes honest_outcome;
+  std::thread honest([&] { honest_outcome = run_parties(dealer, session, {11}); });
+  std::this_thread::sleep_for(200ms);
+  Seated first = join_raw(dealer, session);
+  const BulletproofGens gens(8, 2);
+  const PedersenGens pc;
+  SystemRandom rng;
+  const mpc::SessionParams params{first.joined.n, first.joined.parties, first.joined.transcript_label};
+  auto party = mpc::PartyAwaitingPosition::create(gens, pc, params, 12, Scalar::random(rng));
+  auto r1 = std::move(*party).assign_position(first.joined.position);
+  first.raw().send(r1->second);
+  auto challenge = first.raw().receive();
+  REQUIRE(challenge.has_value());
+  const auto bit_challenge = std::get<mpc::BitChallengeMsg>(*challenge);
+  first.raw().close();  // the connection drops before we answer
+
+  RawParty again(dealer.port());
+  again.send(wire::JoinSessionMsg{session, first.joined.resume_token});
+  auto rejoined = again.receive();
+  REQUIRE(rejoined.has_value());
+  REQUIRE(std::holds_alternative<wire::JoinedMsg>(*rejoined));
+  CHECK(std::get<wire::JoinedMsg>(*rejoined).position == first.joined.position);
+  auto resent = again.receive();
+  REQUIRE(resent.has_value());
+  const auto& same = std::get<mpc::BitChallengeMsg>(*resent);
+  CHECK((same.y == bit_challenge.y && same.z == bit_challenge.z));
+  auto r2 = std::move(r1->first).apply_challenge(same);
+  REQUIRE(r2.ok());
+  again.send(r2->second);
+  auto poly = again.receive();
+  REQUIRE(poly.has_value());
+  auto r3 = std::move(r2->first).apply_challenge(std::get<mpc::PolyChallengeMsg>(*poly));
+  REQUIRE(r3.ok());
+  again.send(r3->second);
+  auto result = again.receive();
+  REQUIRE(result.has_value());
+  REQUIRE(std::holds_alternative<mpc::AggregationResult>(*result));
+  CHECK(r3->first.check_result(std::get<mpc::AggregationResult>(*result)).ok());
+  honest.join();
+  REQUIRE(honest_outcome.results[0].ok());
+  // A stranger cannot take a seat with a made-up token.
+  RawParty stranger(dealer.port());
+  stranger.send(wire::JoinSessionMsg{session, std::vector<uint8_t>(16, 0x55)});
+  auto refused = stranger.receive();
+  REQUIRE(refused.has_value());
+  CHECK(std::holds_alternative<wire::AbortMsg>(*refused));
+}
+
 TEST_CASE("a dealer killed mid-session: clients report a transport error, no hang") {
   DealerProcess dealer;
   const std::string session = create_session(dealer, 8, 2);
