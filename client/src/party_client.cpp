@@ -77,16 +77,21 @@ class Conversation : public std::enable_shared_from_this<Conversation> {
   using OnMessage = std::function<ClientResult<Step>(wire::Message)>;
   using OnFail = std::function<void(ClientError)>;
 
-  Conversation(asio::io_context& ioc, Endpoint dealer, std::chrono::milliseconds timeout, wire::Message opening,
+  Conversation(asio::io_context& ioc, Endpoint dealer, const Options& options, wire::Message opening,
                OnMessage on_message, OnFail on_fail)
       : resolver_(asio::make_strand(ioc)),
         ws_(resolver_.get_executor()),
         deadline_(resolver_.get_executor()),
+        link_delay_(resolver_.get_executor()),
         dealer_(std::move(dealer)),
-        timeout_(timeout),
+        timeout_(options.timeout),
+        options_(options),
         opening_(std::move(opening)),
         on_message_(std::move(on_message)),
         on_fail_(std::move(on_fail)) {}
+
+  size_t bytes_sent() const { return bytes_sent_; }
+  size_t bytes_received() const { return bytes_received_; }
 
   void start() {
     deadline_.expires_after(timeout_);
@@ -123,6 +128,7 @@ class Conversation : public std::enable_shared_from_this<Conversation> {
       if (self->finished_) return;
       if (ec) return self->fail({ClientErrorKind::Transport, "connection lost: " + ec.message(), {}});
       const auto data = self->buffer_.data();
+      self->bytes_received_ += data.size();
       auto decoded = wire::decode({static_cast<const uint8_t*>(data.data()), data.size()}, wire::Limits{1 << 20});
       if (!decoded) return self->fail({ClientErrorKind::Protocol, wire::describe(decoded.error()), {}});
       if (auto* abort = std::get_if<wire::AbortMsg>(&*decoded))
@@ -141,10 +147,21 @@ class Conversation : public std::enable_shared_from_this<Conversation> {
     writing_ = true;
     auto frame = std::make_shared<std::vector<uint8_t>>(std::move(queue_.front()));
     queue_.erase(queue_.begin());
-    ws_.async_write(asio::buffer(*frame), [self = shared_from_this(), frame](beast::error_code ec, size_t) {
-      self->writing_ = false;
-      if (ec) return self->fail({ClientErrorKind::Transport, "send: " + ec.message(), {}});
-      self->write_next();
+    bytes_sent_ += frame->size();
+    auto delay = options_.added_latency;
+    if (options_.bandwidth_bytes_per_second != 0)
+      delay += std::chrono::milliseconds(frame->size() * 1000 / options_.bandwidth_bytes_per_second);
+    auto write = [self = shared_from_this(), frame] {
+      self->ws_.async_write(asio::buffer(*frame), [self, frame](beast::error_code ec, size_t) {
+        self->writing_ = false;
+        if (ec) return self->fail({ClientErrorKind::Transport, "send: " + ec.message(), {}});
+        self->write_next();
+      });
+    };
+    if (delay.count() == 0) return write();
+    link_delay_.expires_after(delay);
+    link_delay_.async_wait([write](beast::error_code ec) {
+      if (!ec) write();
     });
   }
 
@@ -166,8 +183,11 @@ class Conversation : public std::enable_shared_from_this<Conversation> {
   tcp::resolver resolver_;
   websocket::stream<beast::tcp_stream> ws_;
   asio::steady_timer deadline_;
+  asio::steady_timer link_delay_;
   Endpoint dealer_;
   std::chrono::milliseconds timeout_;
+  Options options_;
+  size_t bytes_sent_ = 0, bytes_received_ = 0;
   wire::Message opening_;
   OnMessage on_message_;
   OnFail on_fail_;
@@ -175,6 +195,11 @@ class Conversation : public std::enable_shared_from_this<Conversation> {
   std::vector<std::vector<uint8_t>> queue_;
   bool writing_ = false;
   bool finished_ = false;
+};
+
+// Set once the conversation exists, read when the result arrives (same strand).
+struct ConversationRef {
+  std::weak_ptr<Conversation> conversation;
 };
 
 // The party's protocol state between frames.
@@ -202,11 +227,12 @@ void async_join_and_prove(asio::io_context& ioc, const Endpoint& dealer, const s
                           uint64_t value, const Scalar& blinding, const Options& options,
                           std::function<void(ClientResult<PartyOutcome>)> handler) {
   auto progress = std::make_shared<PartyProgress>();
+  auto ref = std::make_shared<ConversationRef>();
   progress->value = value;
   progress->blinding = blinding;
   auto done = std::make_shared<std::function<void(ClientResult<PartyOutcome>)>>(std::move(handler));
 
-  auto on_message = [progress, done](wire::Message message) -> ClientResult<Step> {
+  auto on_message = [progress, done, ref](wire::Message message) -> ClientResult<Step> {
     PartyProgress& p = *progress;
     if (auto* joined = std::get_if<wire::JoinedMsg>(&message)) {
       if (!std::holds_alternative<std::monostate>(p.state)) return protocol_error("a second Joined");
@@ -241,15 +267,21 @@ void async_join_and_prove(asio::io_context& ioc, const Endpoint& dealer, const s
       if (!s) return protocol_error("a result out of order");
       auto checked = s->check_result(*result);
       if (!checked) return from_mpc(checked.error());
-      (*done)(PartyOutcome{p.position, std::move(*result)});
+      PartyOutcome outcome{p.position, std::move(*result), 0, 0};
+      if (auto c = ref->conversation.lock()) {
+        outcome.bytes_sent = c->bytes_sent();
+        outcome.bytes_received = c->bytes_received();
+      }
+      (*done)(std::move(outcome));
       return Step{{}, true};
     }
     return protocol_error("an unexpected message from the dealer");
   };
   auto on_fail = [done](ClientError e) { (*done)(std::move(e)); };
-  std::make_shared<Conversation>(ioc, dealer, options.timeout, wire::JoinSessionMsg{session_id, {}},
-                                 std::move(on_message), std::move(on_fail))
-      ->start();
+  auto conversation = std::make_shared<Conversation>(ioc, dealer, options, wire::JoinSessionMsg{session_id, {}},
+                                                     std::move(on_message), std::move(on_fail));
+  ref->conversation = conversation;
+  conversation->start();
 }
 
 void async_create_session(asio::io_context& ioc, const Endpoint& dealer, const SessionRequest& request,
@@ -263,7 +295,7 @@ void async_create_session(asio::io_context& ioc, const Endpoint& dealer, const S
   };
   auto on_fail = [done](ClientError e) { (*done)(std::move(e)); };
   std::make_shared<Conversation>(
-      ioc, dealer, options.timeout,
+      ioc, dealer, options,
       wire::CreateSessionMsg{request.bits, request.parties, request.label, request.round_timeout_ms},
       std::move(on_message), std::move(on_fail))
       ->start();

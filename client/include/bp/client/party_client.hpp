@@ -51,11 +51,17 @@ std::string describe(const ClientError& e);
 
 struct Options {
   std::chrono::milliseconds timeout{120000};
+  // Link emulation for benchmarks: every frame we send waits this long, plus its size over
+  // the bandwidth (0 = unlimited) before it goes out.
+  std::chrono::milliseconds added_latency{0};
+  uint64_t bandwidth_bytes_per_second = 0;
 };
 
 struct PartyOutcome {
   size_t position = 0;
   mpc::AggregationResult result;
+  size_t bytes_sent = 0;      // WebSocket payload bytes, this party
+  size_t bytes_received = 0;
 };
 
 struct SessionInfo {

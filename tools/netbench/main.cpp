@@ -1,0 +1,165 @@
+// bp-netbench: aggregation sessions through the real dealer (in this process, on its own
+// threads) and real party clients over loopback sockets. Prints, per m, the wall time of
+// a session, the bytes each party sends and receives, and the ratio to the same session run
+// in one process (bp aggregate); then a load figure: completed m = 4 sessions per second
+// with many sessions in flight. --latency-ms and --bandwidth-kbps emulate slower links on
+// every frame a party sends.
+#include <sodium.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../bp/in_process.hpp"
+#include "bp/client/party_client.hpp"
+#include "bp/random.hpp"
+#include "bp/server/dealer_server.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+struct NetRun {
+  double wall_ms;
+  size_t up, down;
+};
+
+// One session: create it, run m parties on one client thread, wait for every result.
+std::optional<NetRun> network_session(const bp::client::Endpoint& dealer, size_t m, const bp::client::Options& options) {
+  const auto t0 = Clock::now();
+  auto created = bp::client::create_session(dealer, {64, m, "netbench", 60000});
+  if (!created) return std::nullopt;
+  boost::asio::io_context ioc;
+  bp::SystemRandom rng;
+  size_t ok = 0, up = 0, down = 0;
+  for (size_t j = 0; j < m; ++j)
+    bp::client::async_join_and_prove(ioc, dealer, created->session_id, 1000 + j, bp::Scalar::random(rng), options,
+                                     [&](auto r) {
+                                       if (!r) return;
+                                       ++ok;
+                                       up = r->bytes_sent;
+                                       down = r->bytes_received;
+                                     });
+  ioc.run();
+  if (ok != m) return std::nullopt;
+  return NetRun{ms_since(t0), up, down};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (sodium_init() < 0) return 1;
+  bool quick = false;
+  bp::client::Options options;
+  double load_seconds = 5;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&](const char* name) {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "error: %s needs a value\n", name);
+        std::exit(64);
+      }
+      return std::stoul(argv[++i]);
+    };
+    if (a == "--quick")
+      quick = true;
+    else if (a == "--latency-ms")
+      options.added_latency = std::chrono::milliseconds(value("--latency-ms"));
+    else if (a == "--bandwidth-kbps")
+      options.bandwidth_bytes_per_second = value("--bandwidth-kbps") * 1000 / 8;
+    else if (a == "--load-seconds")
+      load_seconds = static_cast<double>(value("--load-seconds"));
+    else {
+      std::fprintf(stderr, "usage: bp-netbench [--quick] [--latency-ms N] [--bandwidth-kbps N] [--load-seconds N]\n");
+      return 64;
+    }
+  }
+  spdlog::set_level(spdlog::level::warn);
+
+  bp::server::DealerConfig config;
+  config.port = 0;
+  config.threads = 1;  // one core for the dealer, one for the parties, on the 2-core machine
+  bp::server::DealerServer server(config);
+  std::thread dealer_thread([&] { server.run(); });
+  const bp::client::Endpoint dealer{"127.0.0.1", server.port()};
+
+  std::printf("dealer and parties on loopback; added latency %lld ms per frame, bandwidth %s\n\n",
+              static_cast<long long>(options.added_latency.count()),
+              options.bandwidth_bytes_per_second ? (std::to_string(options.bandwidth_bytes_per_second * 8 / 1000) + " kbit/s").c_str()
+                                                 : "unlimited");
+  std::printf("| m | network session ms | in-process ms | network / in-process | bytes up per party | bytes down per party |\n");
+  std::printf("|---:|---:|---:|---:|---:|---:|\n");
+  std::vector<size_t> sizes = {2, 4, 8, 16};
+  if (!quick) {
+    sizes.push_back(32);
+    sizes.push_back(64);
+  }
+  const bp::BulletproofGens gens(64, 64);
+  const bp::PedersenGens pc;
+  bp::SystemRandom rng;
+  for (size_t m : sizes) {
+    const int runs = m <= 8 ? 5 : 3;
+    std::vector<double> net, local;
+    NetRun last{};
+    for (int r = 0; r < runs; ++r) {
+      auto run = network_session(dealer, m, options);
+      if (!run) {
+        std::fprintf(stderr, "error: a network session with m = %zu failed\n", m);
+        server.stop();
+        dealer_thread.join();
+        return 1;
+      }
+      net.push_back(run->wall_ms);
+      last = *run;
+      const bp::mpc::SessionParams params{64, m, bp::mpc::session_label("local", 64, m, "netbench")};
+      std::vector<uint64_t> values(m, 1000);
+      std::vector<bp::Scalar> blindings(m);
+      for (auto& b : blindings) b = bp::Scalar::random(rng);
+      const auto t0 = Clock::now();
+      if (!bp::cli::aggregate_in_process(gens, pc, params, values, blindings).ok) return 1;
+      local.push_back(ms_since(t0));
+    }
+    std::printf("| %zu | %.1f | %.1f | %.2f | %zu | %zu |\n", m, median(net), median(local), median(net) / median(local),
+                last.up, last.down);
+    std::fflush(stdout);
+  }
+
+  // Load: keep `in_flight` sessions of m = 4 going for load_seconds; count the completed ones.
+  const size_t in_flight = 8;
+  std::atomic<size_t> completed{0}, failed{0};
+  const auto deadline = Clock::now() + std::chrono::duration<double>(quick ? 2.0 : load_seconds);
+  const auto t0 = Clock::now();
+  std::vector<std::thread> drivers;
+  for (size_t k = 0; k < in_flight; ++k)
+    drivers.emplace_back([&] {
+      while (Clock::now() < deadline) {
+        if (network_session(dealer, 4, options))
+          ++completed;
+        else
+          ++failed;
+      }
+    });
+  for (auto& d : drivers) d.join();
+  const double seconds = ms_since(t0) / 1000;
+  std::printf("\nload: %zu sessions of m = 4 (n = 64) completed in %.1f s with %zu in flight: %.2f sessions/s (%zu failed)\n",
+              completed.load(), seconds, in_flight, completed / seconds, failed.load());
+  server.stop();
+  dealer_thread.join();
+  return failed == 0 ? 0 : 1;
+}
