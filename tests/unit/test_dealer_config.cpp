@@ -1,0 +1,56 @@
+// bp-dealer's configuration: the file, the flags over it, and every refusal.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "bp/server/config.hpp"
+
+using bp::server::parse_dealer_config;
+
+namespace {
+
+bp::server::ConfigOutcome parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "bp-dealer");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  return parse_dealer_config(static_cast<int>(argv.size()), argv.data());
+}
+
+}  // namespace
+
+TEST_CASE("defaults, flags, and a config file that flags override") {
+  const auto defaults = parse({});
+  REQUIRE(defaults.ok);
+  CHECK(defaults.config.host == "127.0.0.1");
+  CHECK(defaults.config.port == 8700);
+  CHECK(defaults.config.threads >= 1);
+
+  const std::string path = "/tmp/bp-dealer-test.conf";
+  std::ofstream(path) << "# a comment\nlisten = 0.0.0.0:9000\nmax-sessions = 7   # trailing comment\n"
+                         "round-timeout-ms = 1234\n";
+  const auto both = parse({"--config", path, "--max-sessions", "9"});
+  REQUIRE(both.ok);
+  CHECK(both.config.host == "0.0.0.0");
+  CHECK(both.config.port == 9000);
+  CHECK(both.config.max_sessions == 9);  // the flag wins over the file
+  CHECK(both.config.default_round_timeout_ms == 1234);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("bad input is refused with a message naming it") {
+  CHECK(parse({"--listen", "nowhere"}).message.find("listen") != std::string::npos);
+  CHECK(parse({"--listen", "127.0.0.1:70000"}).ok == false);
+  CHECK(parse({"--threads", "-1"}).ok == false);
+  CHECK(parse({"--frobnicate", "1"}).message.find("unknown option") != std::string::npos);
+  CHECK(parse({"--log-level", "loud"}).ok == false);
+  CHECK(parse({"--config", "/nonexistent/file"}).message.find("cannot read") != std::string::npos);
+  CHECK(parse({"--threads"}).ok == false);
+  const auto help = parse({"--help"});
+  CHECK(help.help);
+  for (const char* option : {"--listen", "--db", "--config", "--max-frame-bytes", "--round-timeout-ms",
+                             "--shutdown-grace-ms", "--reconnect-grace-ms"})
+    CHECK(help.message.find(option) != std::string::npos);
+}
