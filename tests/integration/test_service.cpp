@@ -69,6 +69,17 @@ Seated join_raw(const DealerProcess& dealer, const std::string& session) {
   return s;
 }
 
+// Waits until `count` parties sit in sessions on this dealer (its /metrics gauge), so a test
+// knows which position the next joiner gets without guessing at timing.
+void wait_for_seated(const DealerProcess& dealer, int count) {
+  const std::string want = "bp_parties_connected " + std::to_string(count) + "\n";
+  for (int i = 0; i < 400; ++i) {
+    if (http_get(dealer.port(), "/metrics").second.find(want) != std::string::npos) return;
+    std::this_thread::sleep_for(25ms);
+  }
+  FAIL("the dealer never had " << count << " parties seated");
+}
+
 // Waits for the honest parties' outcomes and checks they all got an abort blaming `blamed`.
 void check_aborted_with_blame(std::thread& honest, const Outcomes& o, std::vector<size_t> blamed) {
   honest.join();
@@ -147,7 +158,7 @@ TEST_CASE("misbehaving parties are blamed and the daemon keeps serving") {
     Outcomes honest_outcome;
     const auto started = std::chrono::steady_clock::now();
     std::thread honest([&] { honest_outcome = run_parties(dealer, session, {5}); });
-    std::this_thread::sleep_for(200ms);  // the honest party takes position 0
+    wait_for_seated(dealer, 1);  // the honest party has position 0
     Seated bad = join_raw(dealer, session);
     CHECK(bad.joined.position == 1);
     c.misbehave(bad);
@@ -164,7 +175,7 @@ TEST_CASE("a share with a flipped byte is caught by the dealer's audit and blame
   const std::string session = create_session(dealer, 8, 2, 10000);
   Outcomes honest_outcome;
   std::thread honest([&] { honest_outcome = run_parties(dealer, session, {7}); });
-  std::this_thread::sleep_for(200ms);
+  wait_for_seated(dealer, 1);
   Seated bad = join_raw(dealer, session);
   // Run the real protocol, then corrupt one byte of t_x in the share.
   const BulletproofGens gens(8, 2);
@@ -197,7 +208,7 @@ TEST_CASE("a party that reconnects within the grace period resumes its seat and 
   const std::string session = create_session(dealer, 8, 2, 20000);
   Outcomes honest_outcome;
   std::thread honest([&] { honest_outcome = run_parties(dealer, session, {11}); });
-  std::this_thread::sleep_for(200ms);
+  wait_for_seated(dealer, 1);
   Seated first = join_raw(dealer, session);
   const BulletproofGens gens(8, 2);
   const PedersenGens pc;
@@ -249,7 +260,7 @@ TEST_CASE("a dealer killed mid-session: clients report a transport error, no han
   Outcomes o;
   const auto started = std::chrono::steady_clock::now();
   std::thread waiting([&] { o = run_parties(dealer, session, {1}, 20s); });
-  std::this_thread::sleep_for(300ms);
+  wait_for_seated(dealer, 1);
   dealer.kill_hard();
   waiting.join();
   REQUIRE_FALSE(o.results[0].ok());
