@@ -3,6 +3,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <sstream>
 #include <thread>
 
 namespace bp::server {
@@ -44,6 +45,13 @@ const std::map<std::string, std::pair<Setter, const char*>>& options() {
       {"max-frame-bytes", {number(&DealerConfig::max_frame_bytes, 16 << 20), "largest WebSocket message; default 65536"}},
       {"max-sessions", {number(&DealerConfig::max_sessions, 1000000), "running sessions at once; default 1000"}},
       {"max-connections", {number(&DealerConfig::max_connections, 1000000), "open connections; default 4096"}},
+      {"max-parties", {number(&DealerConfig::max_parties, 64), "parties per session, at most 64; default 64"}},
+      {"handshake-timeout-ms", {number(&DealerConfig::handshake_timeout_ms, 600000),
+                                "time a new connection has to send its request or upgrade; default 5000"}},
+      {"idle-timeout-ms", {number(&DealerConfig::idle_timeout_ms, 3600000),
+                           "drop a WebSocket peer that answers no ping for this long; default 60000"}},
+      {"max-connects-per-ip-per-s", {number(&DealerConfig::max_connects_per_ip_per_s, 1000000),
+                                     "new connections one address may open per second; default 100"}},
       {"round-timeout-ms", {number(&DealerConfig::default_round_timeout_ms, 3600000),
                             "default deadline of each round; default 30000"}},
       {"max-round-timeout-ms", {number(&DealerConfig::max_round_timeout_ms, 3600000),
@@ -93,6 +101,30 @@ std::string dealer_usage() {
   return out;
 }
 
+ConfigOutcome parse_config_text(const std::string& text, const std::string& source_name, DealerConfig base) {
+  ConfigOutcome out;
+  out.config = std::move(base);
+  std::istringstream in(text);
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    line = trim(line.substr(0, line.find('#')));
+    if (line.empty()) continue;
+    const auto eq = line.find('=');
+    if (eq == std::string::npos) {
+      out.message = source_name + ":" + std::to_string(number) + ": expected 'option = value'";
+      return out;
+    }
+    if (!apply(out.config, trim(line.substr(0, eq)), trim(line.substr(eq + 1)), out.message)) {
+      out.message = source_name + ":" + std::to_string(number) + ": " + out.message;
+      return out;
+    }
+  }
+  out.ok = true;
+  return out;
+}
+
 ConfigOutcome parse_dealer_config(int argc, char** argv) {
   ConfigOutcome out;
   std::map<std::string, std::string> flags;
@@ -120,22 +152,11 @@ ConfigOutcome parse_dealer_config(int argc, char** argv) {
       out.message = "cannot read config file " + config_file;
       return out;
     }
-    std::string line;
-    int number = 0;
-    while (std::getline(in, line)) {
-      ++number;
-      line = trim(line.substr(0, line.find('#')));
-      if (line.empty()) continue;
-      const auto eq = line.find('=');
-      if (eq == std::string::npos) {
-        out.message = config_file + ":" + std::to_string(number) + ": expected 'option = value'";
-        return out;
-      }
-      if (!apply(out.config, trim(line.substr(0, eq)), trim(line.substr(eq + 1)), out.message)) {
-        out.message = config_file + ":" + std::to_string(number) + ": " + out.message;
-        return out;
-      }
-    }
+    std::stringstream text;
+    text << in.rdbuf();
+    auto from_file = parse_config_text(text.str(), config_file, out.config);
+    if (!from_file.ok) return from_file;
+    out.config = from_file.config;
   }
   for (const auto& [key, value] : flags)
     if (!apply(out.config, key, value, out.message)) return out;

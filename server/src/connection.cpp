@@ -39,8 +39,8 @@ void HttpConnection::run() {
 
 void HttpConnection::read_request() {
   request_ = {};
-  // A client that opens a connection and says nothing is dropped after this long.
-  stream_.expires_after(std::chrono::seconds(10));
+  // A client that opens a connection and says nothing (slowloris) is dropped after this long.
+  stream_.expires_after(std::chrono::milliseconds(env_.config->handshake_timeout_ms));
   http::async_read(stream_, buffer_, request_,
                    [self = shared_from_this()](beast::error_code ec, size_t) { self->on_request(ec); });
 }
@@ -98,7 +98,12 @@ WsConnection::WsConnection(beast::tcp_stream stream, ConnectionEnv env) : ws_(st
 WsConnection::~WsConnection() { env_.metrics->connection_closed(); }
 
 void WsConnection::run(http::request<http::string_body> upgrade) {
-  ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
+  // Pings keep a waiting party's connection alive; a peer that stops answering is dropped.
+  websocket::stream_base::timeout timeouts{};
+  timeouts.handshake_timeout = std::chrono::milliseconds(env_.config->handshake_timeout_ms);
+  timeouts.idle_timeout = std::chrono::milliseconds(env_.config->idle_timeout_ms);
+  timeouts.keep_alive_pings = true;
+  ws_.set_option(timeouts);
   ws_.read_message_max(env_.config->max_frame_bytes);
   ws_.binary(true);
   auto req = std::make_shared<http::request<http::string_body>>(std::move(upgrade));

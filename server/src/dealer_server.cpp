@@ -6,6 +6,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/strand.hpp>
 #include <thread>
+#include <unordered_map>
 
 #include "connection.hpp"
 #include "outcome_store.hpp"
@@ -29,6 +30,21 @@ struct DealerServer::Impl {
   asio::steady_timer drain_timer;
   std::chrono::steady_clock::time_point drain_started;
   bool stopping = false;
+  // Connections per address in the current one-second window (accept runs on one strand).
+  std::unordered_map<std::string, uint32_t> connects_this_second;
+  std::chrono::steady_clock::time_point window_start = std::chrono::steady_clock::now();
+
+  bool over_rate(const tcp::socket& socket) {
+    boost::system::error_code ec;
+    const auto remote = socket.remote_endpoint(ec);
+    if (ec) return true;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - window_start >= std::chrono::seconds(1)) {
+      connects_this_second.clear();
+      window_start = now;
+    }
+    return ++connects_this_second[remote.address().to_string()] > config.max_connects_per_ip_per_s;
+  }
 
   explicit Impl(DealerConfig c)
       : config(std::move(c)),
@@ -57,6 +73,9 @@ struct DealerServer::Impl {
       }
       if (metrics.connections() >= static_cast<long>(config.max_connections)) {
         spdlog::warn("refusing a connection: {} open, the limit", metrics.connections());
+        socket.close(ec);
+      } else if (over_rate(socket)) {
+        spdlog::warn("refusing a connection: over {} per second from one address", config.max_connects_per_ip_per_s);
         socket.close(ec);
       } else {
         std::make_shared<HttpConnection>(std::move(socket), ConnectionEnv{&config, &registry, &store, &metrics})->run();

@@ -20,6 +20,8 @@ std::variant<std::shared_ptr<AggregationSession>, std::string> SessionRegistry::
   prune_locked();
   if (sessions_.size() >= config_.max_sessions)
     return "the dealer runs its maximum of " + std::to_string(config_.max_sessions) + " sessions";
+  if (request.parties > config_.max_parties)
+    return "at most " + std::to_string(config_.max_parties) + " parties per session on this dealer";
   uint8_t raw[wire::kSessionIdChars / 2];
   randombytes_buf(raw, sizeof raw);
   const std::string id = to_hex(raw);

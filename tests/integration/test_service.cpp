@@ -5,6 +5,7 @@
 #include <sodium.h>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/write.hpp>
 #include <functional>
 #include <set>
 #include <thread>
@@ -111,7 +112,7 @@ TEST_CASE("happy paths: m = 1, 2, 8, 32") {
 }
 
 TEST_CASE("twenty concurrent sessions") {
-  DealerProcess dealer;
+  DealerProcess dealer({"--max-connects-per-ip-per-s", "1000"});  // all 60 connections come from 127.0.0.1
   std::vector<std::string> sessions;
   for (int i = 0; i < 20; ++i) sessions.push_back(create_session(dealer, 16, 2));
   boost::asio::io_context ioc;
@@ -266,6 +267,50 @@ TEST_CASE("a dealer killed mid-session: clients report a transport error, no han
   REQUIRE_FALSE(o.results[0].ok());
   CHECK(o.results[0].error().kind == client::ClientErrorKind::Transport);
   CHECK(std::chrono::steady_clock::now() - started < 10s);
+}
+
+TEST_CASE("limits: a silent connection is dropped, a connection flood is refused, sessions are capped") {
+  DealerProcess dealer({"--handshake-timeout-ms", "300", "--max-connects-per-ip-per-s", "20", "--max-parties", "4"});
+  {
+    // Slowloris: connect and never speak; the dealer hangs up after the handshake timeout.
+    boost::asio::io_context ioc;
+    boost::asio::ip::tcp::socket socket(ioc);
+    socket.connect({boost::asio::ip::make_address("127.0.0.1"), dealer.port()});
+    const auto started = std::chrono::steady_clock::now();
+    char byte;
+    boost::system::error_code ec;
+    socket.read_some(boost::asio::buffer(&byte, 1), ec);
+    CHECK(ec);  // closed by the dealer
+    CHECK(std::chrono::steady_clock::now() - started < 5s);
+  }
+  {
+    // A flood: 60 connections at once from one address; past 20 per second they are refused.
+    boost::asio::io_context ioc;
+    std::vector<std::unique_ptr<boost::asio::ip::tcp::socket>> sockets;
+    int refused = 0;
+    for (int i = 0; i < 60; ++i) {
+      sockets.push_back(std::make_unique<boost::asio::ip::tcp::socket>(ioc));
+      sockets.back()->connect({boost::asio::ip::make_address("127.0.0.1"), dealer.port()});
+    }
+    for (auto& s : sockets) {
+      const std::string req = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+      boost::system::error_code ec;
+      boost::asio::write(*s, boost::asio::buffer(req), ec);
+      char buf[64];
+      const size_t n = s->read_some(boost::asio::buffer(buf), ec);
+      if (ec || n == 0) ++refused;
+    }
+    CHECK(refused >= 30);
+  }
+  std::this_thread::sleep_for(1100ms);  // a new rate window
+  // Over the per-session party limit: refused with a reason.
+  auto created = client::create_session(dealer.endpoint(), {8, 5, "too many", 1000});
+  REQUIRE_FALSE(created.ok());
+  CHECK(created.error().kind == client::ClientErrorKind::Aborted);
+  CHECK(created.error().detail.find("at most 4 parties") != std::string::npos);
+  // And a normal session still completes.
+  const std::string session = create_session(dealer, 8, 2);
+  check_all_succeeded(run_parties(dealer, session, {1, 2}), 2);
 }
 
 TEST_CASE("/healthz, /metrics and unknown paths over HTTP") {

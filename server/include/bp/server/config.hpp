@@ -16,6 +16,10 @@ struct DealerConfig {
   size_t max_frame_bytes = 64 * 1024;     // larger WebSocket messages are refused (and blamed)
   size_t max_sessions = 1000;             // running sessions at once
   size_t max_connections = 4096;
+  size_t max_parties = 64;                // per session (the protocol allows at most 64)
+  uint32_t handshake_timeout_ms = 5000;   // to send the HTTP request / WebSocket upgrade
+  uint32_t idle_timeout_ms = 60000;       // a WebSocket peer that answers no ping for this long is dropped
+  uint32_t max_connects_per_ip_per_s = 100;  // new connections one address may open per second
   uint32_t default_round_timeout_ms = 30000;
   uint32_t max_round_timeout_ms = 600000;
   uint32_t reconnect_grace_ms = 2000;     // how long a dropped party may take to resume its seat
@@ -32,6 +36,8 @@ struct ConfigOutcome {
   DealerConfig config;
 };
 ConfigOutcome parse_dealer_config(int argc, char** argv);
+// The config file's "option = value" lines applied over `base` (also what the fuzzer drives).
+ConfigOutcome parse_config_text(const std::string& text, const std::string& source_name, DealerConfig base);
 std::string dealer_usage();
 
 }  // namespace bp::server
