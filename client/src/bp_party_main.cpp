@@ -17,11 +17,13 @@ namespace {
 
 constexpr const char* kUsage =
     "usage:\n"
-    "  bp-party create-session --dealer ws://HOST:PORT --bits N --parties M [--label L] [--round-timeout-ms T]\n"
+    "  bp-party create-session --dealer ws[s]://HOST:PORT --bits N --parties M [--label L] [--round-timeout-ms T]\n"
     "      prints the new session id alone on stdout\n"
-    "  bp-party join --dealer ws://HOST:PORT --session ID --value V [--blinding HEX] [--timeout-ms T]\n"
+    "  bp-party join --dealer ws[s]://HOST:PORT --session ID --value V [--blinding HEX] [--timeout-ms T]\n"
     "      prints the final JSON (bits, label, commitments, proof, padding, position); on an abort\n"
-    "      exits 2 with 'abort: <reason> blamed=[positions]' on stderr\n";
+    "      exits 2 with 'abort: <reason> blamed=[positions]' on stderr\n"
+    "  with wss://: --ca FILE (PEM) to verify the dealer's certificate (default: system CAs);\n"
+    "  --insecure-skip-verify yes turns verification off (tests only)\n";
 
 struct Flags {
   std::map<std::string, std::string> values;
@@ -60,32 +62,40 @@ int usage_error(const std::string& what) {
   return 64;
 }
 
+bp::client::Options tls_options(const Flags& f) {
+  bp::client::Options o;
+  o.ca_file = f.get("ca");
+  o.insecure_skip_verify = f.get("insecure-skip-verify") == "yes";
+  return o;
+}
+
 int client_failure(const bp::client::ClientError& e) {
   std::fprintf(stderr, "%s\n", bp::client::describe(e).c_str());
   return e.kind == bp::client::ClientErrorKind::Aborted ? 2 : 1;
 }
 
 int create_session(int argc, char** argv) {
-  const Flags f = parse(argc, argv, {"dealer", "bits", "parties", "label", "round-timeout-ms"});
+  const Flags f = parse(argc, argv, {"dealer", "bits", "parties", "label", "round-timeout-ms", "ca", "insecure-skip-verify"});
   if (!f.error.empty()) return usage_error(f.error);
   const auto dealer = bp::client::parse_endpoint(f.get("dealer"));
-  if (!dealer) return usage_error("--dealer must be ws://HOST:PORT");
+  if (!dealer) return usage_error("--dealer must be ws://HOST:PORT or wss://HOST:PORT");
   uint64_t bits, parties, timeout = 0;
   if (!parse_u64(f.get("bits"), bits) || !parse_u64(f.get("parties"), parties))
     return usage_error("--bits and --parties are required numbers");
   if (f.has("round-timeout-ms") && (!parse_u64(f.get("round-timeout-ms"), timeout) || timeout > UINT32_MAX))
     return usage_error("--round-timeout-ms must be a number of milliseconds");
-  auto created = bp::client::create_session(*dealer, {bits, parties, f.get("label", "bp"), static_cast<uint32_t>(timeout)});
+  auto created = bp::client::create_session(*dealer, {bits, parties, f.get("label", "bp"), static_cast<uint32_t>(timeout)},
+                                            tls_options(f));
   if (!created) return client_failure(created.error());
   std::printf("%s\n", created->session_id.c_str());
   return 0;
 }
 
 int join(int argc, char** argv) {
-  const Flags f = parse(argc, argv, {"dealer", "session", "value", "blinding", "timeout-ms"});
+  const Flags f = parse(argc, argv, {"dealer", "session", "value", "blinding", "timeout-ms", "ca", "insecure-skip-verify"});
   if (!f.error.empty()) return usage_error(f.error);
   const auto dealer = bp::client::parse_endpoint(f.get("dealer"));
-  if (!dealer) return usage_error("--dealer must be ws://HOST:PORT");
+  if (!dealer) return usage_error("--dealer must be ws://HOST:PORT or wss://HOST:PORT");
   uint64_t value, timeout = 120000;
   if (!parse_u64(f.get("value"), value)) return usage_error("--value must be an unsigned 64-bit integer");
   if (!f.has("session")) return usage_error("--session is required");
@@ -101,7 +111,7 @@ int join(int argc, char** argv) {
     bp::SystemRandom rng;
     blinding = bp::Scalar::random(rng);
   }
-  bp::client::Options options;
+  bp::client::Options options = tls_options(f);
   options.timeout = std::chrono::milliseconds(timeout);
   auto outcome = bp::client::join_and_prove(*dealer, f.get("session"), value, blinding, options);
   blinding.wipe();

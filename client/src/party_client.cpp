@@ -4,8 +4,11 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
+#include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket.hpp>
+#include <boost/beast/websocket/ssl.hpp>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -21,9 +24,15 @@ namespace websocket = beast::websocket;
 using tcp = asio::ip::tcp;
 
 std::optional<Endpoint> parse_endpoint(std::string_view url) {
-  constexpr std::string_view kScheme = "ws://";
-  if (url.substr(0, kScheme.size()) != kScheme) return std::nullopt;
-  url.remove_prefix(kScheme.size());
+  bool tls = false;
+  if (url.substr(0, 6) == "wss://") {
+    tls = true;
+    url.remove_prefix(6);
+  } else if (url.substr(0, 5) == "ws://") {
+    url.remove_prefix(5);
+  } else {
+    return std::nullopt;
+  }
   if (!url.empty() && url.back() == '/') url.remove_suffix(1);
   const auto colon = url.rfind(':');
   if (colon == std::string_view::npos || colon == 0) return std::nullopt;
@@ -32,7 +41,7 @@ std::optional<Endpoint> parse_endpoint(std::string_view url) {
     return std::nullopt;
   const unsigned long port = std::stoul(std::string(port_text));
   if (port == 0 || port > 65535) return std::nullopt;
-  return Endpoint{std::string(url.substr(0, colon)), static_cast<uint16_t>(port)};
+  return Endpoint{std::string(url.substr(0, colon)), static_cast<uint16_t>(port), tls};
 }
 
 std::string describe(const ClientError& e) {
@@ -72,15 +81,27 @@ struct Step {
 // A conversation with the dealer over one WebSocket: connect, send the opening message,
 // then feed every decoded frame to `on_message` until it says done or fails. One deadline
 // covers the whole exchange.
-class Conversation : public std::enable_shared_from_this<Conversation> {
+class ConversationBase {
  public:
-  using OnMessage = std::function<ClientResult<Step>(wire::Message)>;
-  using OnFail = std::function<void(ClientError)>;
+  virtual ~ConversationBase() = default;
+  virtual void start() = 0;
+  virtual size_t bytes_sent() const = 0;
+  virtual size_t bytes_received() const = 0;
+};
 
+using OnMessage = std::function<ClientResult<Step>(wire::Message)>;
+using OnFail = std::function<void(ClientError)>;
+
+template <bool Tls>
+class Conversation : public ConversationBase, public std::enable_shared_from_this<Conversation<Tls>> {
+  using Transport = std::conditional_t<Tls, beast::ssl_stream<beast::tcp_stream>, beast::tcp_stream>;
+
+ public:
   Conversation(asio::io_context& ioc, Endpoint dealer, const Options& options, wire::Message opening,
-               OnMessage on_message, OnFail on_fail)
+               OnMessage on_message, OnFail on_fail, std::shared_ptr<asio::ssl::context> tls)
       : resolver_(asio::make_strand(ioc)),
-        ws_(resolver_.get_executor()),
+        tls_(std::move(tls)),
+        ws_(make_ws(resolver_.get_executor(), tls_.get())),
         deadline_(resolver_.get_executor()),
         link_delay_(resolver_.get_executor()),
         dealer_(std::move(dealer)),
@@ -90,10 +111,11 @@ class Conversation : public std::enable_shared_from_this<Conversation> {
         on_message_(std::move(on_message)),
         on_fail_(std::move(on_fail)) {}
 
-  size_t bytes_sent() const { return bytes_sent_; }
-  size_t bytes_received() const { return bytes_received_; }
+  size_t bytes_sent() const override { return bytes_sent_; }
+  size_t bytes_received() const override { return bytes_received_; }
+  using std::enable_shared_from_this<Conversation<Tls>>::shared_from_this;
 
-  void start() {
+  void start() override {
     deadline_.expires_after(timeout_);
     deadline_.async_wait([self = shared_from_this()](beast::error_code ec) {
       if (ec) return;
@@ -107,19 +129,46 @@ class Conversation : public std::enable_shared_from_this<Conversation> {
   }
 
  private:
+  template <class Executor>
+  static websocket::stream<Transport> make_ws(const Executor& ex,
+                                              asio::ssl::context* ctx) {
+    if constexpr (Tls)
+      return websocket::stream<Transport>(ex, *ctx);
+    else
+      return websocket::stream<Transport>(ex);
+  }
+
   void connect(const tcp::resolver::results_type& results) {
     beast::get_lowest_layer(ws_).async_connect(
         results, [self = shared_from_this()](beast::error_code ec, const tcp::endpoint&) {
           if (ec) return self->fail({ClientErrorKind::Transport, "connect: " + ec.message(), {}});
-          self->ws_.binary(true);
-          self->ws_.read_message_max(1 << 20);
-          self->ws_.async_handshake(self->dealer_.host, "/", [self](beast::error_code ec) {
-            if (ec) return self->fail({ClientErrorKind::Transport, "handshake: " + ec.message(), {}});
-            self->queue_.push_back(wire::encode(self->opening_));
-            self->write_next();
-            self->read();
-          });
+          if constexpr (Tls) {
+            auto& ssl = self->ws_.next_layer();
+            if (!SSL_set_tlsext_host_name(ssl.native_handle(), self->dealer_.host.c_str()))
+              return self->fail({ClientErrorKind::Transport, "TLS: cannot set the server name", {}});
+            if (!self->options_.insecure_skip_verify) {
+              ssl.set_verify_mode(asio::ssl::verify_peer);
+              ssl.set_verify_callback(asio::ssl::host_name_verification(self->dealer_.host));
+            }
+            ssl.async_handshake(asio::ssl::stream_base::client, [self](beast::error_code ec) {
+              if (ec) return self->fail({ClientErrorKind::Transport, "TLS handshake: " + ec.message(), {}});
+              self->websocket_handshake();
+            });
+          } else {
+            self->websocket_handshake();
+          }
         });
+  }
+
+  void websocket_handshake() {
+    ws_.binary(true);
+    ws_.read_message_max(1 << 20);
+    ws_.async_handshake(dealer_.host, "/", [self = shared_from_this()](beast::error_code ec) {
+      if (ec) return self->fail({ClientErrorKind::Transport, "handshake: " + ec.message(), {}});
+      self->queue_.push_back(wire::encode(self->opening_));
+      self->write_next();
+      self->read();
+    });
   }
 
   void read() {
@@ -181,7 +230,8 @@ class Conversation : public std::enable_shared_from_this<Conversation> {
   }
 
   tcp::resolver resolver_;
-  websocket::stream<beast::tcp_stream> ws_;
+  std::shared_ptr<asio::ssl::context> tls_;
+  websocket::stream<Transport> ws_;
   asio::steady_timer deadline_;
   asio::steady_timer link_delay_;
   Endpoint dealer_;
@@ -199,8 +249,40 @@ class Conversation : public std::enable_shared_from_this<Conversation> {
 
 // Set once the conversation exists, read when the result arrives (same strand).
 struct ConversationRef {
-  std::weak_ptr<Conversation> conversation;
+  std::weak_ptr<ConversationBase> conversation;
 };
+
+// A TLS context that verifies against the options' CA file (or the system's).
+ClientResult<std::shared_ptr<asio::ssl::context>> tls_context(const Options& options) {
+  auto ctx = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_client);
+  boost::system::error_code ec;
+  if (!options.ca_file.empty())
+    ctx->load_verify_file(options.ca_file, ec);
+  else
+    ctx->set_default_verify_paths(ec);
+  if (ec) return ClientError{ClientErrorKind::Refused, "cannot load CA file " + options.ca_file + ": " + ec.message(), {}};
+  return ctx;
+}
+
+// Starts a conversation over ws:// or wss:// as the endpoint says.
+std::shared_ptr<ConversationBase> converse(asio::io_context& ioc, const Endpoint& dealer, const Options& options,
+                                           wire::Message opening, OnMessage on_message, OnFail on_fail) {
+  std::shared_ptr<ConversationBase> c;
+  if (dealer.tls) {
+    auto ctx = tls_context(options);
+    if (!ctx) {
+      on_fail(ctx.error());
+      return nullptr;
+    }
+    c = std::make_shared<Conversation<true>>(ioc, dealer, options, std::move(opening), std::move(on_message),
+                                             std::move(on_fail), *ctx);
+  } else {
+    c = std::make_shared<Conversation<false>>(ioc, dealer, options, std::move(opening), std::move(on_message),
+                                              std::move(on_fail), nullptr);
+  }
+  c->start();
+  return c;
+}
 
 // The party's protocol state between frames.
 struct PartyProgress {
@@ -278,10 +360,8 @@ void async_join_and_prove(asio::io_context& ioc, const Endpoint& dealer, const s
     return protocol_error("an unexpected message from the dealer");
   };
   auto on_fail = [done](ClientError e) { (*done)(std::move(e)); };
-  auto conversation = std::make_shared<Conversation>(ioc, dealer, options, wire::JoinSessionMsg{session_id, {}},
-                                                     std::move(on_message), std::move(on_fail));
-  ref->conversation = conversation;
-  conversation->start();
+  ref->conversation =
+      converse(ioc, dealer, options, wire::JoinSessionMsg{session_id, {}}, std::move(on_message), std::move(on_fail));
 }
 
 void async_create_session(asio::io_context& ioc, const Endpoint& dealer, const SessionRequest& request,
@@ -294,11 +374,9 @@ void async_create_session(asio::io_context& ioc, const Endpoint& dealer, const S
     return Step{{}, true};
   };
   auto on_fail = [done](ClientError e) { (*done)(std::move(e)); };
-  std::make_shared<Conversation>(
-      ioc, dealer, options,
-      wire::CreateSessionMsg{request.bits, request.parties, request.label, request.round_timeout_ms},
-      std::move(on_message), std::move(on_fail))
-      ->start();
+  converse(ioc, dealer, options,
+           wire::CreateSessionMsg{request.bits, request.parties, request.label, request.round_timeout_ms},
+           std::move(on_message), std::move(on_fail));
 }
 
 namespace {

@@ -60,6 +60,10 @@ const std::map<std::string, std::pair<Setter, const char*>>& options() {
                               "how long a dropped party may take to resume its seat; default 2000"}},
       {"shutdown-grace-ms", {number(&DealerConfig::shutdown_grace_ms, 3600000),
                              "on SIGTERM, how long running sessions may finish; default 10000"}},
+      {"tls-cert", {[](DealerConfig& c, const std::string& v) { c.tls_cert = v; return !v.empty(); },
+                    "PEM certificate chain: serve wss:// and https:// (needs --tls-key)"}},
+      {"tls-key", {[](DealerConfig& c, const std::string& v) { c.tls_key = v; return !v.empty(); },
+                   "PEM private key of --tls-cert"}},
       {"log-level", {[](DealerConfig& c, const std::string& v) {
                        c.log_level = v;
                        return v == "trace" || v == "debug" || v == "info" || v == "warn" || v == "error" || v == "off";
@@ -160,6 +164,10 @@ ConfigOutcome parse_dealer_config(int argc, char** argv) {
   }
   for (const auto& [key, value] : flags)
     if (!apply(out.config, key, value, out.message)) return out;
+  if (out.config.tls_cert.empty() != out.config.tls_key.empty()) {
+    out.message = "--tls-cert and --tls-key go together";
+    return out;
+  }
   if (out.config.threads == 0) out.config.threads = std::max(1u, std::thread::hardware_concurrency());
   out.ok = true;
   return out;

@@ -14,6 +14,9 @@ namespace websocket = beast::websocket;
 
 namespace {
 
+template <class Stream>
+constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
+
 std::string endpoint_text(const asio::ip::tcp::socket& socket) {
   boost::system::error_code ec;
   const auto ep = socket.remote_endpoint(ec);
@@ -24,47 +27,68 @@ std::string endpoint_text(const asio::ip::tcp::socket& socket) {
 
 // ---- HTTP ----
 
-HttpConnection::HttpConnection(asio::ip::tcp::socket socket, ConnectionEnv env)
-    : stream_(std::move(socket)), env_(env) {
+template <class Stream>
+HttpConnection<Stream>::HttpConnection(Stream stream, ConnectionEnv env) : stream_(std::move(stream)), env_(env) {
   env_.metrics->connection_opened();
 }
 
-HttpConnection::~HttpConnection() {
+template <class Stream>
+HttpConnection<Stream>::~HttpConnection() {
   if (!upgraded_) env_.metrics->connection_closed();
 }
 
-void HttpConnection::run() {
-  asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_request(); });
+template <class Stream>
+void HttpConnection<Stream>::run() {
+  asio::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+    if constexpr (kTls<Stream>) {
+      // The TLS handshake shares the deadline a silent client gets.
+      beast::get_lowest_layer(self->stream_).expires_after(std::chrono::milliseconds(self->env_.config->handshake_timeout_ms));
+      self->stream_.async_handshake(asio::ssl::stream_base::server, [self](beast::error_code ec) {
+        if (!ec) self->read_request();
+      });
+    } else {
+      self->read_request();
+    }
+  });
 }
 
-void HttpConnection::read_request() {
+template <class Stream>
+void HttpConnection<Stream>::close() {
+  if constexpr (kTls<Stream>) {
+    stream_.async_shutdown([self = shared_from_this()](beast::error_code) {});
+  } else {
+    beast::error_code ignored;
+    stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
+  }
+}
+
+template <class Stream>
+void HttpConnection<Stream>::read_request() {
   request_ = {};
   // A client that opens a connection and says nothing (slowloris) is dropped after this long.
-  stream_.expires_after(std::chrono::milliseconds(env_.config->handshake_timeout_ms));
+  beast::get_lowest_layer(stream_).expires_after(std::chrono::milliseconds(env_.config->handshake_timeout_ms));
   http::async_read(stream_, buffer_, request_,
                    [self = shared_from_this()](beast::error_code ec, size_t) { self->on_request(ec); });
 }
 
-void HttpConnection::on_request(beast::error_code ec) {
+template <class Stream>
+void HttpConnection<Stream>::on_request(beast::error_code ec) {
   if (ec) return;  // closed, timed out or not HTTP: nothing to answer
   if (websocket::is_upgrade(request_)) {
     upgraded_ = true;
-    stream_.expires_never();
-    std::make_shared<WsConnection>(std::move(stream_), env_)->run(std::move(request_));
+    beast::get_lowest_layer(stream_).expires_never();
+    std::make_shared<WsConnection<Stream>>(std::move(stream_), env_)->run(std::move(request_));
     return;
   }
   auto response = std::make_shared<http::response<http::string_body>>(respond());
   http::async_write(stream_, *response, [self = shared_from_this(), response](beast::error_code ec, size_t) {
-    if (ec || !response->keep_alive()) {
-      beast::error_code ignored;
-      self->stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
-      return;
-    }
+    if (ec || !response->keep_alive()) return self->close();
     self->read_request();
   });
 }
 
-http::response<http::string_body> HttpConnection::respond() {
+template <class Stream>
+http::response<http::string_body> HttpConnection<Stream>::respond() {
   http::response<http::string_body> res{http::status::ok, request_.version()};
   res.set(http::field::server, "bp-dealer");
   res.keep_alive(request_.keep_alive());
@@ -91,13 +115,16 @@ http::response<http::string_body> HttpConnection::respond() {
 
 // ---- WebSocket ----
 
-WsConnection::WsConnection(beast::tcp_stream stream, ConnectionEnv env) : ws_(std::move(stream)), env_(env) {
+template <class Stream>
+WsConnection<Stream>::WsConnection(Stream stream, ConnectionEnv env) : ws_(std::move(stream)), env_(env) {
   peer_ = endpoint_text(beast::get_lowest_layer(ws_).socket());
 }
 
-WsConnection::~WsConnection() { env_.metrics->connection_closed(); }
+template <class Stream>
+WsConnection<Stream>::~WsConnection() { env_.metrics->connection_closed(); }
 
-void WsConnection::run(http::request<http::string_body> upgrade) {
+template <class Stream>
+void WsConnection<Stream>::run(http::request<http::string_body> upgrade) {
   // Pings keep a waiting party's connection alive; a peer that stops answering is dropped.
   websocket::stream_base::timeout timeouts{};
   timeouts.handshake_timeout = std::chrono::milliseconds(env_.config->handshake_timeout_ms);
@@ -113,12 +140,14 @@ void WsConnection::run(http::request<http::string_body> upgrade) {
   });
 }
 
-void WsConnection::read_frame() {
+template <class Stream>
+void WsConnection<Stream>::read_frame() {
   buffer_.clear();
   ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, size_t n) { self->on_frame(ec, n); });
 }
 
-void WsConnection::on_frame(beast::error_code ec, size_t bytes) {
+template <class Stream>
+void WsConnection<Stream>::on_frame(beast::error_code ec, size_t bytes) {
   if (ec) {
     const auto session = seat_session();
     if (ec == websocket::error::message_too_big) {
@@ -148,7 +177,8 @@ void WsConnection::on_frame(beast::error_code ec, size_t bytes) {
   if (!closed_) read_frame();
 }
 
-void WsConnection::handle(wire::Message message) {
+template <class Stream>
+void WsConnection<Stream>::handle(wire::Message message) {
   if (seated_) {
     if (auto session = seat_session()) session->deliver(position_, shared_from_this(), std::move(message));
     return;
@@ -171,12 +201,14 @@ void WsConnection::handle(wire::Message message) {
   refuse("join a session first");
 }
 
-void WsConnection::refuse(const std::string& reason) {
+template <class Stream>
+void WsConnection<Stream>::refuse(const std::string& reason) {
   send(std::make_shared<const std::vector<uint8_t>>(wire::encode(wire::AbortMsg{reason, {}})));
   close();
 }
 
-void WsConnection::seated(std::weak_ptr<AggregationSession> session, size_t position) {
+template <class Stream>
+void WsConnection<Stream>::seated(std::weak_ptr<AggregationSession> session, size_t position) {
   asio::post(ws_.get_executor(), [self = shared_from_this(), session = std::move(session), position] {
     self->session_ = session;
     self->position_ = position;
@@ -184,7 +216,8 @@ void WsConnection::seated(std::weak_ptr<AggregationSession> session, size_t posi
   });
 }
 
-void WsConnection::send(std::shared_ptr<const std::vector<uint8_t>> frame) {
+template <class Stream>
+void WsConnection<Stream>::send(std::shared_ptr<const std::vector<uint8_t>> frame) {
   asio::post(ws_.get_executor(), [self = shared_from_this(), frame = std::move(frame)] {
     if (self->closed_) return;
     self->queue_.push_back(frame);
@@ -192,14 +225,16 @@ void WsConnection::send(std::shared_ptr<const std::vector<uint8_t>> frame) {
   });
 }
 
-void WsConnection::close() {
+template <class Stream>
+void WsConnection<Stream>::close() {
   asio::post(ws_.get_executor(), [self = shared_from_this()] {
     self->close_after_writes_ = true;
     if (!self->writing_) self->write_next();
   });
 }
 
-void WsConnection::write_next() {
+template <class Stream>
+void WsConnection<Stream>::write_next() {
   if (closed_) return;
   if (queue_.empty()) {
     if (close_after_writes_) {
@@ -221,5 +256,10 @@ void WsConnection::write_next() {
     self->write_next();
   });
 }
+
+template class HttpConnection<PlainStream>;
+template class HttpConnection<TlsStream>;
+template class WsConnection<PlainStream>;
+template class WsConnection<TlsStream>;
 
 }  // namespace bp::server

@@ -7,7 +7,9 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket.hpp>
+#include <boost/beast/websocket/ssl.hpp>
 #include <deque>
 #include <memory>
 
@@ -27,9 +29,14 @@ struct ConnectionEnv {
   Metrics* metrics;
 };
 
-class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
+// The two transports: plain TCP (ws://, loopback demos) and TLS over TCP (wss://, https://).
+using PlainStream = boost::beast::tcp_stream;
+using TlsStream = boost::beast::ssl_stream<boost::beast::tcp_stream>;
+
+template <class Stream>
+class HttpConnection : public std::enable_shared_from_this<HttpConnection<Stream>> {
  public:
-  HttpConnection(boost::asio::ip::tcp::socket socket, ConnectionEnv env);
+  HttpConnection(Stream stream, ConnectionEnv env);
   ~HttpConnection();
   void run();
 
@@ -37,17 +44,21 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void read_request();
   void on_request(boost::beast::error_code ec);
   boost::beast::http::response<boost::beast::http::string_body> respond();
+  using std::enable_shared_from_this<HttpConnection<Stream>>::shared_from_this;
 
-  boost::beast::tcp_stream stream_;
+  void close();
+
+  Stream stream_;
   boost::beast::flat_buffer buffer_;
   boost::beast::http::request<boost::beast::http::string_body> request_;
   ConnectionEnv env_;
   bool upgraded_ = false;
 };
 
-class WsConnection : public PartyLink, public std::enable_shared_from_this<WsConnection> {
+template <class Stream>
+class WsConnection : public PartyLink, public std::enable_shared_from_this<WsConnection<Stream>> {
  public:
-  WsConnection(boost::beast::tcp_stream stream, ConnectionEnv env);
+  WsConnection(Stream stream, ConnectionEnv env);
   ~WsConnection() override;
   void run(boost::beast::http::request<boost::beast::http::string_body> upgrade);
 
@@ -64,8 +75,9 @@ class WsConnection : public PartyLink, public std::enable_shared_from_this<WsCon
   void refuse(const std::string& reason);  // Abort to an unseated peer, then close
   void write_next();
   std::shared_ptr<AggregationSession> seat_session() const { return session_.lock(); }
+  using std::enable_shared_from_this<WsConnection<Stream>>::shared_from_this;
 
-  boost::beast::websocket::stream<boost::beast::tcp_stream> ws_;
+  boost::beast::websocket::stream<Stream> ws_;
   boost::beast::flat_buffer buffer_;
   ConnectionEnv env_;
   std::string peer_;
@@ -77,5 +89,10 @@ class WsConnection : public PartyLink, public std::enable_shared_from_this<WsCon
   size_t position_ = 0;
   bool seated_ = false;
 };
+
+extern template class HttpConnection<PlainStream>;
+extern template class HttpConnection<TlsStream>;
+extern template class WsConnection<PlainStream>;
+extern template class WsConnection<TlsStream>;
 
 }  // namespace bp::server

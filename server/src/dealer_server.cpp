@@ -5,6 +5,8 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/strand.hpp>
+#include <optional>
+#include <stdexcept>
 #include <thread>
 #include <unordered_map>
 
@@ -25,6 +27,7 @@ struct DealerServer::Impl {
   BulletproofGens bp_gens{64, mpc::kMaxParties};
   PedersenGens pc_gens;
   SessionRegistry registry;
+  std::optional<asio::ssl::context> tls;  // set when the dealer serves wss:// and https://
   tcp::acceptor acceptor;
   asio::signal_set signals;
   asio::steady_timer drain_timer;
@@ -56,6 +59,16 @@ struct DealerServer::Impl {
         acceptor(asio::make_strand(ioc)),
         signals(ioc, SIGTERM, SIGINT),
         drain_timer(ioc) {
+    if (!config.tls_cert.empty()) {
+      tls.emplace(asio::ssl::context::tls_server);
+      tls->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                       asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1);
+      boost::system::error_code ec;
+      tls->use_certificate_chain_file(config.tls_cert, ec);
+      if (ec) throw std::runtime_error("cannot load TLS certificate " + config.tls_cert + ": " + ec.message());
+      tls->use_private_key_file(config.tls_key, asio::ssl::context::pem, ec);
+      if (ec) throw std::runtime_error("cannot load TLS key " + config.tls_key + ": " + ec.message());
+    }
     const tcp::endpoint endpoint(asio::ip::make_address(config.host), config.port);
     acceptor.open(endpoint.protocol());
     acceptor.set_option(asio::socket_base::reuse_address(true));
@@ -78,7 +91,11 @@ struct DealerServer::Impl {
         spdlog::warn("refusing a connection: over {} per second from one address", config.max_connects_per_ip_per_s);
         socket.close(ec);
       } else {
-        std::make_shared<HttpConnection>(std::move(socket), ConnectionEnv{&config, &registry, &store, &metrics})->run();
+        const ConnectionEnv env{&config, &registry, &store, &metrics};
+        if (tls)
+          std::make_shared<HttpConnection<TlsStream>>(TlsStream(std::move(socket), *tls), env)->run();
+        else
+          std::make_shared<HttpConnection<PlainStream>>(PlainStream(std::move(socket)), env)->run();
       }
       accept();
     });
@@ -116,6 +133,7 @@ DealerServer::DealerServer(DealerConfig config) : impl_(std::make_unique<Impl>(s
 DealerServer::~DealerServer() = default;
 
 uint16_t DealerServer::port() const { return impl_->acceptor.local_endpoint().port(); }
+bool DealerServer::tls() const { return impl_->tls.has_value(); }
 
 void DealerServer::run() {
   Impl& d = *impl_;

@@ -31,8 +31,12 @@ int main(int argc, char** argv) {
     bp::server::DealerServer server(parsed.config);
     std::printf("listening on %s:%u\n", parsed.config.host.c_str(), server.port());
     std::fflush(stdout);
-    spdlog::info("listening on ws://{}:{} ({} threads, plain WebSocket: loopback demos only, no TLS yet)",
-                 parsed.config.host, server.port(), parsed.config.threads);
+    if (server.tls())
+      spdlog::info("listening on wss://{}:{} (TLS; {} threads)", parsed.config.host, server.port(),
+                   parsed.config.threads);
+    else
+      spdlog::info("listening on ws://{}:{} ({} threads) - plain WebSocket without TLS: for loopback demos only",
+                   parsed.config.host, server.port(), parsed.config.threads);
     server.run();
     spdlog::info("stopped");
     return 0;

@@ -5,7 +5,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <boost/asio/ssl.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -75,6 +78,48 @@ std::string DealerProcess::log() const {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+TestPki::TestPki() {
+  char dir_template[] = "/tmp/bp-pki-XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  dir = dir_template;
+  ca_cert = dir + "/ca.crt";
+  server_cert = dir + "/server.crt";
+  server_key = dir + "/server.key";
+  other_ca_cert = dir + "/other-ca.crt";
+  const std::string script =
+      "set -e; cd " + dir +
+      "; openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key -out ca.crt -days 2"
+      " -subj '/CN=bp test CA' 2>/dev/null"
+      "; openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout other-ca.key -out other-ca.crt"
+      " -days 2 -subj '/CN=another CA' 2>/dev/null"
+      "; openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout server.key -out server.csr"
+      " -subj '/CN=127.0.0.1' 2>/dev/null"
+      "; printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\nbasicConstraints=CA:FALSE\\n' > ext.cnf"
+      "; openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt -days 2"
+      " -extfile ext.cnf 2>/dev/null";
+  REQUIRE(std::system(script.c_str()) == 0);
+}
+
+TestPki::~TestPki() { std::system(("rm -rf " + dir).c_str()); }
+
+std::pair<int, std::string> https_get(uint16_t port, const std::string& path, const std::string& ca_file) {
+  boost::asio::io_context ioc;
+  boost::asio::ssl::context ctx(boost::asio::ssl::context::tls_client);
+  ctx.load_verify_file(ca_file);
+  beast::ssl_stream<beast::tcp_stream> stream(ioc, ctx);
+  stream.set_verify_mode(boost::asio::ssl::verify_peer);
+  stream.set_verify_callback(boost::asio::ssl::host_name_verification("127.0.0.1"));
+  beast::get_lowest_layer(stream).connect(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port));
+  stream.handshake(boost::asio::ssl::stream_base::client);
+  http::request<http::empty_body> req{http::verb::get, path, 11};
+  req.set(http::field::host, "127.0.0.1");
+  http::write(stream, req);
+  beast::flat_buffer buffer;
+  http::response<http::string_body> res;
+  http::read(stream, buffer, res);
+  return {res.result_int(), res.body()};
 }
 
 std::pair<int, std::string> http_get(uint16_t port, const std::string& path) {

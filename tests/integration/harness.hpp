@@ -37,6 +37,15 @@ class DealerProcess {
 
 // GET path over HTTP/1.1; returns (status, body).
 std::pair<int, std::string> http_get(uint16_t port, const std::string& path);
+// The same over TLS, verifying the dealer against ca_file.
+std::pair<int, std::string> https_get(uint16_t port, const std::string& path, const std::string& ca_file);
+
+// A throwaway CA and a server certificate for 127.0.0.1, made with the openssl command.
+struct TestPki {
+  std::string dir, ca_cert, server_cert, server_key, other_ca_cert;
+  TestPki();
+  ~TestPki();
+};
 
 // A WebSocket client speaking raw frames, for parties that misbehave on purpose.
 class RawParty {

@@ -313,6 +313,44 @@ TEST_CASE("limits: a silent connection is dropped, a connection flood is refused
   check_all_succeeded(run_parties(dealer, session, {1, 2}), 2);
 }
 
+TEST_CASE("TLS: the whole protocol over wss://, https:// endpoints, and a wrong CA refused") {
+  const TestPki pki;
+  DealerProcess dealer({"--tls-cert", pki.server_cert, "--tls-key", pki.server_key});
+  client::Options options;
+  options.ca_file = pki.ca_cert;
+  client::Endpoint endpoint = dealer.endpoint();
+  endpoint.tls = true;
+  auto created = client::create_session(endpoint, {16, 2, "over tls", 20000}, options);
+  REQUIRE_MESSAGE(created.ok(), client::describe(created.error()));
+  boost::asio::io_context ioc;
+  std::vector<std::optional<client::ClientResult<client::PartyOutcome>>> results(2);
+  SystemRandom rng;
+  for (size_t i = 0; i < 2; ++i)
+    client::async_join_and_prove(ioc, endpoint, created->session_id, 40 + i, Scalar::random(rng), options,
+                                 [&results, i](auto r) { results[i].emplace(std::move(r)); });
+  ioc.run();
+  for (const auto& r : results) {
+    REQUIRE(r.has_value());
+    CHECK_MESSAGE(r->ok(), client::describe(r->error()));
+  }
+  CHECK(https_get(dealer.port(), "/healthz", pki.ca_cert) == std::pair<int, std::string>{200, "ok\n"});
+  CHECK(https_get(dealer.port(), "/v1/sessions/" + created->session_id, pki.ca_cert).first == 200);
+
+  // A client that trusts another CA refuses the dealer, with a clear error.
+  client::Options wrong = options;
+  wrong.ca_file = pki.other_ca_cert;
+  auto refused = client::create_session(endpoint, {16, 2, "x", 0}, wrong);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().kind == client::ClientErrorKind::Transport);
+  CHECK(refused.error().detail.find("certificate verify failed") != std::string::npos);
+  // Plain ws:// to a TLS dealer does not get in either.
+  auto plain = client::create_session(dealer.endpoint(), {16, 2, "x", 0}, {});
+  CHECK_FALSE(plain.ok());
+  // Asking by name to skip verification is the only way past a CA we do not trust.
+  wrong.insecure_skip_verify = true;
+  CHECK(client::create_session(endpoint, {16, 2, "x", 0}, wrong).ok());
+}
+
 TEST_CASE("/healthz, /metrics and unknown paths over HTTP") {
   DealerProcess dealer;
   CHECK(http_get(dealer.port(), "/healthz") == std::pair<int, std::string>{200, "ok\n"});

@@ -27,8 +27,9 @@ namespace bp::client {
 struct Endpoint {
   std::string host;
   uint16_t port = 0;
+  bool tls = false;  // wss://
 };
-// "ws://HOST:PORT" (a trailing "/" is allowed).
+// "ws://HOST:PORT" or "wss://HOST:PORT" (a trailing "/" is allowed).
 std::optional<Endpoint> parse_endpoint(std::string_view url);
 
 enum class ClientErrorKind {
@@ -55,6 +56,11 @@ struct Options {
   // the bandwidth (0 = unlimited) before it goes out.
   std::chrono::milliseconds added_latency{0};
   uint64_t bandwidth_bytes_per_second = 0;
+  // wss:// only: the dealer's certificate must chain to this PEM CA file (default: the
+  // system's CAs) and name the host we connected to. Turning verification off has to be
+  // asked for by name.
+  std::string ca_file;
+  bool insecure_skip_verify = false;
 };
 
 struct PartyOutcome {

@@ -25,6 +25,8 @@ struct DealerConfig {
   uint32_t reconnect_grace_ms = 2000;     // how long a dropped party may take to resume its seat
   uint32_t shutdown_grace_ms = 10000;     // on SIGTERM, how long running sessions may finish
   std::string log_level = "info";
+  std::string tls_cert;                   // PEM certificate chain; with tls_key: serve wss:// and https://
+  std::string tls_key;                    // PEM private key
 };
 
 // Fills the config from argv (flags override the --config file). On error or --help, the

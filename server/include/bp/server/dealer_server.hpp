@@ -14,6 +14,7 @@ class DealerServer {
   ~DealerServer();
 
   uint16_t port() const;  // the bound port (useful with port 0)
+  bool tls() const;       // serving wss:// and https://
   // Serves on config.threads threads until stop() or SIGTERM/SIGINT (drain, then exit).
   void run();
   // Begins the graceful shutdown from any thread.
