@@ -104,6 +104,20 @@ TestPki::TestPki() {
 
 TestPki::~TestPki() { std::system(("rm -rf " + dir).c_str()); }
 
+namespace {
+// One GET on an open stream, plain or TLS.
+template <class Stream>
+std::pair<int, std::string> get(Stream& stream, const std::string& path) {
+  http::request<http::empty_body> req{http::verb::get, path, 11};
+  req.set(http::field::host, "127.0.0.1");
+  http::write(stream, req);
+  beast::flat_buffer buffer;
+  http::response<http::string_body> res;
+  http::read(stream, buffer, res);
+  return {res.result_int(), res.body()};
+}
+}  // namespace
+
 std::pair<int, std::string> https_get(uint16_t port, const std::string& path, const std::string& ca_file) {
   boost::asio::io_context ioc;
   boost::asio::ssl::context ctx(boost::asio::ssl::context::tls_client);
@@ -113,28 +127,17 @@ std::pair<int, std::string> https_get(uint16_t port, const std::string& path, co
   stream.set_verify_callback(boost::asio::ssl::host_name_verification("127.0.0.1"));
   beast::get_lowest_layer(stream).connect(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port));
   stream.handshake(boost::asio::ssl::stream_base::client);
-  http::request<http::empty_body> req{http::verb::get, path, 11};
-  req.set(http::field::host, "127.0.0.1");
-  http::write(stream, req);
-  beast::flat_buffer buffer;
-  http::response<http::string_body> res;
-  http::read(stream, buffer, res);
-  return {res.result_int(), res.body()};
+  return get(stream, path);
 }
 
 std::pair<int, std::string> http_get(uint16_t port, const std::string& path) {
   boost::asio::io_context ioc;
   beast::tcp_stream stream(ioc);
   stream.connect(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port));
-  http::request<http::empty_body> req{http::verb::get, path, 11};
-  req.set(http::field::host, "127.0.0.1");
-  http::write(stream, req);
-  beast::flat_buffer buffer;
-  http::response<http::string_body> res;
-  http::read(stream, buffer, res);
+  auto out = get(stream, path);
   beast::error_code ec;
   stream.socket().shutdown(tcp::socket::shutdown_both, ec);
-  return {res.result_int(), res.body()};
+  return out;
 }
 
 RawParty::RawParty(uint16_t port) : ws_(ioc_) {
