@@ -3,7 +3,7 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ clang-14 clang-tidy libclang-rt-14-dev pkg-config ccache valgrind
+  cmake ninja-build g++ clang clang-14 clang-tidy libclang-rt-14-dev pkg-config ccache valgrind
   libprotobuf-dev protobuf-compiler libboost-dev libspdlog-dev libsqlite3-dev libssl-dev openssl curl
   libsodium-dev doctest-dev nlohmann-json3-dev
 )
