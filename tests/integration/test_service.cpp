@@ -70,6 +70,26 @@ Seated join_raw(const DealerProcess& dealer, const std::string& session) {
   return s;
 }
 
+// The real protocol for a party sitting at a raw connection: builds its state and sends its
+// bit commitment, so a test can interfere at any later step.
+struct ManualParty {
+  std::unique_ptr<BulletproofGens> gens;  // stable address: the party state points at it
+  std::optional<mpc::PartyAwaitingBitChallenge> awaiting_bits;
+};
+ManualParty commit_manually(Seated& seated, uint64_t value) {
+  static const PedersenGens pc;
+  const mpc::SessionParams params{seated.joined.n, seated.joined.parties, seated.joined.transcript_label};
+  ManualParty m{std::make_unique<BulletproofGens>(params.n, params.padded_m()), std::nullopt};
+  SystemRandom rng;
+  auto party = mpc::PartyAwaitingPosition::create(*m.gens, pc, params, value, Scalar::random(rng));
+  REQUIRE(party.ok());
+  auto r1 = std::move(*party).assign_position(seated.joined.position);
+  REQUIRE(r1.ok());
+  seated.raw().send(r1->second);
+  m.awaiting_bits.emplace(std::move(r1->first));
+  return m;
+}
+
 // Waits until `count` parties sit in sessions on this dealer (its /metrics gauge), so a test
 // knows which position the next joiner gets without guessing at timing.
 void wait_for_seated(const DealerProcess& dealer, int count) {
@@ -179,16 +199,10 @@ TEST_CASE("a share with a flipped byte is caught by the dealer's audit and blame
   wait_for_seated(dealer, 1);
   Seated bad = join_raw(dealer, session);
   // Run the real protocol, then corrupt one byte of t_x in the share.
-  const BulletproofGens gens(8, 2);
-  const PedersenGens pc;
-  SystemRandom rng;
-  const mpc::SessionParams params{bad.joined.n, bad.joined.parties, bad.joined.transcript_label};
-  auto party = mpc::PartyAwaitingPosition::create(gens, pc, params, 9, Scalar::random(rng));
-  auto r1 = std::move(*party).assign_position(bad.joined.position);
-  bad.raw().send(r1->second);
+  ManualParty manual = commit_manually(bad, 9);
   auto bit_challenge = bad.raw().receive();
   REQUIRE(bit_challenge.has_value());
-  auto r2 = std::move(r1->first).apply_challenge(std::get<mpc::BitChallengeMsg>(*bit_challenge));
+  auto r2 = std::move(*manual.awaiting_bits).apply_challenge(std::get<mpc::BitChallengeMsg>(*bit_challenge));
   REQUIRE(r2.ok());
   bad.raw().send(r2->second);
   auto poly_challenge = bad.raw().receive();
@@ -211,13 +225,7 @@ TEST_CASE("a party that reconnects within the grace period resumes its seat and 
   std::thread honest([&] { honest_outcome = run_parties(dealer, session, {11}); });
   wait_for_seated(dealer, 1);
   Seated first = join_raw(dealer, session);
-  const BulletproofGens gens(8, 2);
-  const PedersenGens pc;
-  SystemRandom rng;
-  const mpc::SessionParams params{first.joined.n, first.joined.parties, first.joined.transcript_label};
-  auto party = mpc::PartyAwaitingPosition::create(gens, pc, params, 12, Scalar::random(rng));
-  auto r1 = std::move(*party).assign_position(first.joined.position);
-  first.raw().send(r1->second);
+  ManualParty manual = commit_manually(first, 12);
   auto challenge = first.raw().receive();
   REQUIRE(challenge.has_value());
   const auto bit_challenge = std::get<mpc::BitChallengeMsg>(*challenge);
@@ -233,7 +241,7 @@ TEST_CASE("a party that reconnects within the grace period resumes its seat and 
   REQUIRE(resent.has_value());
   const auto& same = std::get<mpc::BitChallengeMsg>(*resent);
   CHECK((same.y == bit_challenge.y && same.z == bit_challenge.z));
-  auto r2 = std::move(r1->first).apply_challenge(same);
+  auto r2 = std::move(*manual.awaiting_bits).apply_challenge(same);
   REQUIRE(r2.ok());
   again.send(r2->second);
   auto poly = again.receive();
