@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The main job: build, start bp-dealer on loopback, create a session, run four bp-party
-# processes (separate OS processes, real sockets) with 64-bit values, print the aggregated
-# proof, verify it with bp verify, print per-round timings and bytes, and shut the dealer
-# down cleanly with SIGTERM.
+# The main job: build, make Ed25519 keys for an operator, the dealer and four parties, start
+# bp-dealer on loopback, create a session that admits exactly those four keys, run four
+# bp-party processes (separate OS processes, real sockets) with 64-bit values, print the
+# aggregated proof, verify it and the dealer's signature with bp verify, print per-round
+# timings and bytes, and shut the dealer down cleanly with SIGTERM.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/deploy/install-deps.sh"
@@ -21,21 +22,30 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$dealer" --listen 127.0.0.1:0 --db "$work/outcomes.db" >"$work/dealer.out" 2>"$work/dealer.log" &
+echo "== keys: bp-party keygen for the operator, the dealer and four parties"
+for name in operator dealer party0 party1 party2 party3; do
+  printf '   %-8s %s\n' "$name" "$("$party" keygen --out "$work/$name.key")"
+done
+
+"$dealer" --listen 127.0.0.1:0 --db "$work/outcomes.db" --operator-key "$work/operator.key.pub" \
+  --dealer-key "$work/dealer.key" >"$work/dealer.out" 2>"$work/dealer.log" &
 dealer_pid=$!
 for _ in $(seq 100); do grep -q listening "$work/dealer.out" 2>/dev/null && break; sleep 0.1; done
 port=$(sed -E 's/.*:([0-9]+)$/\1/' "$work/dealer.out")
 url="ws://127.0.0.1:$port"
 echo "== bp-dealer listening on $url (pid $dealer_pid)"
 
-session=$("$party" create-session --dealer "$url" --bits 64 --parties 4 --label "demo payroll" --round-timeout-ms 20000)
-echo "== session $session created for 4 parties, n = 64"
+allow="$work/party0.key.pub,$work/party1.key.pub,$work/party2.key.pub,$work/party3.key.pub"
+session=$("$party" create-session --dealer "$url" --bits 64 --parties 4 --label "demo payroll" --round-timeout-ms 20000 \
+  --key "$work/operator.key" --allow "$allow")
+echo "== session $session created by the operator for the four listed keys, n = 64"
 
 values=(1000000 18446744073709551615 0 42424242)
 start=$(date +%s%N)
 pids=()
 for i in 0 1 2 3; do
-  "$party" join --dealer "$url" --session "$session" --value "${values[$i]}" >"$work/party$i.json" 2>"$work/party$i.err" &
+  "$party" join --dealer "$url" --session "$session" --value "${values[$i]}" --key "$work/party$i.key" \
+    --dealer-key "$work/dealer.key.pub" >"$work/party$i.json" 2>"$work/party$i.err" &
   pids+=($!)
 done
 status=0
@@ -58,8 +68,10 @@ done
 label=$(sed -E 's/.*"label":"([^"]*)".*/\1/' <<<"$json")
 commitments=$(sed -E 's/.*"commitments":\[([^]]*)\].*/\1/; s/"//g' <<<"$json")
 proof=$(sed -E 's/.*"proof":"([0-9a-f]*)".*/\1/' <<<"$json")
-echo "== verifying with bp verify --label '$label'"
-"$bp" verify --bits 64 --commitments "$commitments" --proof "$proof" --label "$label"
+signature=$(sed -E 's/.*"dealer_signature":"([0-9a-f]*)".*/\1/' <<<"$json")
+echo "== verifying the proof and the dealer's signature with bp verify --label '$label'"
+"$bp" verify --bits 64 --commitments "$commitments" --proof "$proof" --label "$label" \
+  --session "$session" --dealer-key "$work/dealer.key.pub" --signature "$signature"
 
 echo "== per-round timings and bytes (from the dealer's /metrics)"
 metrics=$(curl -s "http://127.0.0.1:$port/metrics" 2>/dev/null || true)

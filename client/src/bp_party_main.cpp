@@ -11,17 +11,25 @@
 #include "bp/client/party_client.hpp"
 #include "bp/hex.hpp"
 #include "bp/random.hpp"
+#include "bp/wire/identity.hpp"
 #include "bp/wire/json.hpp"
 
 namespace {
 
 constexpr const char* kUsage =
     "usage:\n"
-    "  bp-party create-session --dealer ws[s]://HOST:PORT --bits N --parties M [--label L] [--round-timeout-ms T]\n"
-    "      prints the new session id alone on stdout\n"
-    "  bp-party join --dealer ws[s]://HOST:PORT --session ID --value V [--blinding HEX] [--timeout-ms T]\n"
-    "      prints the final JSON (bits, label, commitments, proof, padding, position); on an abort\n"
-    "      exits 2 with 'abort: <reason> blamed=[positions]' on stderr\n"
+    "  bp-party keygen --out FILE\n"
+    "      writes a new Ed25519 identity key to FILE (mode 0600, never overwriting) and its\n"
+    "      public key to FILE.pub; prints the public key in hex\n"
+    "  bp-party create-session --dealer ws[s]://HOST:PORT --bits N --parties M --key OPERATOR_KEY_FILE\n"
+    "                          --allow KEY1,KEY2,... [--label L] [--round-timeout-ms T]\n"
+    "      the keys (hex or .pub files) of the parties, in position order; prints the session id\n"
+    "  bp-party join --dealer ws[s]://HOST:PORT --session ID --value V --key KEY_FILE [--blinding HEX]\n"
+    "                [--timeout-ms T]\n"
+    "      prints the final JSON (bits, label, commitments, proof, padding, position, session,\n"
+    "      dealer_key, dealer_signature); on an abort exits 2 with 'abort: <reason> blamed=[..]'\n"
+    "  --key may be left out only against a dealer run with --allow-anonymous.\n"
+    "  --dealer-key HEX|FILE refuses a dealer with any other key.\n"
     "  with wss://: --ca FILE (PEM) to verify the dealer's certificate (default: system CAs);\n"
     "  --insecure-skip-verify yes turns verification off (tests only)\n";
 
@@ -62,11 +70,40 @@ int usage_error(const std::string& what) {
   return 64;
 }
 
-bp::client::Options tls_options(const Flags& f) {
+// The options every command shares: TLS, our key, the dealer's pinned key.
+std::optional<bp::client::Options> common_options(const Flags& f, std::string& error) {
   bp::client::Options o;
   o.ca_file = f.get("ca");
   o.insecure_skip_verify = f.get("insecure-skip-verify") == "yes";
+  if (f.has("key")) {
+    auto identity = bp::wire::Identity::load(f.get("key"));
+    if (!identity) {
+      error = identity.error();
+      return std::nullopt;
+    }
+    o.identity = std::make_shared<const bp::wire::Identity>(std::move(*identity));
+  }
+  if (f.has("dealer-key")) {
+    o.dealer_key = bp::wire::parse_public_key(f.get("dealer-key"));
+    if (!o.dealer_key) {
+      error = "--dealer-key must be 64 hex characters or a .pub file";
+      return std::nullopt;
+    }
+  }
   return o;
+}
+
+int keygen(int argc, char** argv) {
+  const Flags f = parse(argc, argv, {"out"});
+  if (!f.error.empty()) return usage_error(f.error);
+  if (!f.has("out")) return usage_error("--out FILE is required");
+  const auto identity = bp::wire::Identity::generate();
+  if (auto why = identity.save(f.get("out"))) {
+    std::fprintf(stderr, "error: %s\n", why->c_str());
+    return 1;
+  }
+  std::printf("%s\n", bp::wire::public_key_hex(identity.public_key()).c_str());
+  return 0;
 }
 
 int client_failure(const bp::client::ClientError& e) {
@@ -75,7 +112,8 @@ int client_failure(const bp::client::ClientError& e) {
 }
 
 int create_session(int argc, char** argv) {
-  const Flags f = parse(argc, argv, {"dealer", "bits", "parties", "label", "round-timeout-ms", "ca", "insecure-skip-verify"});
+  const Flags f = parse(argc, argv, {"dealer", "bits", "parties", "label", "round-timeout-ms", "ca", "insecure-skip-verify",
+                                     "key", "allow", "dealer-key"});
   if (!f.error.empty()) return usage_error(f.error);
   const auto dealer = bp::client::parse_endpoint(f.get("dealer"));
   if (!dealer) return usage_error("--dealer must be ws://HOST:PORT or wss://HOST:PORT");
@@ -84,15 +122,27 @@ int create_session(int argc, char** argv) {
     return usage_error("--bits and --parties are required numbers");
   if (f.has("round-timeout-ms") && (!parse_u64(f.get("round-timeout-ms"), timeout) || timeout > UINT32_MAX))
     return usage_error("--round-timeout-ms must be a number of milliseconds");
-  auto created = bp::client::create_session(*dealer, {bits, parties, f.get("label", "bp"), static_cast<uint32_t>(timeout)},
-                                            tls_options(f));
+  std::string error;
+  const auto options = common_options(f, error);
+  if (!options) return usage_error(error);
+  bp::client::SessionRequest request{bits, parties, f.get("label", "bp"), static_cast<uint32_t>(timeout), {}};
+  const std::string allow = f.get("allow");
+  for (size_t start = 0; start < allow.size();) {
+    const size_t comma = std::min(allow.find(',', start), allow.size());
+    const auto key = bp::wire::parse_public_key(allow.substr(start, comma - start));
+    if (!key) return usage_error("--allow: '" + allow.substr(start, comma - start) + "' is not a public key or .pub file");
+    request.allowed_parties.push_back(*key);
+    start = comma + 1;
+  }
+  auto created = bp::client::create_session(*dealer, request, *options);
   if (!created) return client_failure(created.error());
   std::printf("%s\n", created->session_id.c_str());
   return 0;
 }
 
 int join(int argc, char** argv) {
-  const Flags f = parse(argc, argv, {"dealer", "session", "value", "blinding", "timeout-ms", "ca", "insecure-skip-verify"});
+  const Flags f = parse(argc, argv, {"dealer", "session", "value", "blinding", "timeout-ms", "ca", "insecure-skip-verify",
+                                     "key", "dealer-key"});
   if (!f.error.empty()) return usage_error(f.error);
   const auto dealer = bp::client::parse_endpoint(f.get("dealer"));
   if (!dealer) return usage_error("--dealer must be ws://HOST:PORT or wss://HOST:PORT");
@@ -111,12 +161,15 @@ int join(int argc, char** argv) {
     bp::SystemRandom rng;
     blinding = bp::Scalar::random(rng);
   }
-  bp::client::Options options = tls_options(f);
+  std::string error;
+  auto common = common_options(f, error);
+  if (!common) return usage_error(error);
+  bp::client::Options options = std::move(*common);
   options.timeout = std::chrono::milliseconds(timeout);
   auto outcome = bp::client::join_and_prove(*dealer, f.get("session"), value, blinding, options);
   blinding.wipe();
   if (!outcome) return client_failure(outcome.error());
-  std::printf("%s\n", bp::wire::result_json(outcome->result, outcome->position).c_str());
+  std::printf("%s\n", bp::wire::result_json(outcome->result, outcome->position, outcome->attestation).c_str());
   return 0;
 }
 
@@ -129,6 +182,7 @@ int main(int argc, char** argv) {
     return argc < 2 ? 64 : 0;
   }
   const std::string command = argv[1];
+  if (command == "keygen") return keygen(argc, argv);
   if (command == "create-session") return create_session(argc, argv);
   if (command == "join") return join(argc, argv);
   return usage_error("unknown command '" + command + "'");

@@ -14,6 +14,7 @@
 #include <mutex>
 
 #include "bp/mpc/party.hpp"
+#include "bp/wire/auth.hpp"
 #include "bp/wire/codec.hpp"
 
 namespace bp::client {
@@ -78,9 +79,9 @@ struct Step {
   bool done = false;
 };
 
-// A conversation with the dealer over one WebSocket: connect, send the opening message,
-// then feed every decoded frame to `on_message` until it says done or fails. One deadline
-// covers the whole exchange.
+// A conversation with the dealer over one WebSocket: connect, wait for the dealer's Hello,
+// send the opening message (which may sign the Hello's nonce), then feed every decoded
+// frame to `on_message` until it says done or fails. One deadline covers the whole exchange.
 class ConversationBase {
  public:
   virtual ~ConversationBase() = default;
@@ -89,7 +90,8 @@ class ConversationBase {
   virtual size_t bytes_received() const = 0;
 };
 
-using OnMessage = std::function<ClientResult<Step>(wire::Message)>;
+using Opening = std::function<wire::Message(const wire::ChannelContext&)>;
+using OnMessage = std::function<ClientResult<Step>(wire::Message, const wire::ChannelContext&)>;
 using OnFail = std::function<void(ClientError)>;
 
 template <bool Tls>
@@ -97,7 +99,7 @@ class Conversation : public ConversationBase, public std::enable_shared_from_thi
   using Transport = std::conditional_t<Tls, beast::ssl_stream<beast::tcp_stream>, beast::tcp_stream>;
 
  public:
-  Conversation(asio::io_context& ioc, Endpoint dealer, const Options& options, wire::Message opening,
+  Conversation(asio::io_context& ioc, Endpoint dealer, const Options& options, Opening opening,
                OnMessage on_message, OnFail on_fail, std::shared_ptr<asio::ssl::context> tls)
       : resolver_(asio::make_strand(ioc)),
         tls_(std::move(tls)),
@@ -165,9 +167,7 @@ class Conversation : public ConversationBase, public std::enable_shared_from_thi
     ws_.read_message_max(1 << 20);
     ws_.async_handshake(dealer_.host, "/", [self = shared_from_this()](beast::error_code ec) {
       if (ec) return self->fail({ClientErrorKind::Transport, "handshake: " + ec.message(), {}});
-      self->queue_.push_back(wire::encode(self->opening_));
-      self->write_next();
-      self->read();
+      self->read();  // the dealer speaks first
     });
   }
 
@@ -182,13 +182,40 @@ class Conversation : public ConversationBase, public std::enable_shared_from_thi
       if (!decoded) return self->fail({ClientErrorKind::Protocol, wire::describe(decoded.error()), {}});
       if (auto* abort = std::get_if<wire::AbortMsg>(&*decoded))
         return self->fail({ClientErrorKind::Aborted, abort->reason, abort->blamed});
-      auto step = self->on_message_(std::move(*decoded));
+      if (!self->greeted_) {
+        auto* hello = std::get_if<wire::HelloMsg>(&*decoded);
+        if (!hello) return self->fail({ClientErrorKind::Protocol, "the dealer did not start with Hello", {}});
+        if (auto why = self->accept_hello(*hello)) return self->fail(*why);
+        self->queue_.push_back(wire::encode(self->opening_(self->channel_)));
+        self->write_next();
+        return self->read();
+      }
+      auto step = self->on_message_(std::move(*decoded), self->channel_);
       if (!step) return self->fail(step.error());
       for (const auto& m : step->send) self->queue_.push_back(wire::encode(m));
       if (!self->writing_) self->write_next();
       if (step->done) return self->finish();
       self->read();
     });
+  }
+
+  // Records what our signatures will be bound to: the dealer's nonce and key, and over TLS
+  // the exporter value of this very connection.
+  std::optional<ClientError> accept_hello(const wire::HelloMsg& hello) {
+    if (options_.dealer_key && *options_.dealer_key != hello.dealer_key)
+      return ClientError{ClientErrorKind::MaliciousDealer,
+                         "the dealer's key " + wire::public_key_hex(hello.dealer_key) + " is not the pinned one", {}};
+    channel_.nonce = hello.nonce;
+    channel_.dealer_key = hello.dealer_key;
+    if constexpr (Tls) {
+      channel_.channel_binding.resize(wire::kChannelBindingBytes);
+      const std::string label = wire::kTlsExporterLabel;
+      if (SSL_export_keying_material(ws_.next_layer().native_handle(), channel_.channel_binding.data(),
+                                     channel_.channel_binding.size(), label.data(), label.size(), nullptr, 0, 0) != 1)
+        return ClientError{ClientErrorKind::Transport, "TLS: no exporter for the channel binding", {}};
+    }
+    greeted_ = true;
+    return std::nullopt;
   }
 
   void write_next() {
@@ -238,8 +265,10 @@ class Conversation : public ConversationBase, public std::enable_shared_from_thi
   std::chrono::milliseconds timeout_;
   Options options_;
   size_t bytes_sent_ = 0, bytes_received_ = 0;
-  wire::Message opening_;
+  Opening opening_;
   OnMessage on_message_;
+  wire::ChannelContext channel_;
+  bool greeted_ = false;
   OnFail on_fail_;
   beast::flat_buffer buffer_;
   std::vector<std::vector<uint8_t>> queue_;
@@ -266,7 +295,7 @@ ClientResult<std::shared_ptr<asio::ssl::context>> tls_context(const Options& opt
 
 // Starts a conversation over ws:// or wss:// as the endpoint says.
 std::shared_ptr<ConversationBase> converse(asio::io_context& ioc, const Endpoint& dealer, const Options& options,
-                                           wire::Message opening, OnMessage on_message, OnFail on_fail) {
+                                           Opening opening, OnMessage on_message, OnFail on_fail) {
   std::shared_ptr<ConversationBase> c;
   if (dealer.tls) {
     auto ctx = tls_context(options);
@@ -314,7 +343,8 @@ void async_join_and_prove(asio::io_context& ioc, const Endpoint& dealer, const s
   progress->blinding = blinding;
   auto done = std::make_shared<std::function<void(ClientResult<PartyOutcome>)>>(std::move(handler));
 
-  auto on_message = [progress, done, ref](wire::Message message) -> ClientResult<Step> {
+  auto on_message = [progress, done, ref, session_id](wire::Message message,
+                                                     const wire::ChannelContext& channel) -> ClientResult<Step> {
     PartyProgress& p = *progress;
     if (auto* joined = std::get_if<wire::JoinedMsg>(&message)) {
       if (!std::holds_alternative<std::monostate>(p.state)) return protocol_error("a second Joined");
@@ -344,12 +374,18 @@ void async_join_and_prove(asio::io_context& ioc, const Endpoint& dealer, const s
       p.state = std::move(next->first);
       return Step{{std::move(next->second)}, false};
     }
-    if (auto* result = std::get_if<mpc::AggregationResult>(&message)) {
+    if (auto* signed_result = std::get_if<wire::ResultMsg>(&message)) {
       auto* s = std::get_if<mpc::PartyAwaitingResult>(&p.state);
       if (!s) return protocol_error("a result out of order");
-      auto checked = s->check_result(*result);
+      auto checked = s->check_result(signed_result->result);
       if (!checked) return from_mpc(checked.error());
-      PartyOutcome outcome{p.position, std::move(*result), 0, 0};
+      // The signature is what a backend will show later: it must be this dealer's, over
+      // this session's result.
+      const auto& a = signed_result->attestation;
+      if (!a || a->dealer_key != channel.dealer_key || a->session_id != session_id ||
+          !wire::attestation_valid(*signed_result))
+        return ClientError{ClientErrorKind::MaliciousDealer, "the result's dealer signature is missing or wrong", {}};
+      PartyOutcome outcome{p.position, std::move(signed_result->result), *a, 0, 0};
       if (auto c = ref->conversation.lock()) {
         outcome.bytes_sent = c->bytes_sent();
         outcome.bytes_received = c->bytes_received();
@@ -360,23 +396,37 @@ void async_join_and_prove(asio::io_context& ioc, const Endpoint& dealer, const s
     return protocol_error("an unexpected message from the dealer");
   };
   auto on_fail = [done](ClientError e) { (*done)(std::move(e)); };
-  ref->conversation =
-      converse(ioc, dealer, options, wire::JoinSessionMsg{session_id, {}}, std::move(on_message), std::move(on_fail));
+  auto opening = [session_id, identity = options.identity](const wire::ChannelContext& channel) {
+    wire::JoinSessionMsg join{session_id, {}, std::nullopt};
+    if (identity) {
+      const auto& key = identity->public_key();
+      join.party_auth = wire::KeySignature{key, identity->sign(wire::join_statement(channel, join, key))};
+    }
+    return wire::Message{std::move(join)};
+  };
+  ref->conversation = converse(ioc, dealer, options, std::move(opening), std::move(on_message), std::move(on_fail));
 }
 
 void async_create_session(asio::io_context& ioc, const Endpoint& dealer, const SessionRequest& request,
                           const Options& options, std::function<void(ClientResult<SessionInfo>)> handler) {
   auto done = std::make_shared<std::function<void(ClientResult<SessionInfo>)>>(std::move(handler));
-  auto on_message = [done](wire::Message message) -> ClientResult<Step> {
+  auto on_message = [done](wire::Message message, const wire::ChannelContext&) -> ClientResult<Step> {
     auto* created = std::get_if<wire::SessionCreatedMsg>(&message);
     if (!created) return protocol_error("expected SessionCreated");
     (*done)(SessionInfo{created->session_id, created->transcript_label});
     return Step{{}, true};
   };
   auto on_fail = [done](ClientError e) { (*done)(std::move(e)); };
-  converse(ioc, dealer, options,
-           wire::CreateSessionMsg{request.bits, request.parties, request.label, request.round_timeout_ms},
-           std::move(on_message), std::move(on_fail));
+  auto opening = [request, identity = options.identity](const wire::ChannelContext& channel) {
+    wire::CreateSessionMsg create{request.bits,           request.parties, request.label, request.round_timeout_ms,
+                                  request.allowed_parties, std::nullopt};
+    if (identity) {
+      const auto& key = identity->public_key();
+      create.operator_auth = wire::KeySignature{key, identity->sign(wire::create_statement(channel, create, key))};
+    }
+    return wire::Message{std::move(create)};
+  };
+  converse(ioc, dealer, options, std::move(opening), std::move(on_message), std::move(on_fail));
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "aggregation.pb.h"
+#include "bp/wire/auth.hpp"
 
 namespace bp::wire {
 namespace {
@@ -68,6 +69,27 @@ Result<std::vector<Scalar>, CodecError> scalars(const std::string& b, const char
   }
   return out;
 }
+
+template <size_t N>
+Result<std::array<uint8_t, N>, CodecError> fixed(const std::string& b, const char* what) {
+  if (b.size() != N) return error(CodecErrorKind::BadLength, std::string(what) + " is not " + std::to_string(N) + " bytes");
+  std::array<uint8_t, N> out;
+  std::memcpy(out.data(), b.data(), N);
+  return out;
+}
+
+// A key and a signature, both present or both absent.
+Result<std::optional<KeySignature>, CodecError> key_signature(const std::string& key, const std::string& sig,
+                                                             const char* what) {
+  if (key.empty() && sig.empty()) return std::optional<KeySignature>{};
+  auto k = fixed<kPublicKeyBytes>(key, what);
+  if (!k) return k.error();
+  auto s = fixed<kSignatureBytes>(sig, "signature");
+  if (!s) return s.error();
+  return std::optional<KeySignature>{KeySignature{*k, *s}};
+}
+
+std::string text_of(std::span<const uint8_t> b) { return {reinterpret_cast<const char*>(b.data()), b.size()}; }
 
 // Tries each decoder in turn, stopping at the first error.
 #define BP_TRY(var, expr)          \
@@ -167,7 +189,14 @@ Result<Message, CodecError> decode_body(const pb::Envelope& env, const Limits& l
           std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(m.proof().data()), m.proof().size()));
       if (!proof) return error(CodecErrorKind::NonCanonical, "the proof does not parse");
       out.proof = std::move(*proof);
-      return Message{std::move(out)};
+      ResultMsg message{std::move(out), std::nullopt};
+      if (!m.session_id().empty() || !m.dealer_key().empty() || !m.dealer_signature().empty()) {
+        if (!valid_session_id(m.session_id())) return error(CodecErrorKind::BadLength, "malformed session id");
+        BP_TRY(key, fixed<kPublicKeyBytes>(m.dealer_key(), "dealer key"));
+        BP_TRY(sig, fixed<kSignatureBytes>(m.dealer_signature(), "dealer signature"));
+        message.attestation = Attestation{m.session_id(), key, sig};
+      }
+      return Message{std::move(message)};
     }
     case pb::Envelope::kAbort: {
       const auto& m = env.abort();
@@ -187,7 +216,16 @@ Result<Message, CodecError> decode_body(const pb::Envelope& env, const Limits& l
       if (m.parties() == 0 || m.parties() > limits.max_parties)
         return error(CodecErrorKind::TooMany, "parties must be 1.." + std::to_string(limits.max_parties));
       if (m.label().size() > limits.max_label_bytes) return error(CodecErrorKind::TooMany, "label too long");
-      return Message{CreateSessionMsg{m.n(), m.parties(), m.label(), m.round_timeout_ms()}};
+      if (m.allowed_parties_size() != 0 && static_cast<uint32_t>(m.allowed_parties_size()) != m.parties())
+        return error(CodecErrorKind::BadLength, "the allow-list names one key per party or none");
+      CreateSessionMsg out{m.n(), m.parties(), m.label(), m.round_timeout_ms(), {}, {}};
+      for (const auto& k : m.allowed_parties()) {
+        BP_TRY(key, fixed<kPublicKeyBytes>(k, "allowed party key"));
+        out.allowed_parties.push_back(key);
+      }
+      BP_TRY(auth, key_signature(m.operator_key(), m.signature(), "operator key"));
+      out.operator_auth = auth;
+      return Message{std::move(out)};
     }
     case pb::Envelope::kSessionCreated: {
       const auto& m = env.session_created();
@@ -201,7 +239,8 @@ Result<Message, CodecError> decode_body(const pb::Envelope& env, const Limits& l
       if (!valid_session_id(m.session_id())) return error(CodecErrorKind::BadLength, "malformed session id");
       if (!m.resume_token().empty() && m.resume_token().size() != kResumeTokenBytes)
         return error(CodecErrorKind::BadLength, "a resume token is 16 bytes");
-      return Message{JoinSessionMsg{m.session_id(), {m.resume_token().begin(), m.resume_token().end()}}};
+      BP_TRY(auth, key_signature(m.party_key(), m.signature(), "party key"));
+      return Message{JoinSessionMsg{m.session_id(), {m.resume_token().begin(), m.resume_token().end()}, auth}};
     }
     case pb::Envelope::kJoined: {
       const auto& m = env.joined();
@@ -214,6 +253,12 @@ Result<Message, CodecError> decode_body(const pb::Envelope& env, const Limits& l
       return Message{JoinedMsg{m.position(), m.n(), m.parties(), m.transcript_label(),
                                {m.resume_token().begin(), m.resume_token().end()}}};
     }
+    case pb::Envelope::kHello: {
+      const auto& m = env.hello();
+      BP_TRY(nonce, fixed<kNonceBytes>(m.nonce(), "nonce"));
+      BP_TRY(key, fixed<kPublicKeyBytes>(m.dealer_key(), "dealer key"));
+      return Message{HelloMsg{nonce, key, m.anonymous_allowed()}};
+    }
     case pb::Envelope::BODY_NOT_SET:
       break;
   }
@@ -223,6 +268,12 @@ Result<Message, CodecError> decode_body(const pb::Envelope& env, const Limits& l
 #undef BP_TRY
 
 }  // namespace
+
+bool attestation_valid(const ResultMsg& message) {
+  if (!message.attestation) return false;
+  const auto& a = *message.attestation;
+  return verify_signature(a.dealer_key, result_statement(a.dealer_key, a.session_id, message.result), a.signature);
+}
 
 std::string describe(const CodecError& e) {
   static constexpr const char* kNames[] = {"FrameTooLarge", "Unparseable", "UnsupportedVersion", "MissingBody",
@@ -256,8 +307,14 @@ std::vector<uint8_t> encode(const Message& message) {
       m->set_l(bytes_of(s.l_vec));
       m->set_r(bytes_of(s.r_vec));
     }
-    void operator()(const mpc::AggregationResult& r) {
+    void operator()(const ResultMsg& message) {
+      const auto& r = message.result;
       auto* m = env.mutable_result();
+      if (message.attestation) {
+        m->set_session_id(message.attestation->session_id);
+        m->set_dealer_key(text_of(message.attestation->dealer_key));
+        m->set_dealer_signature(text_of(message.attestation->signature));
+      }
       m->set_n(static_cast<uint32_t>(r.n));
       m->set_label(r.label);
       for (const auto& c : r.commitments) m->add_commitments(bytes_of(c));
@@ -276,6 +333,17 @@ std::vector<uint8_t> encode(const Message& message) {
       m->set_parties(static_cast<uint32_t>(c.parties));
       m->set_label(c.label);
       m->set_round_timeout_ms(c.round_timeout_ms);
+      for (const auto& k : c.allowed_parties) m->add_allowed_parties(text_of(k));
+      if (c.operator_auth) {
+        m->set_operator_key(text_of(c.operator_auth->key));
+        m->set_signature(text_of(c.operator_auth->signature));
+      }
+    }
+    void operator()(const HelloMsg& h) {
+      auto* m = env.mutable_hello();
+      m->set_nonce(text_of(h.nonce));
+      m->set_dealer_key(text_of(h.dealer_key));
+      m->set_anonymous_allowed(h.anonymous_allowed);
     }
     void operator()(const SessionCreatedMsg& c) {
       auto* m = env.mutable_session_created();
@@ -286,6 +354,10 @@ std::vector<uint8_t> encode(const Message& message) {
       auto* m = env.mutable_join_session();
       m->set_session_id(j.session_id);
       m->set_resume_token(std::string(j.resume_token.begin(), j.resume_token.end()));
+      if (j.party_auth) {
+        m->set_party_key(text_of(j.party_auth->key));
+        m->set_signature(text_of(j.party_auth->signature));
+      }
     }
     void operator()(const JoinedMsg& j) {
       auto* m = env.mutable_joined();

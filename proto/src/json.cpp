@@ -12,13 +12,17 @@ std::string proof_json(size_t bits, const std::string& label, const std::vector<
   return out + "],\"proof\":\"" + to_hex(proof) + "\"}";
 }
 
-std::string result_json(const mpc::AggregationResult& r, std::optional<size_t> position) {
+std::string result_json(const mpc::AggregationResult& r, std::optional<size_t> position,
+                        const std::optional<Attestation>& attestation) {
   std::string out = proof_json(r.n, r.label, r.commitments, r.proof.to_bytes());
   out.pop_back();  // reopen the object
   out += ",\"padding\":[";
   for (size_t i = 0; i < r.padding_positions.size(); ++i) out += (i ? "," : "") + std::to_string(r.padding_positions[i]);
   out += "]";
   if (position) out += ",\"position\":" + std::to_string(*position);
+  if (attestation)
+    out += ",\"session\":" + json_string(attestation->session_id) + ",\"dealer_key\":\"" +
+           to_hex(attestation->dealer_key) + "\",\"dealer_signature\":\"" + to_hex(attestation->signature) + "\"";
   return out + "}";
 }
 

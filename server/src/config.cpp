@@ -1,5 +1,6 @@
 #include "bp/server/config.hpp"
 
+#include <boost/asio/ip/address.hpp>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -64,6 +65,24 @@ const std::map<std::string, std::pair<Setter, const char*>>& options() {
                     "PEM certificate chain: serve wss:// and https:// (needs --tls-key)"}},
       {"tls-key", {[](DealerConfig& c, const std::string& v) { c.tls_key = v; return !v.empty(); },
                    "PEM private key of --tls-cert"}},
+      {"dealer-key", {[](DealerConfig& c, const std::string& v) { c.dealer_key_file = v; return !v.empty(); },
+                      "Ed25519 key file (bp-party keygen) that signs every result; default a new key per run"}},
+      {"operator-key", {[](DealerConfig& c, const std::string& v) {
+                          c.operator_keys.clear();
+                          for (size_t start = 0; start <= v.size();) {
+                            const size_t comma = std::min(v.find(',', start), v.size());
+                            if (comma == start) return false;
+                            c.operator_keys.push_back(v.substr(start, comma - start));
+                            start = comma + 1;
+                          }
+                          return true;
+                        },
+                        "public keys (hex or .pub files, comma-separated) allowed to create sessions"}},
+      {"allow-anonymous", {[](DealerConfig& c, const std::string& v) {
+                             c.allow_anonymous = v == "true";
+                             return v == "true" || v == "false";
+                           },
+                           "accept unsigned sessions and joins (a flag; loopback addresses only)"}},
       {"log-level", {[](DealerConfig& c, const std::string& v) {
                        c.log_level = v;
                        return v == "trace" || v == "debug" || v == "info" || v == "warn" || v == "error" || v == "off";
@@ -90,6 +109,12 @@ std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t\r");
   if (b == std::string::npos) return "";
   return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+bool is_loopback(const std::string& host) {
+  boost::system::error_code ec;
+  const auto address = boost::asio::ip::make_address(host, ec);
+  return !ec && address.is_loopback();
 }
 
 }  // namespace
@@ -140,9 +165,13 @@ ConfigOutcome parse_dealer_config(int argc, char** argv) {
       out.message = dealer_usage();
       return out;
     }
-    if (arg.rfind("--", 0) != 0 || i + 1 >= argc) {
+    if (arg.rfind("--", 0) != 0 || (i + 1 >= argc && arg != "--allow-anonymous")) {
       out.message = "expected --option value, got '" + arg + "'";
       return out;
+    }
+    if (arg == "--allow-anonymous") {  // the one flag without a value
+      flags["allow-anonymous"] = "true";
+      continue;
     }
     const std::string key = arg.substr(2), value = argv[++i];
     if (key == "config")
@@ -166,6 +195,14 @@ ConfigOutcome parse_dealer_config(int argc, char** argv) {
     if (!apply(out.config, key, value, out.message)) return out;
   if (out.config.tls_cert.empty() != out.config.tls_key.empty()) {
     out.message = "--tls-cert and --tls-key go together";
+    return out;
+  }
+  if (!out.config.allow_anonymous && out.config.operator_keys.empty()) {
+    out.message = "no --operator-key: nobody could create a session (or run a loopback demo with --allow-anonymous)";
+    return out;
+  }
+  if (out.config.allow_anonymous && !is_loopback(out.config.host)) {
+    out.message = "--allow-anonymous is refused on " + out.config.host + ": only on a loopback address";
     return out;
   }
   if (out.config.threads == 0) out.config.threads = std::max(1u, std::thread::hardware_concurrency());

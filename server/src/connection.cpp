@@ -1,5 +1,6 @@
 #include "connection.hpp"
 
+#include <sodium.h>
 #include <spdlog/spdlog.h>
 
 #include <boost/asio/dispatch.hpp>
@@ -136,8 +137,26 @@ void WsConnection<Stream>::run(http::request<http::string_body> upgrade) {
   auto req = std::make_shared<http::request<http::string_body>>(std::move(upgrade));
   ws_.async_accept(*req, [self = shared_from_this(), req](beast::error_code ec) {
     if (ec) return;
+    self->greet();
     self->read_frame();
   });
+}
+
+template <class Stream>
+void WsConnection<Stream>::greet() {
+  randombytes_buf(channel_.nonce.data(), channel_.nonce.size());
+  channel_.dealer_key = env_.auth->dealer().public_key();
+  if constexpr (kTls<Stream>) {
+    channel_.channel_binding.resize(wire::kChannelBindingBytes);
+    const std::string label = wire::kTlsExporterLabel;
+    if (SSL_export_keying_material(ws_.next_layer().native_handle(), channel_.channel_binding.data(),
+                                   channel_.channel_binding.size(), label.data(), label.size(), nullptr, 0, 0) != 1) {
+      spdlog::warn("peer={}: no TLS exporter; closing", peer_);
+      return close();
+    }
+  }
+  send(std::make_shared<const std::vector<uint8_t>>(
+      wire::encode(wire::HelloMsg{channel_.nonce, channel_.dealer_key, env_.auth->anonymous_allowed()})));
 }
 
 template <class Stream>
@@ -184,6 +203,7 @@ void WsConnection<Stream>::handle(wire::Message message) {
     return;
   }
   if (auto* create = std::get_if<wire::CreateSessionMsg>(&message)) {
+    if (auto why = env_.auth->check_create(channel_, *create)) return refuse(*why);
     auto created = env_.registry->create(*create);
     if (auto* why = std::get_if<std::string>(&created)) return refuse(*why);
     const auto& session = std::get<0>(created);
@@ -195,7 +215,10 @@ void WsConnection<Stream>::handle(wire::Message message) {
   if (auto* join = std::get_if<wire::JoinSessionMsg>(&message)) {
     auto session = env_.registry->find(join->session_id);
     if (!session) return refuse("no such session");
-    session->join(shared_from_this(), join->resume_token);
+    if (auto why = env_.auth->check_join(channel_, *join)) return refuse(*why);
+    std::optional<wire::PublicKey> key;
+    if (join->party_auth) key = join->party_auth->key;
+    session->join(shared_from_this(), join->resume_token, key);
     return;
   }
   refuse("join a session first");
@@ -203,6 +226,7 @@ void WsConnection<Stream>::handle(wire::Message message) {
 
 template <class Stream>
 void WsConnection<Stream>::refuse(const std::string& reason) {
+  spdlog::warn("peer={} refused: {}", peer_, reason);
   send(std::make_shared<const std::vector<uint8_t>>(wire::encode(wire::AbortMsg{reason, {}})));
   close();
 }

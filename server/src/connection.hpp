@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "bp/server/config.hpp"
+#include "auth_policy.hpp"
 #include "metrics.hpp"
 #include "outcome_store.hpp"
 #include "registry.hpp"
@@ -27,6 +28,7 @@ struct ConnectionEnv {
   SessionRegistry* registry;
   OutcomeStore* store;
   Metrics* metrics;
+  const AuthPolicy* auth;
 };
 
 // The two transports: plain TCP (ws://, loopback demos) and TLS over TCP (wss://, https://).
@@ -69,6 +71,7 @@ class WsConnection : public PartyLink, public std::enable_shared_from_this<WsCon
   std::string peer() const override { return peer_; }
 
  private:
+  void greet();  // Hello: the nonce and channel binding this connection's signatures cover
   void read_frame();
   void on_frame(boost::beast::error_code ec, size_t bytes);
   void handle(wire::Message message);
@@ -88,6 +91,7 @@ class WsConnection : public PartyLink, public std::enable_shared_from_this<WsCon
   std::weak_ptr<AggregationSession> session_;
   size_t position_ = 0;
   bool seated_ = false;
+  wire::ChannelContext channel_;
 };
 
 extern template class HttpConnection<PlainStream>;

@@ -21,6 +21,7 @@ using tcp = asio::ip::tcp;
 
 struct DealerServer::Impl {
   DealerConfig config;
+  AuthPolicy auth;
   asio::io_context ioc;
   Metrics metrics;
   OutcomeStore store;
@@ -51,11 +52,12 @@ struct DealerServer::Impl {
 
   explicit Impl(DealerConfig c)
       : config(std::move(c)),
+        auth(config),
         ioc(static_cast<int>(config.threads)),
         store(config.db_path),
         registry(ioc, config,
                  SessionEnv{&bp_gens, &pc_gens, &metrics, std::chrono::milliseconds(config.reconnect_grace_ms),
-                            [this](const SessionOutcome& o) { store.record(o); }}),
+                            [this](const SessionOutcome& o) { store.record(o); }, &auth.dealer()}),
         acceptor(asio::make_strand(ioc)),
         signals(ioc, SIGTERM, SIGINT),
         drain_timer(ioc) {
@@ -91,7 +93,7 @@ struct DealerServer::Impl {
         spdlog::warn("refusing a connection: over {} per second from one address", config.max_connects_per_ip_per_s);
         socket.close(ec);
       } else {
-        const ConnectionEnv env{&config, &registry, &store, &metrics};
+        const ConnectionEnv env{&config, &registry, &store, &metrics, &auth};
         if (tls)
           std::make_shared<HttpConnection<TlsStream>>(TlsStream(std::move(socket), *tls), env)->run();
         else

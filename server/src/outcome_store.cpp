@@ -52,10 +52,13 @@ std::string OutcomeStore::to_json(const SessionOutcome& o) {
                     ",\"label\":" + json_string(o.params.label) +
                     ",\"peers\":" + json_array(o.peers, [](const std::string& p) { return json_string(p); });
   if (o.result) {
+    const auto& r = o.result->result;
     out += ",\"commitments\":" +
-           json_array(o.result->commitments, [](const CompressedRistretto& c) { return "\"" + to_hex(c.bytes) + "\""; });
-    out += ",\"padding\":" + json_array(o.result->padding_positions, [](size_t j) { return std::to_string(j); });
-    out += ",\"proof\":\"" + to_hex(o.result->proof.to_bytes()) + "\"";
+           json_array(r.commitments, [](const CompressedRistretto& c) { return "\"" + to_hex(c.bytes) + "\""; });
+    out += ",\"padding\":" + json_array(r.padding_positions, [](size_t j) { return std::to_string(j); });
+    out += ",\"proof\":\"" + to_hex(r.proof.to_bytes()) + "\"";
+    if (const auto& a = o.result->attestation)
+      out += ",\"dealer_key\":\"" + to_hex(a->dealer_key) + "\",\"dealer_signature\":\"" + to_hex(a->signature) + "\"";
   } else {
     out += ",\"reason\":" + json_string(o.reason) +
            ",\"blamed\":" + json_array(o.blamed, [](size_t j) { return std::to_string(j); });

@@ -30,7 +30,7 @@ std::variant<std::shared_ptr<AggregationSession>, std::string> SessionRegistry::
                                   : std::min(request.round_timeout_ms, config_.max_round_timeout_ms);
   mpc::SessionParams params{request.n, request.parties,
                             mpc::session_label(id, request.n, request.parties, request.label)};
-  auto session = std::make_shared<AggregationSession>(ioc_, id, std::move(params),
+  auto session = std::make_shared<AggregationSession>(ioc_, id, std::move(params), request.allowed_parties,
                                                       std::chrono::milliseconds(timeout_ms), env_);
   sessions_[id] = session;
   session->start();

@@ -1,5 +1,7 @@
 #include "session.hpp"
 
+#include "bp/wire/auth.hpp"
+
 #include <sodium.h>
 #include <spdlog/spdlog.h>
 
@@ -27,10 +29,12 @@ std::vector<T> collect(std::vector<std::optional<wire::Message>>& inbox) {
 }  // namespace
 
 AggregationSession::AggregationSession(asio::io_context& ioc, std::string id, mpc::SessionParams params,
-                                       std::chrono::milliseconds round_timeout, SessionEnv env)
+                                       std::vector<wire::PublicKey> allowed, std::chrono::milliseconds round_timeout,
+                                       SessionEnv env)
     : strand_(asio::make_strand(ioc)),
       id_(std::move(id)),
       params_(std::move(params)),
+      allowed_(std::move(allowed)),
       round_timeout_(round_timeout),
       env_(std::move(env)),
       deadline_(strand_) {}
@@ -59,13 +63,15 @@ void AggregationSession::start() {
                  self->params_.parties, self->round_timeout_.count());
     self->round_started_ = std::chrono::steady_clock::now();
     self->inbox_.assign(self->params_.parties, std::nullopt);
+    self->seats_.resize(self->params_.parties);
     self->arm_deadline();
   });
 }
 
-void AggregationSession::join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token) {
-  asio::post(strand_, [self = shared_from_this(), link = std::move(link), token = std::move(token)]() mutable {
-    self->on_join(std::move(link), std::move(token));
+void AggregationSession::join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token,
+                              std::optional<wire::PublicKey> party_key) {
+  asio::post(strand_, [self = shared_from_this(), link = std::move(link), token = std::move(token), party_key]() mutable {
+    self->on_join(std::move(link), std::move(token), party_key);
   });
 }
 
@@ -110,43 +116,69 @@ bool AggregationSession::from_seat(size_t position, const std::shared_ptr<PartyL
   return position < seats_.size() && seats_[position].link == link;
 }
 
-void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token) {
+size_t AggregationSession::seats_taken() const {
+  return static_cast<size_t>(std::count_if(seats_.begin(), seats_.end(), [](const Seat& s) { return s.taken; }));
+}
+
+void AggregationSession::resume_seat(size_t position, const std::shared_ptr<PartyLink>& link) {
+  Seat& seat = seats_[position];
+  seat.link = link;
+  seat.grace.reset();
+  env_.metrics->party_joined();
+  link->seated(weak_from_this(), position);
+  link->send(frame_of(wire::JoinedMsg{position, params_.n, params_.parties, params_.label, seat.token}));
+  if (last_broadcast_) link->send(last_broadcast_);
+  spdlog::info("session={} party={} resumed its seat", id_, position);
+}
+
+void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token,
+                                 std::optional<wire::PublicKey> key) {
   auto refuse = [&](const std::string& why) {
+    spdlog::warn("session={} refused a join from {}: {}", id_, link->peer(), why);
     link->send(frame_of(wire::AbortMsg{why, {}}));
     link->close();
   };
   if (phase_ == Phase::Done) return refuse("the session has ended");
 
+  // Which seat: the key's own position in an allow-list session, else any vacant seat that
+  // the resume token opens, else the first free one.
+  std::optional<size_t> position;
+  if (!allowed_.empty()) {
+    if (!key) return refuse("this session admits only the parties it lists: sign the join with your key");
+    const auto it = std::find(allowed_.begin(), allowed_.end(), *key);
+    if (it == allowed_.end()) return refuse("this key is not allowed in the session");
+    position = static_cast<size_t>(it - allowed_.begin());
+  }
   if (!token.empty()) {
-    // A returning party takes its seat back and gets the last message again.
     for (size_t j = 0; j < seats_.size(); ++j) {
+      if (position && j != *position) continue;  // a token never opens another key's seat
       Seat& seat = seats_[j];
-      if (seat.link || sodium_memcmp(seat.token.data(), token.data(), token.size()) != 0) continue;
-      seat.link = link;
-      seat.grace.reset();
-      env_.metrics->party_joined();
-      link->seated(weak_from_this(), j);
-      link->send(frame_of(wire::JoinedMsg{j, params_.n, params_.parties, params_.label, seat.token}));
-      if (last_broadcast_) link->send(last_broadcast_);
-      spdlog::info("session={} party={} resumed its seat", id_, j);
-      return;
+      if (!seat.taken || seat.link || sodium_memcmp(seat.token.data(), token.data(), token.size()) != 0) continue;
+      return resume_seat(j, link);
     }
     return refuse("no vacant seat for this resume token");
   }
-  if (phase_ != Phase::Joining || seats_.size() >= params_.parties) return refuse("the session is full");
+  if (phase_ != Phase::Joining) return refuse("the session is full");
+  if (position) {
+    if (seats_[*position].taken) return refuse("this party has joined already (resume with its token)");
+  } else {
+    const auto free = std::find_if(seats_.begin(), seats_.end(), [](const Seat& s) { return !s.taken; });
+    if (free == seats_.end()) return refuse("the session is full");
+    position = static_cast<size_t>(free - seats_.begin());
+  }
 
-  Seat seat;
+  Seat& seat = seats_[*position];
+  seat.taken = true;
   seat.link = link;
   seat.peer = link->peer();
   seat.token.resize(wire::kResumeTokenBytes);
   randombytes_buf(seat.token.data(), seat.token.size());
-  const size_t position = seats_.size();
-  seats_.push_back(std::move(seat));
   env_.metrics->party_joined();
-  link->seated(weak_from_this(), position);
-  link->send(frame_of(wire::JoinedMsg{position, params_.n, params_.parties, params_.label, seats_.back().token}));
-  spdlog::info("session={} party={} joined from {}", id_, position, seats_.back().peer);
-  if (seats_.size() == params_.parties) {
+  link->seated(weak_from_this(), *position);
+  link->send(frame_of(wire::JoinedMsg{*position, params_.n, params_.parties, params_.label, seat.token}));
+  spdlog::info("session={} party={} joined from {}{}", id_, *position, seat.peer,
+               key ? " key=" + wire::public_key_hex(*key).substr(0, 16) : std::string(" (anonymous)"));
+  if (seats_taken() == params_.parties) {
     start_round(Phase::BitCommitments);
     // Parties commit as soon as they are seated; the last one may complete the round.
     if (std::all_of(inbox_.begin(), inbox_.end(), [](const auto& m) { return m.has_value(); })) complete_round();
@@ -174,7 +206,7 @@ void AggregationSession::arm_deadline() {
 void AggregationSession::on_deadline() {
   std::vector<size_t> late;
   if (phase_ == Phase::Joining) {
-    abort("only " + std::to_string(seats_.size()) + " of " + std::to_string(params_.parties) +
+    abort("only " + std::to_string(seats_taken()) + " of " + std::to_string(params_.parties) +
               " parties joined before the deadline",
           {});
     return;
@@ -239,13 +271,17 @@ void AggregationSession::finish_ok(mpc::AggregationResult result) {
   phase_ = Phase::Done;
   finished_flag_ = true;
   deadline_.cancel();
-  SessionOutcome outcome{id_, params_, true, {}, {}, {}, result};
+  wire::ResultMsg signed_result{std::move(result), std::nullopt};
+  const auto& dealer = *env_.dealer_key;
+  signed_result.attestation = wire::Attestation{
+      id_, dealer.public_key(), dealer.sign(wire::result_statement(dealer.public_key(), id_, signed_result.result))};
+  SessionOutcome outcome{id_, params_, true, {}, {}, {}, signed_result};
   for (const auto& seat : seats_) outcome.peers.push_back(seat.peer);
   env_.record(outcome);  // durable before anyone is told
   env_.metrics->session_completed();
-  spdlog::info("session={} completed: {}-byte proof for {} parties", id_, result.proof.to_bytes().size(),
+  spdlog::info("session={} completed: {}-byte proof for {} parties", id_, signed_result.result.proof.to_bytes().size(),
                params_.parties);
-  broadcast(result);
+  broadcast(signed_result);
   close_all();
 }
 

@@ -42,7 +42,7 @@ struct SessionOutcome {
   std::string reason;           // abort reason (empty when ok)
   std::vector<size_t> blamed;   // positions
   std::vector<std::string> peers;  // who sat where
-  std::optional<mpc::AggregationResult> result;
+  std::optional<wire::ResultMsg> result;  // with the dealer's attestation
 };
 
 // What every session shares with the rest of the daemon.
@@ -52,15 +52,19 @@ struct SessionEnv {
   Metrics* metrics;
   std::chrono::milliseconds reconnect_grace;
   std::function<void(const SessionOutcome&)> record;  // durable store; called on the session strand
+  const wire::Identity* dealer_key;  // signs every result
 };
 
 class AggregationSession : public std::enable_shared_from_this<AggregationSession> {
  public:
+  // `allowed` lists the parties' keys in position order; empty: anyone may join (anonymous).
   AggregationSession(boost::asio::io_context& ioc, std::string id, mpc::SessionParams params,
-                     std::chrono::milliseconds round_timeout, SessionEnv env);
+                     std::vector<wire::PublicKey> allowed, std::chrono::milliseconds round_timeout, SessionEnv env);
 
   void start();
-  void join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> resume_token);
+  // `party_key` is the key whose signature the connection has already checked, if any.
+  void join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> resume_token,
+            std::optional<wire::PublicKey> party_key);
   void deliver(size_t position, std::shared_ptr<PartyLink> link, wire::Message message);
   void misbehaved(size_t position, std::shared_ptr<PartyLink> link, std::string reason);
   void disconnected(size_t position, std::shared_ptr<PartyLink> link);
@@ -73,6 +77,7 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
  private:
   enum class Phase { Joining, BitCommitments, PolyCommitments, ProofShares, Done };
   struct Seat {
+    bool taken = false;
     std::shared_ptr<PartyLink> link;  // null while the party is away
     std::vector<uint8_t> token;
     std::string peer;
@@ -81,7 +86,9 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   using DealerState = std::variant<std::monostate, mpc::DealerAwaitingBitCommitments,
                                    mpc::DealerAwaitingPolyCommitments, mpc::DealerAwaitingProofShares>;
 
-  void on_join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token);
+  void on_join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token, std::optional<wire::PublicKey> key);
+  void resume_seat(size_t position, const std::shared_ptr<PartyLink>& link);
+  size_t seats_taken() const;
   void on_deliver(size_t position, const std::shared_ptr<PartyLink>& link, wire::Message message);
   bool from_seat(size_t position, const std::shared_ptr<PartyLink>& link) const;
   void start_round(Phase phase);
@@ -89,7 +96,7 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   void on_deadline();
   void complete_round();
   void broadcast(const wire::Message& message);
-  void finish_ok(mpc::AggregationResult result);
+  void finish_ok(mpc::AggregationResult result);  // signs it, records it, tells everyone
   void abort(const std::string& reason, std::vector<size_t> blamed);
   void close_all();
   static const char* phase_name(Phase p);
@@ -97,13 +104,14 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   std::string id_;
   mpc::SessionParams params_;
+  std::vector<wire::PublicKey> allowed_;
   std::chrono::milliseconds round_timeout_;
   SessionEnv env_;
   boost::asio::steady_timer deadline_;
   std::chrono::steady_clock::time_point round_started_;
 
   Phase phase_ = Phase::Joining;
-  std::vector<Seat> seats_;  // grows as parties join
+  std::vector<Seat> seats_;  // one per position
   DealerState dealer_;
   std::vector<std::optional<wire::Message>> inbox_;  // this round's message per position
   std::shared_ptr<const std::vector<uint8_t>> last_broadcast_;  // resent to a resuming party

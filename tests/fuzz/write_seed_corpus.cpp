@@ -40,12 +40,19 @@ int main(int argc, char** argv) {
   write(b0->second, "poly_commitment");
   write(d2->second, "poly_challenge");
   write(c0->second, "proof_share");
-  write(*result, "result");
+  write(bp::wire::ResultMsg{*result, std::nullopt}, "result");
+  write(bp::wire::ResultMsg{*result, bp::wire::Attestation{std::string(bp::wire::kSessionIdChars, 'd'), {3}, {4}}},
+        "signed_result");
+  write(bp::wire::HelloMsg{{1, 2, 3}, {4, 5}, false}, "hello");
   write(bp::wire::AbortMsg{"MalformedProofShares: audit failed", {1}}, "abort");
   const std::string id(bp::wire::kSessionIdChars, 'c');
-  write(bp::wire::CreateSessionMsg{64, 4, "fuzz", 1000}, "create_session");
+  write(bp::wire::CreateSessionMsg{64, 4, "fuzz", 1000, {}, std::nullopt}, "create_session");
+  write(bp::wire::CreateSessionMsg{64, 2, "fuzz", 0, {{1}, {2}}, bp::wire::KeySignature{{3}, {4}}},
+        "create_session_signed");
   write(bp::wire::SessionCreatedMsg{id, params.label}, "session_created");
-  write(bp::wire::JoinSessionMsg{id, std::vector<uint8_t>(bp::wire::kResumeTokenBytes, 1)}, "join_session");
+  write(bp::wire::JoinSessionMsg{id, std::vector<uint8_t>(bp::wire::kResumeTokenBytes, 1), std::nullopt},
+        "join_session");
+  write(bp::wire::JoinSessionMsg{id, {}, bp::wire::KeySignature{{5}, {6}}}, "join_session_signed");
   write(bp::wire::JoinedMsg{1, 8, 2, params.label, std::vector<uint8_t>(bp::wire::kResumeTokenBytes, 2)}, "joined");
   std::printf("wrote %d seeds to %s\n", count, dir.c_str());
   return 0;

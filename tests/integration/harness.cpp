@@ -8,11 +8,15 @@
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <algorithm>
 #include <cstdlib>
+#include <set>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <thread>
+
+#include "bp/random.hpp"
 
 namespace bp::test {
 
@@ -35,6 +39,7 @@ DealerProcess::DealerProcess(std::vector<std::string> extra_flags) {
     close(out[0]);
     std::vector<std::string> args = {BP_DEALER_PATH, "--listen", "127.0.0.1:0", "--threads", "2"};
     args.insert(args.end(), extra_flags.begin(), extra_flags.end());
+    if (std::find(args.begin(), args.end(), "--operator-key") == args.end()) args.push_back("--allow-anonymous");
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -144,6 +149,22 @@ RawParty::RawParty(uint16_t port) : ws_(ioc_) {
   beast::get_lowest_layer(ws_).connect(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port));
   ws_.binary(true);
   ws_.handshake("127.0.0.1", "/");
+  auto hello = receive();
+  REQUIRE_MESSAGE(hello.has_value(), "no Hello from the dealer");
+  REQUIRE(std::holds_alternative<wire::HelloMsg>(*hello));
+  const auto& h = std::get<wire::HelloMsg>(*hello);
+  channel_.nonce = h.nonce;
+  channel_.dealer_key = h.dealer_key;
+}
+
+wire::JoinSessionMsg RawParty::join_message(const std::string& session, std::vector<uint8_t> token,
+                                            const wire::Identity* identity) const {
+  wire::JoinSessionMsg join{session, std::move(token), std::nullopt};
+  if (identity) {
+    const auto& key = identity->public_key();
+    join.party_auth = wire::KeySignature{key, identity->sign(wire::join_statement(channel_, join, key))};
+  }
+  return join;
 }
 
 void RawParty::send(const wire::Message& m) { send_bytes(wire::encode(m)); }
@@ -171,9 +192,83 @@ void RawParty::close() {
 }
 
 std::string create_session(const DealerProcess& dealer, size_t bits, size_t parties, uint32_t round_timeout_ms) {
-  auto created = client::create_session(dealer.endpoint(), {bits, parties, "integration", round_timeout_ms});
+  auto created = client::create_session(dealer.endpoint(), {bits, parties, "integration", round_timeout_ms, {}});
   REQUIRE_MESSAGE(created.ok(), client::describe(created.error()));
   return created->session_id;
+}
+
+Outcomes run_parties(const DealerProcess& dealer, const std::string& session, const std::vector<uint64_t>& values,
+                     std::chrono::milliseconds timeout,
+                     const std::vector<std::shared_ptr<const wire::Identity>>& identities) {
+  boost::asio::io_context ioc;
+  Outcomes out;
+  out.results.resize(values.size(), client::ClientError{client::ClientErrorKind::Transport, "not run", {}});
+  SystemRandom rng;
+  for (size_t i = 0; i < values.size(); ++i) {
+    client::Options options;
+    options.timeout = timeout;
+    if (i < identities.size()) options.identity = identities[i];
+    client::async_join_and_prove(ioc, dealer.endpoint(), session, values[i], Scalar::random(rng), options,
+                                 [&out, i](auto r) { out.results[i] = std::move(r); });
+  }
+  ioc.run();
+  return out;
+}
+
+void check_all_succeeded(const Outcomes& o, size_t m) {
+  std::vector<uint8_t> proof;
+  std::set<size_t> positions;
+  for (const auto& r : o.results) {
+    REQUIRE_MESSAGE(r.ok(), client::describe(r.error()));
+    positions.insert(r->position);
+    const auto bytes = r->result.proof.to_bytes();
+    if (proof.empty()) proof = bytes;
+    CHECK(bytes == proof);  // everyone received the same proof
+  }
+  CHECK(positions.size() == m);
+}
+
+void check_aborted_with_blame(std::thread& honest, const Outcomes& o, std::vector<size_t> blamed) {
+  honest.join();
+  for (const auto& r : o.results) {
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().kind == client::ClientErrorKind::Aborted);
+    CHECK(r.error().blamed == blamed);
+  }
+}
+
+Seated join_raw(const DealerProcess& dealer, const std::string& session, const wire::Identity* identity) {
+  Seated s{std::make_unique<RawParty>(dealer.port()), {}};
+  s.raw().send(s.raw().join_message(session, {}, identity));
+  auto reply = s.raw().receive();
+  REQUIRE(reply.has_value());
+  if (auto* abort = std::get_if<wire::AbortMsg>(&*reply)) FAIL("join refused: " << abort->reason);
+  REQUIRE(std::holds_alternative<wire::JoinedMsg>(*reply));
+  s.joined = std::get<wire::JoinedMsg>(*reply);
+  return s;
+}
+
+ManualParty commit_manually(Seated& seated, uint64_t value) {
+  static const PedersenGens pc;
+  const mpc::SessionParams params{seated.joined.n, seated.joined.parties, seated.joined.transcript_label};
+  ManualParty m{std::make_unique<BulletproofGens>(params.n, params.padded_m()), std::nullopt};
+  SystemRandom rng;
+  auto party = mpc::PartyAwaitingPosition::create(*m.gens, pc, params, value, Scalar::random(rng));
+  REQUIRE(party.ok());
+  auto r1 = std::move(*party).assign_position(seated.joined.position);
+  REQUIRE(r1.ok());
+  seated.raw().send(r1->second);
+  m.awaiting_bits.emplace(std::move(r1->first));
+  return m;
+}
+
+void wait_for_seated(const DealerProcess& dealer, int count) {
+  const std::string want = "bp_parties_connected " + std::to_string(count) + "\n";
+  for (int i = 0; i < 400; ++i) {
+    if (http_get(dealer.port(), "/metrics").second.find(want) != std::string::npos) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  FAIL("the dealer never had " << count << " parties seated");
 }
 
 }  // namespace bp::test

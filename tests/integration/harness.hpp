@@ -6,11 +6,15 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
 #include <chrono>
+#include <memory>
 #include <optional>
+#include <thread>
 #include <string>
 #include <vector>
 
 #include "bp/client/party_client.hpp"
+#include "bp/mpc/party.hpp"
+#include "bp/wire/auth.hpp"
 #include "bp/wire/codec.hpp"
 
 namespace bp::test {
@@ -18,6 +22,7 @@ namespace bp::test {
 class DealerProcess {
  public:
   // Starts BP_DEALER_PATH --listen 127.0.0.1:0 plus extra flags and waits for its port.
+  // Without an --operator-key among the flags it runs with --allow-anonymous.
   explicit DealerProcess(std::vector<std::string> extra_flags = {});
   ~DealerProcess();  // SIGKILL if still running
   DealerProcess(const DealerProcess&) = delete;
@@ -47,10 +52,15 @@ struct TestPki {
   ~TestPki();
 };
 
-// A WebSocket client speaking raw frames, for parties that misbehave on purpose.
+// A WebSocket client speaking raw frames, for parties that misbehave on purpose. It reads
+// the dealer's Hello on connecting.
 class RawParty {
  public:
   explicit RawParty(uint16_t port);
+  const wire::ChannelContext& channel() const { return channel_; }
+  // A join signed for this connection by `identity` (anonymous when null).
+  wire::JoinSessionMsg join_message(const std::string& session, std::vector<uint8_t> token,
+                                    const wire::Identity* identity) const;
   void send(const wire::Message& m);
   void send_bytes(const std::vector<uint8_t>& bytes);
   // The next decoded message, or nullopt if the connection closed or a timeout passed.
@@ -60,9 +70,43 @@ class RawParty {
  private:
   boost::asio::io_context ioc_;
   boost::beast::websocket::stream<boost::beast::tcp_stream> ws_;
+  wire::ChannelContext channel_;
 };
 
 // Creates a session through the client library; REQUIREs success.
 std::string create_session(const DealerProcess& dealer, size_t bits, size_t parties, uint32_t round_timeout_ms = 20000);
+
+struct Outcomes {
+  std::vector<client::ClientResult<client::PartyOutcome>> results;
+};
+
+// Runs `values.size()` honest parties concurrently on one io_context; party i signs with
+// identities[i] when given.
+Outcomes run_parties(const DealerProcess& dealer, const std::string& session, const std::vector<uint64_t>& values,
+                     std::chrono::milliseconds timeout = std::chrono::seconds(60),
+                     const std::vector<std::shared_ptr<const wire::Identity>>& identities = {});
+void check_all_succeeded(const Outcomes& o, size_t m);
+// Waits for the honest parties' outcomes and checks they all got an abort blaming `blamed`.
+void check_aborted_with_blame(std::thread& honest, const Outcomes& o, std::vector<size_t> blamed);
+
+// A party seated through a raw connection, so a test can interfere at any later step.
+struct Seated {
+  std::unique_ptr<RawParty> party;
+  wire::JoinedMsg joined;
+  RawParty& raw() { return *party; }
+};
+Seated join_raw(const DealerProcess& dealer, const std::string& session, const wire::Identity* identity = nullptr);
+
+// The real protocol for a party sitting at a raw connection: builds its state and sends its
+// bit commitment.
+struct ManualParty {
+  std::unique_ptr<BulletproofGens> gens;  // stable address: the party state points at it
+  std::optional<mpc::PartyAwaitingBitChallenge> awaiting_bits;
+};
+ManualParty commit_manually(Seated& seated, uint64_t value);
+
+// Waits until `count` parties sit in sessions on this dealer (its /metrics gauge), so a test
+// knows which position the next joiner gets without guessing at timing.
+void wait_for_seated(const DealerProcess& dealer, int count);
 
 }  // namespace bp::test

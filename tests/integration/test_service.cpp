@@ -18,100 +18,6 @@ using namespace bp;
 using namespace bp::test;
 using namespace std::chrono_literals;
 
-namespace {
-
-struct Outcomes {
-  std::vector<client::ClientResult<client::PartyOutcome>> results;
-};
-
-// Runs `values.size()` honest parties concurrently on one io_context.
-Outcomes run_parties(const DealerProcess& dealer, const std::string& session, const std::vector<uint64_t>& values,
-                     std::chrono::milliseconds timeout = 60s) {
-  boost::asio::io_context ioc;
-  Outcomes out;
-  out.results.resize(values.size(), client::ClientError{client::ClientErrorKind::Transport, "not run", {}});
-  SystemRandom rng;
-  client::Options options;
-  options.timeout = timeout;
-  for (size_t i = 0; i < values.size(); ++i)
-    client::async_join_and_prove(ioc, dealer.endpoint(), session, values[i], Scalar::random(rng), options,
-                                 [&out, i](auto r) { out.results[i] = std::move(r); });
-  ioc.run();
-  return out;
-}
-
-void check_all_succeeded(const Outcomes& o, size_t m) {
-  std::vector<uint8_t> proof;
-  std::set<size_t> positions;
-  for (const auto& r : o.results) {
-    REQUIRE_MESSAGE(r.ok(), client::describe(r.error()));
-    positions.insert(r->position);
-    const auto bytes = r->result.proof.to_bytes();
-    if (proof.empty()) proof = bytes;
-    CHECK(bytes == proof);  // everyone received the same proof
-  }
-  CHECK(positions.size() == m);
-}
-
-// Joins as a party that follows the protocol up to the point `misbehave` takes over.
-struct Seated {
-  std::unique_ptr<RawParty> party;
-  wire::JoinedMsg joined;
-  RawParty& raw() { return *party; }
-};
-Seated join_raw(const DealerProcess& dealer, const std::string& session) {
-  Seated s{std::make_unique<RawParty>(dealer.port()), {}};
-  s.raw().send(wire::JoinSessionMsg{session, {}});
-  auto reply = s.raw().receive();
-  REQUIRE(reply.has_value());
-  if (auto* abort = std::get_if<wire::AbortMsg>(&*reply)) FAIL("join refused: " << abort->reason);
-  REQUIRE(std::holds_alternative<wire::JoinedMsg>(*reply));
-  s.joined = std::get<wire::JoinedMsg>(*reply);
-  return s;
-}
-
-// The real protocol for a party sitting at a raw connection: builds its state and sends its
-// bit commitment, so a test can interfere at any later step.
-struct ManualParty {
-  std::unique_ptr<BulletproofGens> gens;  // stable address: the party state points at it
-  std::optional<mpc::PartyAwaitingBitChallenge> awaiting_bits;
-};
-ManualParty commit_manually(Seated& seated, uint64_t value) {
-  static const PedersenGens pc;
-  const mpc::SessionParams params{seated.joined.n, seated.joined.parties, seated.joined.transcript_label};
-  ManualParty m{std::make_unique<BulletproofGens>(params.n, params.padded_m()), std::nullopt};
-  SystemRandom rng;
-  auto party = mpc::PartyAwaitingPosition::create(*m.gens, pc, params, value, Scalar::random(rng));
-  REQUIRE(party.ok());
-  auto r1 = std::move(*party).assign_position(seated.joined.position);
-  REQUIRE(r1.ok());
-  seated.raw().send(r1->second);
-  m.awaiting_bits.emplace(std::move(r1->first));
-  return m;
-}
-
-// Waits until `count` parties sit in sessions on this dealer (its /metrics gauge), so a test
-// knows which position the next joiner gets without guessing at timing.
-void wait_for_seated(const DealerProcess& dealer, int count) {
-  const std::string want = "bp_parties_connected " + std::to_string(count) + "\n";
-  for (int i = 0; i < 400; ++i) {
-    if (http_get(dealer.port(), "/metrics").second.find(want) != std::string::npos) return;
-    std::this_thread::sleep_for(25ms);
-  }
-  FAIL("the dealer never had " << count << " parties seated");
-}
-
-// Waits for the honest parties' outcomes and checks they all got an abort blaming `blamed`.
-void check_aborted_with_blame(std::thread& honest, const Outcomes& o, std::vector<size_t> blamed) {
-  honest.join();
-  for (const auto& r : o.results) {
-    REQUIRE_FALSE(r.ok());
-    CHECK(r.error().kind == client::ClientErrorKind::Aborted);
-    CHECK(r.error().blamed == blamed);
-  }
-}
-
-}  // namespace
 
 TEST_CASE("happy paths: m = 1, 2, 8, 32") {
   DealerProcess dealer;
@@ -161,6 +67,12 @@ TEST_CASE("misbehaving parties are blamed and the daemon keeps serving") {
   const std::vector<Case> cases = {
       {"disconnects mid-round", [](Seated& s) { s.raw().close(); }},
       {"sends garbage bytes", [](Seated& s) { s.raw().send_bytes({0xde, 0xad, 0xbe, 0xef, 0xff, 0x01}); }},
+      {"sends a truncated frame",
+       [](Seated& s) {
+         auto bytes = wire::encode(bp::BitCommitment{});  // a well-formed frame, cut short
+         bytes.resize(bytes.size() - 5);
+         s.raw().send_bytes(bytes);
+       }},
       {"speaks protocol version 2",
        [](Seated& s) {
          auto bytes = wire::encode(wire::AbortMsg{"x", {}});
@@ -185,6 +97,16 @@ TEST_CASE("misbehaving parties are blamed and the daemon keeps serving") {
     c.misbehave(bad);
     check_aborted_with_blame(honest, honest_outcome, {1});
     CHECK(std::chrono::steady_clock::now() - started < 10s);  // before the round deadline
+  }
+  // Random bytes from a connection that never joined: refused, nothing else disturbed.
+  for (int i = 0; i < 20; ++i) {
+    RawParty stranger(dealer.port());
+    std::vector<uint8_t> noise(1 + static_cast<size_t>(randombytes_uniform(600)));
+    randombytes_buf(noise.data(), noise.size());
+    stranger.send_bytes(noise);
+    auto reply = stranger.receive(5s);
+    REQUIRE(reply.has_value());
+    CHECK(std::holds_alternative<wire::AbortMsg>(*reply));
   }
   // A normal session still completes afterwards.
   const std::string session = create_session(dealer, 16, 2);
@@ -232,7 +154,7 @@ TEST_CASE("a party that reconnects within the grace period resumes its seat and 
   first.raw().close();  // the connection drops before we answer
 
   RawParty again(dealer.port());
-  again.send(wire::JoinSessionMsg{session, first.joined.resume_token});
+  again.send(wire::JoinSessionMsg{session, first.joined.resume_token, std::nullopt});
   auto rejoined = again.receive();
   REQUIRE(rejoined.has_value());
   REQUIRE(std::holds_alternative<wire::JoinedMsg>(*rejoined));
@@ -251,13 +173,13 @@ TEST_CASE("a party that reconnects within the grace period resumes its seat and 
   again.send(r3->second);
   auto result = again.receive();
   REQUIRE(result.has_value());
-  REQUIRE(std::holds_alternative<mpc::AggregationResult>(*result));
-  CHECK(r3->first.check_result(std::get<mpc::AggregationResult>(*result)).ok());
+  REQUIRE(std::holds_alternative<wire::ResultMsg>(*result));
+  CHECK(r3->first.check_result(std::get<wire::ResultMsg>(*result).result).ok());
   honest.join();
   REQUIRE(honest_outcome.results[0].ok());
   // A stranger cannot take a seat with a made-up token.
   RawParty stranger(dealer.port());
-  stranger.send(wire::JoinSessionMsg{session, std::vector<uint8_t>(16, 0x55)});
+  stranger.send(wire::JoinSessionMsg{session, std::vector<uint8_t>(16, 0x55), std::nullopt});
   auto refused = stranger.receive();
   REQUIRE(refused.has_value());
   CHECK(std::holds_alternative<wire::AbortMsg>(*refused));
@@ -312,7 +234,7 @@ TEST_CASE("limits: a silent connection is dropped, a connection flood is refused
   }
   std::this_thread::sleep_for(1100ms);  // a new rate window
   // Over the per-session party limit: refused with a reason.
-  auto created = client::create_session(dealer.endpoint(), {8, 5, "too many", 1000});
+  auto created = client::create_session(dealer.endpoint(), {8, 5, "too many", 1000, {}});
   REQUIRE_FALSE(created.ok());
   CHECK(created.error().kind == client::ClientErrorKind::Aborted);
   CHECK(created.error().detail.find("at most 4 parties") != std::string::npos);
@@ -328,7 +250,7 @@ TEST_CASE("TLS: the whole protocol over wss://, https:// endpoints, and a wrong 
   options.ca_file = pki.ca_cert;
   client::Endpoint endpoint = dealer.endpoint();
   endpoint.tls = true;
-  auto created = client::create_session(endpoint, {16, 2, "over tls", 20000}, options);
+  auto created = client::create_session(endpoint, {16, 2, "over tls", 20000, {}}, options);
   REQUIRE_MESSAGE(created.ok(), client::describe(created.error()));
   boost::asio::io_context ioc;
   std::vector<std::optional<client::ClientResult<client::PartyOutcome>>> results(2);
@@ -347,16 +269,16 @@ TEST_CASE("TLS: the whole protocol over wss://, https:// endpoints, and a wrong 
   // A client that trusts another CA refuses the dealer, with a clear error.
   client::Options wrong = options;
   wrong.ca_file = pki.other_ca_cert;
-  auto refused = client::create_session(endpoint, {16, 2, "x", 0}, wrong);
+  auto refused = client::create_session(endpoint, {16, 2, "x", 0, {}}, wrong);
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error().kind == client::ClientErrorKind::Transport);
   CHECK(refused.error().detail.find("certificate verify failed") != std::string::npos);
   // Plain ws:// to a TLS dealer does not get in either.
-  auto plain = client::create_session(dealer.endpoint(), {16, 2, "x", 0}, {});
+  auto plain = client::create_session(dealer.endpoint(), {16, 2, "x", 0, {}}, {});
   CHECK_FALSE(plain.ok());
   // Asking by name to skip verification is the only way past a CA we do not trust.
   wrong.insecure_skip_verify = true;
-  CHECK(client::create_session(endpoint, {16, 2, "x", 0}, wrong).ok());
+  CHECK(client::create_session(endpoint, {16, 2, "x", 0, {}}, wrong).ok());
 }
 
 TEST_CASE("/healthz, /metrics and unknown paths over HTTP") {

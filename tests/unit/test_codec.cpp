@@ -94,7 +94,9 @@ TEST_CASE("every message round-trips") {
   CHECK((bc.y == s.bit_challenge.y && bc.z == s.bit_challenge.z && bc.bit_commitments == s.bit_challenge.bit_commitments));
   const auto pcm = round_trip(s.poly_challenge);
   CHECK((pcm.x == s.poly_challenge.x && pcm.poly_commitments == s.poly_challenge.poly_commitments));
-  const auto r = round_trip(s.result);
+  const auto signed_result = round_trip(ResultMsg{s.result, std::nullopt});
+  CHECK_FALSE(signed_result.attestation.has_value());
+  const auto r = signed_result.result;
   CHECK(r.n == s.result.n);
   CHECK(r.label == s.result.label);
   CHECK(r.commitments == s.result.commitments);
@@ -102,23 +104,54 @@ TEST_CASE("every message round-trips") {
   CHECK(r.proof.to_bytes() == s.result.proof.to_bytes());
   const AbortMsg abort{"MalformedProofShares: audit failed", {0, 2}};
   CHECK(round_trip(abort) == abort);
-  const CreateSessionMsg create{32, 5, "payroll", 2500};
+  const CreateSessionMsg create{32, 5, "payroll", 2500, {}, std::nullopt};
   CHECK(round_trip(create) == create);
+  CreateSessionMsg listed{16, 2, "payroll", 0, {PublicKey{1}, PublicKey{2}}, KeySignature{PublicKey{3}, Signature{4}}};
+  CHECK(round_trip(listed) == listed);
+  const HelloMsg hello{{5, 6}, PublicKey{7}, true};
+  CHECK(round_trip(hello) == hello);
   const std::string id(32, 'a');
   const SessionCreatedMsg created{id, "bp-agg/v1 session=aaaa"};
   CHECK(round_trip(created) == created);
-  const JoinSessionMsg join{id, std::vector<uint8_t>(16, 7)};
+  const JoinSessionMsg join{id, std::vector<uint8_t>(16, 7), std::nullopt};
   CHECK(round_trip(join) == join);
+  const JoinSessionMsg signed_join{id, {}, KeySignature{PublicKey{8}, Signature{9}}};
+  CHECK(round_trip(signed_join) == signed_join);
+  const Attestation attestation{id, PublicKey{10}, Signature{11}};
+  CHECK(round_trip(ResultMsg{s.result, attestation}).attestation == attestation);
   const JoinedMsg joined{3, 32, 5, "label", std::vector<uint8_t>(16, 9)};
   CHECK(round_trip(joined) == joined);
 }
 
 TEST_CASE("session set-up messages are validated") {
-  CHECK(decode(encode(Message{CreateSessionMsg{12, 2, "x", 0}})).error().kind == CodecErrorKind::BadLength);
-  CHECK(decode(encode(Message{CreateSessionMsg{64, 65, "x", 0}})).error().kind == CodecErrorKind::TooMany);
-  CHECK(decode(encode(Message{CreateSessionMsg{64, 0, "x", 0}})).error().kind == CodecErrorKind::TooMany);
-  CHECK(decode(encode(Message{JoinSessionMsg{"not-hex", {}}})).error().kind == CodecErrorKind::BadLength);
-  CHECK(decode(encode(Message{JoinSessionMsg{std::string(32, 'b'), {1, 2, 3}}})).error().kind == CodecErrorKind::BadLength);
+  CHECK(decode(encode(Message{CreateSessionMsg{12, 2, "x", 0, {}, {}}})).error().kind == CodecErrorKind::BadLength);
+  CHECK(decode(encode(Message{CreateSessionMsg{64, 65, "x", 0, {}, {}}})).error().kind == CodecErrorKind::TooMany);
+  CHECK(decode(encode(Message{CreateSessionMsg{64, 0, "x", 0, {}, {}}})).error().kind == CodecErrorKind::TooMany);
+  // An allow-list names every party or none.
+  CHECK(decode(encode(Message{CreateSessionMsg{64, 3, "x", 0, {PublicKey{1}}, {}}})).error().kind ==
+        CodecErrorKind::BadLength);
+  CHECK(decode(encode(Message{JoinSessionMsg{"not-hex", {}, {}}})).error().kind == CodecErrorKind::BadLength);
+  CHECK(decode(encode(Message{JoinSessionMsg{std::string(32, 'b'), {1, 2, 3}, {}}})).error().kind ==
+        CodecErrorKind::BadLength);
+  // Keys, signatures and nonces of the wrong length, or a key without its signature.
+  auto join = envelope_of(JoinSessionMsg{std::string(32, 'b'), {}, KeySignature{}});
+  join.mutable_join_session()->set_party_key(std::string(31, 'k'));
+  CHECK(decode_error(join) == CodecErrorKind::BadLength);
+  join.mutable_join_session()->set_party_key(std::string(32, 'k'));
+  join.mutable_join_session()->clear_signature();
+  CHECK(decode_error(join) == CodecErrorKind::BadLength);
+  auto create = envelope_of(CreateSessionMsg{64, 1, "x", 0, {PublicKey{}}, {}});
+  create.mutable_create_session()->set_allowed_parties(0, std::string(33, 'k'));
+  CHECK(decode_error(create) == CodecErrorKind::BadLength);
+  auto hello = envelope_of(HelloMsg{});
+  hello.mutable_hello()->set_nonce(std::string(16, 'n'));
+  CHECK(decode_error(hello) == CodecErrorKind::BadLength);
+  auto attested = envelope_of(ResultMsg{sample().result, Attestation{std::string(32, 'c'), {}, {}}});
+  attested.mutable_result()->set_dealer_signature(std::string(63, 's'));
+  CHECK(decode_error(attested) == CodecErrorKind::BadLength);
+  attested.mutable_result()->set_dealer_signature(std::string(64, 's'));
+  attested.mutable_result()->set_session_id("short");
+  CHECK(decode_error(attested) == CodecErrorKind::BadLength);
   CHECK(decode(encode(Message{JoinedMsg{5, 64, 5, "x", std::vector<uint8_t>(16)}})).error().kind ==
         CodecErrorKind::BadLength);
 }
@@ -168,16 +201,16 @@ TEST_CASE("oversized vectors and inconsistent results are refused") {
   while (env.bit_challenge().commitments_size() <= 64) *env.mutable_bit_challenge()->add_commitments() = env.bit_challenge().commitments(0);
   CHECK(decode_error(env) == CodecErrorKind::TooMany);
 
-  env = envelope_of(Message{sample().result});
+  env = envelope_of(Message{ResultMsg{sample().result, std::nullopt}});
   env.mutable_result()->set_n(12);
   CHECK(decode_error(env) == CodecErrorKind::BadLength);
-  env = envelope_of(Message{sample().result});
+  env = envelope_of(Message{ResultMsg{sample().result, std::nullopt}});
   env.mutable_result()->mutable_proof()->pop_back();
   CHECK(decode_error(env) == CodecErrorKind::BadLength);
-  env = envelope_of(Message{sample().result});
+  env = envelope_of(Message{ResultMsg{sample().result, std::nullopt}});
   env.mutable_result()->add_commitments(env.result().commitments(0));  // 5: not a power of two
   CHECK(decode_error(env) == CodecErrorKind::TooMany);
-  env = envelope_of(Message{sample().result});
+  env = envelope_of(Message{ResultMsg{sample().result, std::nullopt}});
   env.mutable_result()->set_padding_positions(0, 9);
   CHECK(decode_error(env) == CodecErrorKind::BadLength);
 }

@@ -19,10 +19,12 @@ bp::server::ConfigOutcome parse(std::vector<std::string> args) {
   return parse_dealer_config(static_cast<int>(argv.size()), argv.data());
 }
 
+const std::string kKey(64, 'a');
+
 }  // namespace
 
 TEST_CASE("defaults, flags, and a config file that flags override") {
-  const auto defaults = parse({});
+  const auto defaults = parse({"--allow-anonymous"});
   REQUIRE(defaults.ok);
   CHECK(defaults.config.host == "127.0.0.1");
   CHECK(defaults.config.port == 8700);
@@ -31,12 +33,14 @@ TEST_CASE("defaults, flags, and a config file that flags override") {
   const std::string path = "/tmp/bp-dealer-test.conf";
   std::ofstream(path) << "# a comment\nlisten = 0.0.0.0:9000\nmax-sessions = 7   # trailing comment\n"
                          "round-timeout-ms = 1234\n";
-  const auto both = parse({"--config", path, "--max-sessions", "9"});
+  const auto both = parse({"--config", path, "--max-sessions", "9", "--operator-key", kKey});
   REQUIRE(both.ok);
   CHECK(both.config.host == "0.0.0.0");
   CHECK(both.config.port == 9000);
   CHECK(both.config.max_sessions == 9);  // the flag wins over the file
   CHECK(both.config.default_round_timeout_ms == 1234);
+  CHECK(both.config.operator_keys == std::vector<std::string>{kKey});
+  CHECK_FALSE(both.config.allow_anonymous);
   std::remove(path.c_str());
 }
 
@@ -48,9 +52,30 @@ TEST_CASE("bad input is refused with a message naming it") {
   CHECK(parse({"--log-level", "loud"}).ok == false);
   CHECK(parse({"--config", "/nonexistent/file"}).message.find("cannot read") != std::string::npos);
   CHECK(parse({"--threads"}).ok == false);
+  CHECK(parse({"--operator-key", kKey + ",,b"}).ok == false);
   const auto help = parse({"--help"});
   CHECK(help.help);
   for (const char* option : {"--listen", "--db", "--config", "--max-frame-bytes", "--round-timeout-ms",
-                             "--shutdown-grace-ms", "--reconnect-grace-ms"})
+                             "--shutdown-grace-ms", "--reconnect-grace-ms", "--operator-key", "--dealer-key",
+                             "--allow-anonymous"})
     CHECK(help.message.find(option) != std::string::npos);
+}
+
+TEST_CASE("a dealer that would let anyone in is refused at start") {
+  CHECK(parse({}).message.find("no --operator-key") != std::string::npos);
+  const auto open_to_all = parse({"--listen", "0.0.0.0:8700", "--allow-anonymous"});
+  CHECK_FALSE(open_to_all.ok);
+  CHECK(open_to_all.message.find("only on a loopback address") != std::string::npos);
+  CHECK(parse({"--listen", "::1:8700", "--allow-anonymous"}).ok);
+  const auto keyed = parse({"--listen", "0.0.0.0:8700", "--operator-key", kKey + "," + std::string(64, 'b')});
+  REQUIRE(keyed.ok);
+  CHECK(keyed.config.operator_keys.size() == 2);
+  // The flag also works as the last argument, and as a file option.
+  CHECK(parse({"--max-sessions", "3", "--allow-anonymous"}).config.allow_anonymous);
+  const std::string path = "/tmp/bp-dealer-anon.conf";
+  std::ofstream(path) << "allow-anonymous = true\n";
+  CHECK(parse({"--config", path}).config.allow_anonymous);
+  std::ofstream(path) << "allow-anonymous = maybe\n";
+  CHECK_FALSE(parse({"--config", path}).ok);
+  std::remove(path.c_str());
 }

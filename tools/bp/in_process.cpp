@@ -84,10 +84,11 @@ InProcessRun aggregate_in_process(const BulletproofGens& bp_gens, const Pedersen
   auto result = std::move(d2->first).receive_shares(std::move(shares));
   if (!result) return fail(mpc::describe(result.error()));
 
+  const wire::Message result_message = wire::ResultMsg{*result, std::nullopt};
   for (auto& party : round3) {
-    auto received = hop<mpc::AggregationResult>(*result, down, run.error);
+    auto received = hop<wire::ResultMsg>(result_message, down, run.error);
     if (!received) return run;
-    auto checked = party.check_result(*received);
+    auto checked = party.check_result(received->result);
     if (!checked) return fail(mpc::describe(checked.error()));
   }
   run.ok = true;

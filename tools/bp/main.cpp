@@ -14,6 +14,7 @@ constexpr const char* kUsage =
     "usage:\n"
     "  bp prove  --bits N --values v1,v2,... [--blindings h1,h2,...] [--label L]\n"
     "  bp verify --bits N --commitments h1,h2,... --proof HEX [--label L]\n"
+    "            [--session ID --dealer-key HEX|FILE --signature HEX]   also check the dealer's signature\n"
     "  bp aggregate --bits N --values v1,...,vm [--label L]   (m from 1 to 64, parties and dealer in process)\n"
     "  bp bench  [--json] [--quick]\n";
 

@@ -7,6 +7,8 @@
 #include "bp/random.hpp"
 #include "bp/range_proof.hpp"
 #include "commands.hpp"
+#include "bp/wire/codec.hpp"
+#include "bp/wire/identity.hpp"
 #include "bp/wire/json.hpp"
 
 namespace bp::cli {
@@ -59,7 +61,7 @@ int run_prove(int argc, char** argv) {
 }
 
 int run_verify(int argc, char** argv) {
-  const Args args(argc, argv, 2, {"bits", "commitments", "proof", "label"}, {});
+  const Args args(argc, argv, 2, {"bits", "commitments", "proof", "label", "session", "dealer-key", "signature"}, {});
   const size_t n = parse_bits(args);
   std::vector<CompressedRistretto> commitments;
   for (const auto& h : split_commas(args.required("commitments"))) {
@@ -84,6 +86,19 @@ int run_verify(int argc, char** argv) {
   Transcript transcript(label);
   const auto status = proof->verify_multiple(bp_gens, pc_gens, transcript, commitments, n);
   if (!status) return fail(status.error());
+  // A dealer-signed result: the signature must cover exactly these parameters and this proof.
+  if (args.has("dealer-key") || args.has("signature") || args.has("session")) {
+    const auto key = wire::parse_public_key(args.required("dealer-key"));
+    if (!key) throw UsageError("--dealer-key must be 64 hex characters or a .pub file");
+    const auto signature = parse_hex(args.required("signature"), "--signature", wire::kSignatureBytes);
+    wire::Attestation attestation{args.required("session"), *key, {}};
+    std::copy(signature.begin(), signature.end(), attestation.signature.begin());
+    const wire::ResultMsg signed_result{mpc::AggregationResult{n, label, commitments, {}, std::move(*proof)}, attestation};
+    if (!wire::attestation_valid(signed_result)) {
+      std::puts("fail: the dealer signature does not verify");
+      return 1;
+    }
+  }
   std::puts("ok");
   return 0;
 }

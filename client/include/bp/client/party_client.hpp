@@ -21,6 +21,8 @@
 #include "bp/errors.hpp"
 #include "bp/mpc/messages.hpp"
 #include "bp/scalar.hpp"
+#include "bp/wire/codec.hpp"
+#include "bp/wire/identity.hpp"
 
 namespace bp::client {
 
@@ -37,7 +39,7 @@ enum class ClientErrorKind {
   Timeout,          // the whole exchange took longer than Options::timeout
   Protocol,         // the dealer sent a frame we could not decode, or an unexpected message
   Aborted,          // the dealer aborted the session (reason and blamed positions attached)
-  MaliciousDealer,  // the dealer's challenge or result failed our checks
+  MaliciousDealer,  // the dealer's challenge, result or signature failed our checks
   Refused,          // our own input was refused locally (e.g. value out of range)
 };
 
@@ -61,11 +63,18 @@ struct Options {
   // asked for by name.
   std::string ca_file;
   bool insecure_skip_verify = false;
+  // Our Ed25519 identity: signs the join (a party) or the session request (an operator),
+  // bound to the dealer's nonce for this connection. Without one we are anonymous, which
+  // only a dealer run with --allow-anonymous accepts.
+  std::shared_ptr<const wire::Identity> identity;
+  // When set, a dealer whose Hello names another key is refused before we say anything.
+  std::optional<wire::PublicKey> dealer_key;
 };
 
 struct PartyOutcome {
   size_t position = 0;
   mpc::AggregationResult result;
+  wire::Attestation attestation;  // the dealer's signature over the result, already checked
   size_t bytes_sent = 0;      // WebSocket payload bytes, this party
   size_t bytes_received = 0;
 };
@@ -80,6 +89,8 @@ struct SessionRequest {
   size_t parties = 1;
   std::string label = "bp";
   uint32_t round_timeout_ms = 0;  // 0: the dealer's default
+  // The parties' public keys in position order (empty: an anonymous session).
+  std::vector<wire::PublicKey> allowed_parties;
 };
 
 template <class T>

@@ -3,7 +3,9 @@
 // sizes, the protocol version. It never throws and never trusts a length it has not checked.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <variant>
@@ -11,6 +13,7 @@
 
 #include "bp/errors.hpp"
 #include "bp/mpc/messages.hpp"
+#include "bp/wire/identity.hpp"
 
 namespace bp::wire {
 
@@ -39,12 +42,27 @@ struct AbortMsg {
   friend bool operator==(const AbortMsg&, const AbortMsg&) = default;
 };
 
+// A public key and its signature over one of the statements in bp/wire/auth.hpp.
+struct KeySignature {
+  PublicKey key{};
+  Signature signature{};
+  friend bool operator==(const KeySignature&, const KeySignature&) = default;
+};
+
 // Session set-up (see proto/aggregation.proto for the meaning of each field).
+struct HelloMsg {
+  std::array<uint8_t, 32> nonce{};
+  PublicKey dealer_key{};
+  bool anonymous_allowed = false;
+  friend bool operator==(const HelloMsg&, const HelloMsg&) = default;
+};
 struct CreateSessionMsg {
   size_t n = 64;
   size_t parties = 1;
   std::string label;
   uint32_t round_timeout_ms = 0;
+  std::vector<PublicKey> allowed_parties;  // empty, or one per party in position order
+  std::optional<KeySignature> operator_auth;  // absent: an anonymous request
   friend bool operator==(const CreateSessionMsg&, const CreateSessionMsg&) = default;
 };
 struct SessionCreatedMsg {
@@ -55,6 +73,7 @@ struct SessionCreatedMsg {
 struct JoinSessionMsg {
   std::string session_id;
   std::vector<uint8_t> resume_token;  // empty or 16 bytes
+  std::optional<KeySignature> party_auth;  // absent: an anonymous join
   friend bool operator==(const JoinSessionMsg&, const JoinSessionMsg&) = default;
 };
 struct JoinedMsg {
@@ -66,9 +85,23 @@ struct JoinedMsg {
   friend bool operator==(const JoinedMsg&, const JoinedMsg&) = default;
 };
 
+// The dealer's signature over a result (bp/wire/auth.hpp's result statement).
+struct Attestation {
+  std::string session_id;
+  PublicKey dealer_key{};
+  Signature signature{};
+  friend bool operator==(const Attestation&, const Attestation&) = default;
+};
+struct ResultMsg {
+  mpc::AggregationResult result;
+  std::optional<Attestation> attestation;  // absent for a result made in process
+};
+// Does the attestation cover this result? (false when there is none)
+bool attestation_valid(const ResultMsg& message);
+
 using Message = std::variant<BitCommitment, mpc::BitChallengeMsg, PolyCommitment, mpc::PolyChallengeMsg, ProofShare,
-                             mpc::AggregationResult, AbortMsg, CreateSessionMsg, SessionCreatedMsg, JoinSessionMsg,
-                             JoinedMsg>;
+                             ResultMsg, AbortMsg, CreateSessionMsg, SessionCreatedMsg, JoinSessionMsg, JoinedMsg,
+                             HelloMsg>;
 
 inline constexpr size_t kSessionIdChars = 32;
 inline constexpr size_t kResumeTokenBytes = 16;

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "bp/errors.hpp"
 
@@ -27,6 +28,9 @@ struct DealerConfig {
   std::string log_level = "info";
   std::string tls_cert;                   // PEM certificate chain; with tls_key: serve wss:// and https://
   std::string tls_key;                    // PEM private key
+  std::string dealer_key_file;            // Ed25519 key that signs results; empty = a new one per run
+  std::vector<std::string> operator_keys; // public keys (hex or .pub files) allowed to create sessions
+  bool allow_anonymous = false;           // unsigned sessions and joins; only on a loopback address
 };
 
 // Fills the config from argv (flags override the --config file). On error or --help, the
@@ -37,6 +41,8 @@ struct ConfigOutcome {
   std::string message;
   DealerConfig config;
 };
+// Besides parsing, refuses a configuration that would let anyone in: no operator key and no
+// --allow-anonymous, or --allow-anonymous on an address other than loopback.
 ConfigOutcome parse_dealer_config(int argc, char** argv);
 // The config file's "option = value" lines applied over `base` (also what the fuzzer drives).
 ConfigOutcome parse_config_text(const std::string& text, const std::string& source_name, DealerConfig base);

@@ -1,0 +1,47 @@
+// What each side signs. Every statement starts with its own domain tag and encodes each
+// field with a 4-byte little-endian length, so no statement can be read as another or as a
+// different split of the same bytes.
+//
+//   join   = "bp-agg/v1 join"   dealer_key nonce channel_binding session_id resume_token party_key
+//   create = "bp-agg/v1 create" dealer_key nonce channel_binding n parties label round_timeout_ms
+//                               allowed_parties... operator_key
+//   result = "bp-agg/v1 result" dealer_key session_id n label commitments... proof
+//
+// The nonce is the dealer's Hello nonce of this connection and the channel binding the TLS
+// exporter value of this connection (empty over plain ws://): a captured join or create is
+// worthless on any other connection. The result statement names no connection: it is meant
+// to be shown to third parties later (`bp verify --dealer-key`).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bp/mpc/messages.hpp"
+#include "bp/wire/identity.hpp"
+
+namespace bp::wire {
+
+inline constexpr size_t kNonceBytes = 32;
+inline constexpr size_t kChannelBindingBytes = 32;
+// RFC 5705 / RFC 8446 exporter label both ends use for the channel binding.
+inline constexpr const char* kTlsExporterLabel = "EXPORTER-bp-agg-v1";
+
+// What one connection's signatures are bound to.
+struct ChannelContext {
+  std::array<uint8_t, kNonceBytes> nonce{};
+  PublicKey dealer_key{};
+  std::vector<uint8_t> channel_binding;  // empty over plain TCP
+};
+
+struct CreateSessionMsg;
+struct JoinSessionMsg;
+
+std::vector<uint8_t> join_statement(const ChannelContext& channel, const JoinSessionMsg& join, const PublicKey& party_key);
+std::vector<uint8_t> create_statement(const ChannelContext& channel, const CreateSessionMsg& create,
+                                      const PublicKey& operator_key);
+std::vector<uint8_t> result_statement(const PublicKey& dealer_key, const std::string& session_id,
+                                      const mpc::AggregationResult& result);
+
+}  // namespace bp::wire

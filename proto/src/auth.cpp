@@ -1,0 +1,63 @@
+#include "bp/wire/auth.hpp"
+
+#include <string_view>
+
+#include "bp/wire/codec.hpp"
+
+namespace bp::wire {
+namespace {
+
+class Statement {
+ public:
+  explicit Statement(std::string_view tag) { field(tag); }
+  Statement& field(std::span<const uint8_t> bytes) {
+    const auto n = static_cast<uint32_t>(bytes.size());
+    for (int i = 0; i < 4; ++i) out_.push_back(static_cast<uint8_t>(n >> (8 * i)));
+    out_.insert(out_.end(), bytes.begin(), bytes.end());
+    return *this;
+  }
+  Statement& field(std::string_view text) {
+    return field(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  }
+  Statement& number(uint64_t v) {
+    std::array<uint8_t, 8> le{};
+    for (int i = 0; i < 8; ++i) le[i] = static_cast<uint8_t>(v >> (8 * i));
+    return field(le);
+  }
+  Statement& channel(const ChannelContext& c) { return field(c.dealer_key).field(c.nonce).field(c.channel_binding); }
+  std::vector<uint8_t> take() { return std::move(out_); }
+
+ private:
+  std::vector<uint8_t> out_;
+};
+
+}  // namespace
+
+std::vector<uint8_t> join_statement(const ChannelContext& channel, const JoinSessionMsg& join, const PublicKey& party_key) {
+  return Statement("bp-agg/v1 join")
+      .channel(channel)
+      .field(join.session_id)
+      .field(join.resume_token)
+      .field(party_key)
+      .take();
+}
+
+std::vector<uint8_t> create_statement(const ChannelContext& channel, const CreateSessionMsg& create,
+                                      const PublicKey& operator_key) {
+  Statement s("bp-agg/v1 create");
+  s.channel(channel).number(create.n).number(create.parties).field(create.label).number(create.round_timeout_ms);
+  s.number(create.allowed_parties.size());
+  for (const auto& key : create.allowed_parties) s.field(key);
+  return s.field(operator_key).take();
+}
+
+std::vector<uint8_t> result_statement(const PublicKey& dealer_key, const std::string& session_id,
+                                      const mpc::AggregationResult& result) {
+  Statement s("bp-agg/v1 result");
+  s.field(dealer_key).field(session_id).number(result.n).field(result.label);
+  s.number(result.commitments.size());
+  for (const auto& c : result.commitments) s.field(c.bytes);
+  return s.field(result.proof.to_bytes()).take();
+}
+
+}  // namespace bp::wire

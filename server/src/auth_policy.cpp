@@ -1,0 +1,62 @@
+#include "auth_policy.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+
+namespace bp::server {
+
+namespace {
+wire::Identity load_or_generate(const std::string& path) {
+  if (path.empty()) {
+    auto fresh = wire::Identity::generate();
+    spdlog::warn("no --dealer-key: results are signed with a new key for this run only ({})",
+                 wire::public_key_hex(fresh.public_key()));
+    return fresh;
+  }
+  auto loaded = wire::Identity::load(path);
+  if (!loaded) throw std::runtime_error(loaded.error());
+  return std::move(*loaded);
+}
+}  // namespace
+
+AuthPolicy::AuthPolicy(const DealerConfig& config)
+    : dealer_(load_or_generate(config.dealer_key_file)), allow_anonymous_(config.allow_anonymous) {
+  for (const auto& text : config.operator_keys) {
+    auto key = wire::parse_public_key(text);
+    if (!key) throw std::runtime_error("operator key '" + text + "' is neither 64 hex characters nor a readable .pub file");
+    operators_.push_back(*key);
+  }
+  spdlog::info("dealer key {}; {} operator key(s); anonymous sessions {}", wire::public_key_hex(dealer_.public_key()),
+               operators_.size(), allow_anonymous_ ? "allowed (loopback)" : "refused");
+}
+
+std::optional<std::string> AuthPolicy::check_create(const wire::ChannelContext& channel,
+                                                    const wire::CreateSessionMsg& create) const {
+  if (!create.operator_auth) {
+    if (!allow_anonymous_) return "creating a session needs an operator's signature";
+    return std::nullopt;
+  }
+  const auto& auth = *create.operator_auth;
+  if (std::find(operators_.begin(), operators_.end(), auth.key) == operators_.end())
+    return "unknown operator key " + wire::public_key_hex(auth.key);
+  if (!wire::verify_signature(auth.key, wire::create_statement(channel, create, auth.key), auth.signature))
+    return "the operator's signature does not verify for this connection";
+  if (create.allowed_parties.empty() && !allow_anonymous_) return "a session needs the parties' keys";
+  const std::set<wire::PublicKey> distinct(create.allowed_parties.begin(), create.allowed_parties.end());
+  if (distinct.size() != create.allowed_parties.size()) return "a party key appears twice in the allow-list";
+  return std::nullopt;
+}
+
+std::optional<std::string> AuthPolicy::check_join(const wire::ChannelContext& channel,
+                                                  const wire::JoinSessionMsg& join) const {
+  if (!join.party_auth) return std::nullopt;  // the session decides whether it takes anonymous parties
+  const auto& auth = *join.party_auth;
+  if (!wire::verify_signature(auth.key, wire::join_statement(channel, join, auth.key), auth.signature))
+    return "the join signature does not verify for this connection";
+  return std::nullopt;
+}
+
+}  // namespace bp::server

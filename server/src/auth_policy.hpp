@@ -1,0 +1,35 @@
+// Who may create sessions and join them: the dealer's own key, the operators' keys, and
+// whether unsigned (anonymous) requests are accepted. Checks here are the signature checks;
+// which key sits where is the session's business (session.cpp).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bp/server/config.hpp"
+#include "bp/wire/auth.hpp"
+#include "bp/wire/codec.hpp"
+
+namespace bp::server {
+
+class AuthPolicy {
+ public:
+  // Loads the dealer key (or makes a fresh one) and parses the operator keys; throws
+  // std::runtime_error naming the bad file or key.
+  explicit AuthPolicy(const DealerConfig& config);
+
+  const wire::Identity& dealer() const { return dealer_; }
+  bool anonymous_allowed() const { return allow_anonymous_; }
+
+  // The refusal reason, or nullopt when the request may go ahead.
+  std::optional<std::string> check_create(const wire::ChannelContext& channel, const wire::CreateSessionMsg& create) const;
+  std::optional<std::string> check_join(const wire::ChannelContext& channel, const wire::JoinSessionMsg& join) const;
+
+ private:
+  wire::Identity dealer_;
+  std::vector<wire::PublicKey> operators_;
+  bool allow_anonymous_;
+};
+
+}  // namespace bp::server

@@ -1,0 +1,364 @@
+// Who may join, against the real daemon: operators' keys create sessions, parties' keys
+// take their listed seats, signatures are bound to one connection, results carry the
+// dealer's signature; and the adversarial cases (unknown key, replayed join, seat theft,
+// a join from another session, a lying dealer) each end in their documented error while a
+// normal session still completes.
+#include <doctest/doctest.h>
+#include <sodium.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/websocket.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <thread>
+
+#include "bp/hex.hpp"
+#include "bp/mpc/dealer.hpp"
+#include "harness.hpp"
+
+using namespace bp;
+using namespace bp::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+using IdentityPtr = std::shared_ptr<const wire::Identity>;
+IdentityPtr new_identity() { return std::make_shared<const wire::Identity>(wire::Identity::generate()); }
+
+// A dealer that admits only what its operator signs, with a dealer key from a file.
+struct KeyedDealer {
+  std::string dir;
+  IdentityPtr op = new_identity();
+  wire::PublicKey dealer_key{};
+  std::unique_ptr<DealerProcess> process;
+
+  explicit KeyedDealer(std::vector<std::string> extra = {}) {
+    char tmpl[] = "/tmp/bp-auth-XXXXXX";
+    REQUIRE(mkdtemp(tmpl) != nullptr);
+    dir = tmpl;
+    const auto dealer = wire::Identity::generate();
+    REQUIRE_FALSE(dealer.save(dir + "/dealer.key").has_value());
+    dealer_key = dealer.public_key();
+    std::vector<std::string> flags = {"--operator-key", wire::public_key_hex(op->public_key()), "--dealer-key",
+                                      dir + "/dealer.key"};
+    flags.insert(flags.end(), extra.begin(), extra.end());
+    process = std::make_unique<DealerProcess>(flags);
+  }
+  ~KeyedDealer() { std::system(("rm -rf " + dir).c_str()); }
+
+  client::ClientResult<client::SessionInfo> create(const std::vector<IdentityPtr>& parties, IdentityPtr signer,
+                                                   size_t bits = 8) {
+    client::SessionRequest request{bits, parties.size(), "auth", 20000, {}};
+    for (const auto& p : parties) request.allowed_parties.push_back(p->public_key());
+    client::Options options;
+    options.identity = std::move(signer);
+    return client::create_session(process->endpoint(), request, options);
+  }
+  std::string create_ok(const std::vector<IdentityPtr>& parties) {
+    auto created = create(parties, op);
+    REQUIRE_MESSAGE(created.ok(), client::describe(created.error()));
+    return created->session_id;
+  }
+};
+
+// The dealer's answer to one frame on a fresh connection: the Abort reason, or "" if it was
+// not an abort.
+std::string refusal(RawParty& raw) {
+  auto reply = raw.receive(10s);
+  REQUIRE(reply.has_value());
+  auto* abort = std::get_if<wire::AbortMsg>(&*reply);
+  return abort ? abort->reason : "";
+}
+
+std::string run(const std::string& command) {
+  std::string out;
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+  pclose(pipe);
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+std::string json_field(const std::string& json, const std::string& key) {
+  const auto at = json.find("\"" + key + "\":");
+  REQUIRE_MESSAGE(at != std::string::npos, key << " missing in " << json);
+  auto start = at + key.size() + 3;
+  if (json[start] == '"') return json.substr(start + 1, json.find('"', start + 1) - start - 1);
+  if (json[start] == '[') return json.substr(start + 1, json.find(']', start) - start - 1);
+  return json.substr(start, json.find_first_of(",}", start) - start);
+}
+
+}  // namespace
+
+TEST_CASE("listed parties sit at their keys' positions and the result carries the dealer's signature") {
+  KeyedDealer dealer;
+  const std::vector<IdentityPtr> parties = {new_identity(), new_identity(), new_identity()};
+  const std::string session = dealer.create_ok(parties);
+  // Started in reverse order: positions still follow the allow-list.
+  const auto outcomes =
+      run_parties(*dealer.process, session, {3, 2, 1}, 60s, std::vector<IdentityPtr>{parties.begin(), parties.end()});
+  check_all_succeeded(outcomes, 3);
+  for (size_t i = 0; i < 3; ++i) {
+    const auto& r = outcomes.results[i];
+    CHECK(r->position == i);
+    CHECK(r->attestation.dealer_key == dealer.dealer_key);
+    CHECK(r->attestation.session_id == session);
+    CHECK(wire::attestation_valid(wire::ResultMsg{r->result, r->attestation}));
+  }
+  const auto stored = http_get(dealer.process->port(), "/v1/sessions/" + session).second;
+  CHECK(stored.find(to_hex(outcomes.results[0]->attestation.signature)) != std::string::npos);
+
+  // A party that pins another dealer key refuses before saying anything.
+  client::Options pinned;
+  pinned.identity = parties[0];
+  pinned.dealer_key = wire::Identity::generate().public_key();
+  auto refused = client::join_and_prove(dealer.process->endpoint(), session, 1, Scalar::from_u64(1), pinned);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().kind == client::ClientErrorKind::MaliciousDealer);
+}
+
+TEST_CASE("creating a session needs a configured operator's signature for this connection") {
+  KeyedDealer dealer;
+  const std::vector<IdentityPtr> parties = {new_identity()};
+  auto describe_refusal = [](const client::ClientResult<client::SessionInfo>& r) {
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().kind == client::ClientErrorKind::Aborted);
+    return r.error().detail;
+  };
+  CHECK(describe_refusal(dealer.create(parties, nullptr)).find("needs an operator's signature") != std::string::npos);
+  CHECK(describe_refusal(dealer.create(parties, new_identity())).find("unknown operator key") != std::string::npos);
+  client::Options as_operator;
+  as_operator.identity = dealer.op;
+  CHECK(describe_refusal(client::create_session(dealer.process->endpoint(), {8, 1, "x", 0, {}}, as_operator))
+            .find("needs the parties' keys") != std::string::npos);
+
+  // A signed request replayed on another connection.
+  RawParty first(dealer.process->port());
+  wire::CreateSessionMsg create{8, 1, "x", 0, {parties[0]->public_key()}, std::nullopt};
+  create.operator_auth = wire::KeySignature{
+      dealer.op->public_key(), dealer.op->sign(wire::create_statement(first.channel(), create, dealer.op->public_key()))};
+  RawParty second(dealer.process->port());
+  second.send(create);
+  CHECK(refusal(second).find("does not verify for this connection") != std::string::npos);
+  first.send(create);  // where it was signed, it works
+  auto created = first.receive();
+  REQUIRE(created.has_value());
+  CHECK(std::holds_alternative<wire::SessionCreatedMsg>(*created));
+}
+
+TEST_CASE("unknown keys, replayed joins, seat theft and joins from another session are refused; the session "
+          "still completes") {
+  KeyedDealer dealer({"--reconnect-grace-ms", "10000"});
+  const auto alice = new_identity(), bob = new_identity(), mallory = new_identity();
+  const std::string session = dealer.create_ok({alice, bob});
+  const std::string other_session = dealer.create_ok({alice, mallory});
+  const auto port = dealer.process->port();
+
+  // Alice takes seat 0 through a raw connection.
+  Seated first = join_raw(*dealer.process, session, alice.get());
+  CHECK(first.joined.position == 0);
+
+  {  // A key the session does not list (with a valid signature).
+    RawParty raw(port);
+    raw.send(raw.join_message(session, {}, mallory.get()));
+    CHECK(refusal(raw) == "this key is not allowed in the session");
+  }
+  {  // No key at all.
+    RawParty raw(port);
+    raw.send(raw.join_message(session, {}, nullptr));
+    CHECK(refusal(raw).find("admits only the parties it lists") != std::string::npos);
+  }
+  {  // Alice's join, captured and replayed on another connection.
+    RawParty raw(port);
+    raw.send(first.raw().join_message(session, {}, alice.get()));
+    CHECK(refusal(raw).find("does not verify for this connection") != std::string::npos);
+  }
+  {  // Mallory claims Bob's key but can only sign with her own.
+    RawParty raw(port);
+    auto join = raw.join_message(session, {}, mallory.get());
+    join.party_auth->key = bob->public_key();
+    raw.send(join);
+    CHECK(refusal(raw).find("does not verify") != std::string::npos);
+  }
+  {  // A join Alice signed for the other session, presented to this one.
+    RawParty raw(port);
+    auto join = raw.join_message(other_session, {}, alice.get());
+    join.session_id = session;
+    raw.send(join);
+    CHECK(refusal(raw).find("does not verify") != std::string::npos);
+  }
+  {  // Alice again while she is seated: she must resume with her token instead.
+    RawParty raw(port);
+    raw.send(raw.join_message(session, {}, alice.get()));
+    CHECK(refusal(raw).find("joined already") != std::string::npos);
+  }
+  // Alice's connection drops. Bob, holding Alice's resume token, cannot take her seat.
+  first.raw().close();
+  wait_for_seated(*dealer.process, 0);
+  {
+    RawParty raw(port);
+    raw.send(raw.join_message(session, first.joined.resume_token, bob.get()));
+    CHECK(refusal(raw) == "no vacant seat for this resume token");
+  }
+  // Alice comes back with her key and token, commits, and Bob joins normally.
+  Seated resumed{std::make_unique<RawParty>(port), {}};
+  resumed.raw().send(resumed.raw().join_message(session, first.joined.resume_token, alice.get()));
+  auto joined = resumed.raw().receive();
+  REQUIRE(joined.has_value());
+  REQUIRE(std::holds_alternative<wire::JoinedMsg>(*joined));
+  resumed.joined = std::get<wire::JoinedMsg>(*joined);
+  CHECK(resumed.joined.position == 0);
+  ManualParty manual = commit_manually(resumed, 77);
+  Outcomes bob_outcome;
+  std::thread bob_thread([&] { bob_outcome = run_parties(*dealer.process, session, {78}, 60s, {bob}); });
+  auto bits = resumed.raw().receive();
+  REQUIRE(bits.has_value());
+  auto r2 = std::move(*manual.awaiting_bits).apply_challenge(std::get<mpc::BitChallengeMsg>(*bits));
+  REQUIRE(r2.ok());
+  resumed.raw().send(r2->second);
+  auto poly = resumed.raw().receive();
+  REQUIRE(poly.has_value());
+  auto r3 = std::move(r2->first).apply_challenge(std::get<mpc::PolyChallengeMsg>(*poly));
+  REQUIRE(r3.ok());
+  resumed.raw().send(r3->second);
+  auto result = resumed.raw().receive();
+  bob_thread.join();
+  REQUIRE(result.has_value());
+  REQUIRE(std::holds_alternative<wire::ResultMsg>(*result));
+  CHECK(wire::attestation_valid(std::get<wire::ResultMsg>(*result)));
+  REQUIRE_MESSAGE(bob_outcome.results[0].ok(), client::describe(bob_outcome.results[0].error()));
+  CHECK(bob_outcome.results[0]->position == 1);
+}
+
+namespace {
+
+// A dealer that lies, for the parties' side of the protocol: it speaks the real wire format
+// and runs the real dealer states, then departs from them as `mode` says.
+enum class Lie { ZeroChallenge, RecomputedWrongChallenge, ForgedSignature };
+
+class LyingDealer {
+ public:
+  explicit LyingDealer(Lie lie) : acceptor_(ioc_, {boost::asio::ip::make_address("127.0.0.1"), 0}) {
+    thread_ = std::thread([this, lie] { serve(lie); });
+  }
+  ~LyingDealer() { thread_.join(); }
+  client::Endpoint endpoint() const { return {"127.0.0.1", acceptor_.local_endpoint().port(), false}; }
+
+ private:
+  void serve(Lie lie) {
+    namespace websocket = boost::beast::websocket;
+    websocket::stream<boost::beast::tcp_stream> ws(acceptor_.accept());
+    boost::beast::get_lowest_layer(ws).expires_after(30s);
+    ws.accept();
+    ws.binary(true);
+    const auto key = wire::Identity::generate();
+    auto send = [&](const wire::Message& m) { ws.write(boost::asio::buffer(wire::encode(m))); };
+    auto receive = [&]() -> std::optional<wire::Message> {
+      boost::beast::flat_buffer buffer;
+      boost::beast::error_code ec;
+      ws.read(buffer, ec);
+      if (ec) return std::nullopt;
+      auto d = wire::decode({static_cast<const uint8_t*>(buffer.data().data()), buffer.data().size()});
+      return d ? std::optional<wire::Message>(std::move(*d)) : std::nullopt;
+    };
+    send(wire::HelloMsg{{9}, key.public_key(), true});
+    if (!receive()) return;  // the join
+    const std::string id(32, 'f');
+    const mpc::SessionParams params{8, 1, mpc::session_label(id, 8, 1, "lie")};
+    static const BulletproofGens gens(8, 1);
+    static const PedersenGens pc;
+    send(wire::JoinedMsg{0, 8, 1, params.label, std::vector<uint8_t>(16, 1)});
+    auto commitment = receive();
+    if (!commitment) return;
+    auto d0 = mpc::DealerAwaitingBitCommitments::create(gens, pc, params);
+    auto d1 = std::move(*d0).receive_bit_commitments({std::get<BitCommitment>(*commitment)});
+    REQUIRE(d1.ok());
+    auto challenge = d1->second;
+    if (lie == Lie::ZeroChallenge) challenge.y = Scalar::zero();
+    if (lie == Lie::RecomputedWrongChallenge) challenge.z = challenge.z + Scalar::one();
+    send(challenge);
+    if (lie != Lie::ForgedSignature) {
+      receive();  // the party hangs up
+      return;
+    }
+    auto poly = receive();
+    if (!poly) return;
+    auto d2 = std::move(d1->first).receive_poly_commitments({std::get<PolyCommitment>(*poly)});
+    REQUIRE(d2.ok());
+    send(d2->second);
+    auto share = receive();
+    if (!share) return;
+    auto result = std::move(d2->first).receive_shares({std::get<ProofShare>(*share)});
+    REQUIRE(result.ok());
+    // A genuine proof, signed by a key other than the one in Hello.
+    const auto other = wire::Identity::generate();
+    send(wire::ResultMsg{*result, wire::Attestation{id, other.public_key(),
+                                                    other.sign(wire::result_statement(other.public_key(), id, *result))}});
+    receive();
+  }
+
+  boost::asio::io_context ioc_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+  std::thread thread_;
+};
+
+}  // namespace
+
+TEST_CASE("a lying dealer over the network: the party aborts with MaliciousDealer") {
+  for (const Lie lie : {Lie::ZeroChallenge, Lie::RecomputedWrongChallenge, Lie::ForgedSignature}) {
+    LyingDealer liar(lie);
+    client::Options options;
+    options.timeout = 30s;
+    options.identity = new_identity();
+    auto outcome = client::join_and_prove(liar.endpoint(), std::string(32, 'f'), 5, Scalar::from_u64(9), options);
+    REQUIRE_FALSE(outcome.ok());
+    CHECK_MESSAGE(outcome.error().kind == client::ClientErrorKind::MaliciousDealer, client::describe(outcome.error()));
+  }
+}
+
+TEST_CASE("the command-line flow: keygen, a signed session, joins with keys, bp verify checks the signature") {
+  char tmpl[] = "/tmp/bp-auth-cli-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const std::string dir = tmpl, party = BP_PARTY_PATH, bp = BP_CLI_PATH;
+  for (const char* name : {"operator", "dealer", "p0", "p1"})
+    REQUIRE(run(party + " keygen --out " + dir + "/" + name + ".key").size() == 64);
+  struct stat st {};
+  REQUIRE(::stat((dir + "/p0.key").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  CHECK(run(party + " keygen --out " + dir + "/p0.key 2>&1").find("cannot create") != std::string::npos);
+
+  DealerProcess dealer({"--operator-key", dir + "/operator.key.pub", "--dealer-key", dir + "/dealer.key"});
+  const std::string url = " --dealer ws://127.0.0.1:" + std::to_string(dealer.port());
+  const std::string session = run(party + " create-session" + url + " --bits 16 --parties 2 --label cli --key " + dir +
+                                  "/operator.key --allow " + dir + "/p0.key.pub," + dir + "/p1.key.pub");
+  REQUIRE(session.size() == 32);
+  const std::string pin = " --dealer-key " + dir + "/dealer.key.pub";
+  FILE* p0 = popen((party + " join" + url + " --session " + session + " --value 1000 --key " + dir + "/p0.key" + pin)
+                       .c_str(), "r");
+  const std::string out1 = run(party + " join" + url + " --session " + session + " --value 2000 --key " + dir +
+                               "/p1.key" + pin);
+  char buf[8192];
+  const size_t n0 = fread(buf, 1, sizeof buf, p0);
+  pclose(p0);
+  const std::string out0(buf, n0);
+  REQUIRE_MESSAGE(out1.find("dealer_signature") != std::string::npos, out1);
+  CHECK(json_field(out0, "position") == "0");
+  CHECK(json_field(out1, "position") == "1");
+
+  std::string commitments = json_field(out1, "commitments");
+  commitments.erase(std::remove(commitments.begin(), commitments.end(), '"'), commitments.end());
+  const std::string verify = bp + " verify --bits 16 --commitments " + commitments + " --proof " +
+                             json_field(out1, "proof") + " --label '" + json_field(out1, "label") + "' --session " +
+                             json_field(out1, "session") + " --dealer-key " + dir + "/dealer.key.pub";
+  CHECK(run(verify + " --signature " + json_field(out1, "dealer_signature")) == "ok");
+  std::string forged = json_field(out1, "dealer_signature");
+  forged[0] = forged[0] == '0' ? '1' : '0';
+  CHECK(run(verify + " --signature " + forged) == "fail: the dealer signature does not verify");
+  std::system(("rm -rf " + dir).c_str());
+}
