@@ -23,13 +23,16 @@ constexpr const char* kUsage =
     "      public key to FILE.pub; prints the public key in hex\n"
     "  bp-party create-session --dealer ws[s]://HOST:PORT --bits N --parties M --key OPERATOR_KEY_FILE\n"
     "                          --allow KEY1,KEY2,... [--label L] [--round-timeout-ms T]\n"
+    "                          [--session-id ID]\n"
     "      the keys (hex or .pub files) of the parties, in position order; prints the session id\n"
+    "      (ID, 32 hex characters, if given; else a random one)\n"
     "  bp-party join --dealer ws[s]://HOST:PORT --session ID --value V --key KEY_FILE [--blinding HEX]\n"
     "                [--timeout-ms T]\n"
     "      prints the final JSON (bits, label, commitments, proof, padding, position, session,\n"
     "      dealer_key, dealer_signature); on an abort exits 2 with 'abort: <reason> blamed=[..]'\n"
     "  --key may be left out only against a dealer run with --allow-anonymous.\n"
     "  --dealer-key HEX|FILE refuses a dealer with any other key.\n"
+    "  --dealer may end in a path prefix (wss://lb.example/bp): the WebSocket path is PREFIX/v1/session/ID.\n"
     "  with wss://: --ca FILE (PEM) to verify the dealer's certificate (default: system CAs);\n"
     "  --insecure-skip-verify yes turns verification off (tests only)\n";
 
@@ -113,7 +116,7 @@ int client_failure(const bp::client::ClientError& e) {
 
 int create_session(int argc, char** argv) {
   const Flags f = parse(argc, argv, {"dealer", "bits", "parties", "label", "round-timeout-ms", "ca", "insecure-skip-verify",
-                                     "key", "allow", "dealer-key"});
+                                     "key", "allow", "dealer-key", "session-id"});
   if (!f.error.empty()) return usage_error(f.error);
   const auto dealer = bp::client::parse_endpoint(f.get("dealer"));
   if (!dealer) return usage_error("--dealer must be ws://HOST:PORT or wss://HOST:PORT");
@@ -125,7 +128,8 @@ int create_session(int argc, char** argv) {
   std::string error;
   const auto options = common_options(f, error);
   if (!options) return usage_error(error);
-  bp::client::SessionRequest request{bits, parties, f.get("label", "bp"), static_cast<uint32_t>(timeout), {}};
+  bp::client::SessionRequest request{bits, parties, f.get("label", "bp"), static_cast<uint32_t>(timeout),
+                                     f.get("session-id"), {}};
   const std::string allow = f.get("allow");
   for (size_t start = 0; start < allow.size();) {
     const size_t comma = std::min(allow.find(',', start), allow.size());

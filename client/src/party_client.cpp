@@ -13,6 +13,9 @@
 #include <memory>
 #include <mutex>
 
+#include <sodium.h>
+
+#include "bp/hex.hpp"
 #include "bp/mpc/party.hpp"
 #include "bp/wire/auth.hpp"
 #include "bp/wire/codec.hpp"
@@ -35,6 +38,12 @@ std::optional<Endpoint> parse_endpoint(std::string_view url) {
     return std::nullopt;
   }
   if (!url.empty() && url.back() == '/') url.remove_suffix(1);
+  std::string prefix;
+  if (const auto slash = url.find('/'); slash != std::string_view::npos) {
+    prefix = std::string(url.substr(slash));
+    url = url.substr(0, slash);
+    if (prefix.find_first_of(" ?#") != std::string::npos) return std::nullopt;
+  }
   const auto colon = url.rfind(':');
   if (colon == std::string_view::npos || colon == 0) return std::nullopt;
   const auto port_text = url.substr(colon + 1);
@@ -42,7 +51,7 @@ std::optional<Endpoint> parse_endpoint(std::string_view url) {
     return std::nullopt;
   const unsigned long port = std::stoul(std::string(port_text));
   if (port == 0 || port > 65535) return std::nullopt;
-  return Endpoint{std::string(url.substr(0, colon)), static_cast<uint16_t>(port), tls};
+  return Endpoint{std::string(url.substr(0, colon)), static_cast<uint16_t>(port), tls, prefix};
 }
 
 std::string describe(const ClientError& e) {
@@ -99,7 +108,7 @@ class Conversation : public ConversationBase, public std::enable_shared_from_thi
   using Transport = std::conditional_t<Tls, beast::ssl_stream<beast::tcp_stream>, beast::tcp_stream>;
 
  public:
-  Conversation(asio::io_context& ioc, Endpoint dealer, const Options& options, Opening opening,
+  Conversation(asio::io_context& ioc, Endpoint dealer, std::string session_id, const Options& options, Opening opening,
                OnMessage on_message, OnFail on_fail, std::shared_ptr<asio::ssl::context> tls)
       : resolver_(asio::make_strand(ioc)),
         tls_(std::move(tls)),
@@ -107,6 +116,7 @@ class Conversation : public ConversationBase, public std::enable_shared_from_thi
         deadline_(resolver_.get_executor()),
         link_delay_(resolver_.get_executor()),
         dealer_(std::move(dealer)),
+        target_(dealer_.path_prefix + wire::session_path(session_id)),
         timeout_(options.timeout),
         options_(options),
         opening_(std::move(opening)),
@@ -165,7 +175,7 @@ class Conversation : public ConversationBase, public std::enable_shared_from_thi
   void websocket_handshake() {
     ws_.binary(true);
     ws_.read_message_max(1 << 20);
-    ws_.async_handshake(dealer_.host, "/", [self = shared_from_this()](beast::error_code ec) {
+    ws_.async_handshake(dealer_.host, target_, [self = shared_from_this()](beast::error_code ec) {
       if (ec) return self->fail({ClientErrorKind::Transport, "handshake: " + ec.message(), {}});
       self->read();  // the dealer speaks first
     });
@@ -262,6 +272,7 @@ class Conversation : public ConversationBase, public std::enable_shared_from_thi
   asio::steady_timer deadline_;
   asio::steady_timer link_delay_;
   Endpoint dealer_;
+  std::string target_;  // the WebSocket path, naming the session for load balancers
   std::chrono::milliseconds timeout_;
   Options options_;
   size_t bytes_sent_ = 0, bytes_received_ = 0;
@@ -294,8 +305,9 @@ ClientResult<std::shared_ptr<asio::ssl::context>> tls_context(const Options& opt
 }
 
 // Starts a conversation over ws:// or wss:// as the endpoint says.
-std::shared_ptr<ConversationBase> converse(asio::io_context& ioc, const Endpoint& dealer, const Options& options,
-                                           Opening opening, OnMessage on_message, OnFail on_fail) {
+std::shared_ptr<ConversationBase> converse(asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id,
+                                           const Options& options, Opening opening, OnMessage on_message,
+                                           OnFail on_fail) {
   std::shared_ptr<ConversationBase> c;
   if (dealer.tls) {
     auto ctx = tls_context(options);
@@ -303,10 +315,10 @@ std::shared_ptr<ConversationBase> converse(asio::io_context& ioc, const Endpoint
       on_fail(ctx.error());
       return nullptr;
     }
-    c = std::make_shared<Conversation<true>>(ioc, dealer, options, std::move(opening), std::move(on_message),
+    c = std::make_shared<Conversation<true>>(ioc, dealer, session_id, options, std::move(opening), std::move(on_message),
                                              std::move(on_fail), *ctx);
   } else {
-    c = std::make_shared<Conversation<false>>(ioc, dealer, options, std::move(opening), std::move(on_message),
+    c = std::make_shared<Conversation<false>>(ioc, dealer, session_id, options, std::move(opening), std::move(on_message),
                                               std::move(on_fail), nullptr);
   }
   c->start();
@@ -404,29 +416,37 @@ void async_join_and_prove(asio::io_context& ioc, const Endpoint& dealer, const s
     }
     return wire::Message{std::move(join)};
   };
-  ref->conversation = converse(ioc, dealer, options, std::move(opening), std::move(on_message), std::move(on_fail));
+  ref->conversation =
+      converse(ioc, dealer, session_id, options, std::move(opening), std::move(on_message), std::move(on_fail));
 }
 
 void async_create_session(asio::io_context& ioc, const Endpoint& dealer, const SessionRequest& request,
                           const Options& options, std::function<void(ClientResult<SessionInfo>)> handler) {
   auto done = std::make_shared<std::function<void(ClientResult<SessionInfo>)>>(std::move(handler));
-  auto on_message = [done](wire::Message message, const wire::ChannelContext&) -> ClientResult<Step> {
+  auto on_fail = [done](ClientError e) { (*done)(std::move(e)); };
+  std::string session_id = request.session_id;
+  if (session_id.empty()) {
+    uint8_t raw[wire::kSessionIdChars / 2];
+    randombytes_buf(raw, sizeof raw);
+    session_id = to_hex(raw);
+  }
+  auto on_message = [done, session_id](wire::Message message, const wire::ChannelContext&) -> ClientResult<Step> {
     auto* created = std::get_if<wire::SessionCreatedMsg>(&message);
     if (!created) return protocol_error("expected SessionCreated");
+    if (created->session_id != session_id) return protocol_error("the dealer created another session id than ours");
     (*done)(SessionInfo{created->session_id, created->transcript_label});
     return Step{{}, true};
   };
-  auto on_fail = [done](ClientError e) { (*done)(std::move(e)); };
-  auto opening = [request, identity = options.identity](const wire::ChannelContext& channel) {
+  auto opening = [request, session_id, identity = options.identity](const wire::ChannelContext& channel) {
     wire::CreateSessionMsg create{request.bits,           request.parties, request.label, request.round_timeout_ms,
-                                  request.allowed_parties, std::nullopt};
+                                  request.allowed_parties, std::nullopt,    session_id};
     if (identity) {
       const auto& key = identity->public_key();
       create.operator_auth = wire::KeySignature{key, identity->sign(wire::create_statement(channel, create, key))};
     }
     return wire::Message{std::move(create)};
   };
-  converse(ioc, dealer, options, std::move(opening), std::move(on_message), std::move(on_fail));
+  converse(ioc, dealer, session_id, options, std::move(opening), std::move(on_message), std::move(on_fail));
 }
 
 namespace {

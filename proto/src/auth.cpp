@@ -45,7 +45,8 @@ std::vector<uint8_t> join_statement(const ChannelContext& channel, const JoinSes
 std::vector<uint8_t> create_statement(const ChannelContext& channel, const CreateSessionMsg& create,
                                       const PublicKey& operator_key) {
   Statement s("bp-agg/v1 create");
-  s.channel(channel).number(create.n).number(create.parties).field(create.label).number(create.round_timeout_ms);
+  s.channel(channel).field(create.session_id);
+  s.number(create.n).number(create.parties).field(create.label).number(create.round_timeout_ms);
   s.number(create.allowed_parties.size());
   for (const auto& key : create.allowed_parties) s.field(key);
   return s.field(operator_key).take();

@@ -12,9 +12,6 @@ namespace pb = ::bp::wire::v1;
 
 CodecError error(CodecErrorKind kind, std::string detail) { return {kind, std::move(detail)}; }
 
-bool valid_session_id(const std::string& id) {
-  return id.size() == kSessionIdChars && id.find_first_not_of("0123456789abcdef") == std::string::npos;
-}
 
 // ---- encoding ----
 
@@ -218,13 +215,16 @@ Result<Message, CodecError> decode_body(const pb::Envelope& env, const Limits& l
       if (m.label().size() > limits.max_label_bytes) return error(CodecErrorKind::TooMany, "label too long");
       if (m.allowed_parties_size() != 0 && static_cast<uint32_t>(m.allowed_parties_size()) != m.parties())
         return error(CodecErrorKind::BadLength, "the allow-list names one key per party or none");
-      CreateSessionMsg out{m.n(), m.parties(), m.label(), m.round_timeout_ms(), {}, {}};
+      CreateSessionMsg out{m.n(), m.parties(), m.label(), m.round_timeout_ms(), {}, {}, {}};
       for (const auto& k : m.allowed_parties()) {
         BP_TRY(key, fixed<kPublicKeyBytes>(k, "allowed party key"));
         out.allowed_parties.push_back(key);
       }
       BP_TRY(auth, key_signature(m.operator_key(), m.signature(), "operator key"));
       out.operator_auth = auth;
+      if (!m.session_id().empty() && !valid_session_id(m.session_id()))
+        return error(CodecErrorKind::BadLength, "malformed proposed session id");
+      out.session_id = m.session_id();
       return Message{std::move(out)};
     }
     case pb::Envelope::kSessionCreated: {
@@ -268,6 +268,12 @@ Result<Message, CodecError> decode_body(const pb::Envelope& env, const Limits& l
 #undef BP_TRY
 
 }  // namespace
+
+bool valid_session_id(std::string_view id) {
+  return id.size() == kSessionIdChars && id.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+}
+
+std::string session_path(std::string_view id) { return "/v1/session/" + std::string(id); }
 
 bool attestation_valid(const ResultMsg& message) {
   if (!message.attestation) return false;
@@ -334,6 +340,7 @@ std::vector<uint8_t> encode(const Message& message) {
       m->set_label(c.label);
       m->set_round_timeout_ms(c.round_timeout_ms);
       for (const auto& k : c.allowed_parties) m->add_allowed_parties(text_of(k));
+      m->set_session_id(c.session_id);
       if (c.operator_auth) {
         m->set_operator_key(text_of(c.operator_auth->key));
         m->set_signature(text_of(c.operator_auth->signature));

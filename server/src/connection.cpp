@@ -126,6 +126,10 @@ WsConnection<Stream>::~WsConnection() { env_.metrics->connection_closed(); }
 
 template <class Stream>
 void WsConnection<Stream>::run(http::request<http::string_body> upgrade) {
+  // A load balancer routes by the session in the path; the frames must agree with it.
+  const std::string target(upgrade.target());
+  const auto at = target.rfind("/v1/session/");
+  if (at != std::string::npos) path_session_ = target.substr(at + 12);
   // Pings keep a waiting party's connection alive; a peer that stops answering is dropped.
   websocket::stream_base::timeout timeouts{};
   timeouts.handshake_timeout = std::chrono::milliseconds(env_.config->handshake_timeout_ms);
@@ -202,6 +206,11 @@ void WsConnection<Stream>::handle(wire::Message message) {
     if (auto session = seat_session()) session->deliver(position_, shared_from_this(), std::move(message));
     return;
   }
+  const auto* named = std::get_if<wire::CreateSessionMsg>(&message) ? &std::get<wire::CreateSessionMsg>(message).session_id
+                      : std::get_if<wire::JoinSessionMsg>(&message)  ? &std::get<wire::JoinSessionMsg>(message).session_id
+                                                                     : nullptr;
+  if (named && !path_session_.empty() && *named != path_session_)
+    return refuse("the URL names session " + path_session_ + " but the request names " + *named);
   if (auto* create = std::get_if<wire::CreateSessionMsg>(&message)) {
     if (auto why = env_.auth->check_create(channel_, *create)) return refuse(*why);
     auto created = env_.registry->create(*create);

@@ -92,6 +92,7 @@ class WsConnection : public PartyLink, public std::enable_shared_from_this<WsCon
   size_t position_ = 0;
   bool seated_ = false;
   wire::ChannelContext channel_;
+  std::string path_session_;  // the session the URL path names (".../v1/session/ID"), if any
 };
 
 extern template class HttpConnection<PlainStream>;

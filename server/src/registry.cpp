@@ -22,9 +22,14 @@ std::variant<std::shared_ptr<AggregationSession>, std::string> SessionRegistry::
     return "the dealer runs its maximum of " + std::to_string(config_.max_sessions) + " sessions";
   if (request.parties > config_.max_parties)
     return "at most " + std::to_string(config_.max_parties) + " parties per session on this dealer";
-  uint8_t raw[wire::kSessionIdChars / 2];
-  randombytes_buf(raw, sizeof raw);
-  const std::string id = to_hex(raw);
+  std::string id = request.session_id;
+  if (id.empty()) {
+    uint8_t raw[wire::kSessionIdChars / 2];
+    randombytes_buf(raw, sizeof raw);
+    id = to_hex(raw);
+  } else if (sessions_.count(id) != 0) {
+    return std::string("session id in use");
+  }
   const uint32_t timeout_ms = request.round_timeout_ms == 0
                                   ? config_.default_round_timeout_ms
                                   : std::min(request.round_timeout_ms, config_.max_round_timeout_ms);

@@ -46,8 +46,8 @@ int main(int argc, char** argv) {
   write(bp::wire::HelloMsg{{1, 2, 3}, {4, 5}, false}, "hello");
   write(bp::wire::AbortMsg{"MalformedProofShares: audit failed", {1}}, "abort");
   const std::string id(bp::wire::kSessionIdChars, 'c');
-  write(bp::wire::CreateSessionMsg{64, 4, "fuzz", 1000, {}, std::nullopt}, "create_session");
-  write(bp::wire::CreateSessionMsg{64, 2, "fuzz", 0, {{1}, {2}}, bp::wire::KeySignature{{3}, {4}}},
+  write(bp::wire::CreateSessionMsg{64, 4, "fuzz", 1000, {}, std::nullopt, {}}, "create_session");
+  write(bp::wire::CreateSessionMsg{64, 2, "fuzz", 0, {{1}, {2}}, bp::wire::KeySignature{{3}, {4}}, id},
         "create_session_signed");
   write(bp::wire::SessionCreatedMsg{id, params.label}, "session_created");
   write(bp::wire::JoinSessionMsg{id, std::vector<uint8_t>(bp::wire::kResumeTokenBytes, 1), std::nullopt},

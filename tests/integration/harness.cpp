@@ -145,10 +145,10 @@ std::pair<int, std::string> http_get(uint16_t port, const std::string& path) {
   return out;
 }
 
-RawParty::RawParty(uint16_t port) : ws_(ioc_) {
+RawParty::RawParty(uint16_t port, const std::string& target) : ws_(ioc_) {
   beast::get_lowest_layer(ws_).connect(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port));
   ws_.binary(true);
-  ws_.handshake("127.0.0.1", "/");
+  ws_.handshake("127.0.0.1", target);
   auto hello = receive();
   REQUIRE_MESSAGE(hello.has_value(), "no Hello from the dealer");
   REQUIRE(std::holds_alternative<wire::HelloMsg>(*hello));
@@ -192,7 +192,7 @@ void RawParty::close() {
 }
 
 std::string create_session(const DealerProcess& dealer, size_t bits, size_t parties, uint32_t round_timeout_ms) {
-  auto created = client::create_session(dealer.endpoint(), {bits, parties, "integration", round_timeout_ms, {}});
+  auto created = client::create_session(dealer.endpoint(), {bits, parties, "integration", round_timeout_ms, {}, {}});
   REQUIRE_MESSAGE(created.ok(), client::describe(created.error()));
   return created->session_id;
 }

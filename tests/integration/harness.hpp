@@ -29,7 +29,7 @@ class DealerProcess {
   DealerProcess& operator=(const DealerProcess&) = delete;
 
   uint16_t port() const { return port_; }
-  client::Endpoint endpoint() const { return {"127.0.0.1", port_}; }
+  client::Endpoint endpoint() const { return {"127.0.0.1", port_, false, ""}; }
   void kill_hard();                 // SIGKILL and reap
   int terminate_and_wait();         // SIGTERM, wait; returns the exit status (-1 if signalled)
   std::string log() const;          // what it wrote to stderr
@@ -56,7 +56,7 @@ struct TestPki {
 // the dealer's Hello on connecting.
 class RawParty {
  public:
-  explicit RawParty(uint16_t port);
+  explicit RawParty(uint16_t port, const std::string& target = "/");
   const wire::ChannelContext& channel() const { return channel_; }
   // A join signed for this connection by `identity` (anonymous when null).
   wire::JoinSessionMsg join_message(const std::string& session, std::vector<uint8_t> token,

@@ -51,7 +51,7 @@ struct KeyedDealer {
 
   client::ClientResult<client::SessionInfo> create(const std::vector<IdentityPtr>& parties, IdentityPtr signer,
                                                    size_t bits = 8) {
-    client::SessionRequest request{bits, parties.size(), "auth", 20000, {}};
+    client::SessionRequest request{bits, parties.size(), "auth", 20000, {}, {}};
     for (const auto& p : parties) request.allowed_parties.push_back(p->public_key());
     client::Options options;
     options.identity = std::move(signer);
@@ -135,12 +135,12 @@ TEST_CASE("creating a session needs a configured operator's signature for this c
   CHECK(describe_refusal(dealer.create(parties, new_identity())).find("unknown operator key") != std::string::npos);
   client::Options as_operator;
   as_operator.identity = dealer.op;
-  CHECK(describe_refusal(client::create_session(dealer.process->endpoint(), {8, 1, "x", 0, {}}, as_operator))
+  CHECK(describe_refusal(client::create_session(dealer.process->endpoint(), {8, 1, "x", 0, {}, {}}, as_operator))
             .find("needs the parties' keys") != std::string::npos);
 
   // A signed request replayed on another connection.
   RawParty first(dealer.process->port());
-  wire::CreateSessionMsg create{8, 1, "x", 0, {parties[0]->public_key()}, std::nullopt};
+  wire::CreateSessionMsg create{8, 1, "x", 0, {parties[0]->public_key()}, std::nullopt, {}};
   create.operator_auth = wire::KeySignature{
       dealer.op->public_key(), dealer.op->sign(wire::create_statement(first.channel(), create, dealer.op->public_key()))};
   RawParty second(dealer.process->port());
@@ -248,7 +248,7 @@ class LyingDealer {
     thread_ = std::thread([this, lie] { serve(lie); });
   }
   ~LyingDealer() { thread_.join(); }
-  client::Endpoint endpoint() const { return {"127.0.0.1", acceptor_.local_endpoint().port(), false}; }
+  client::Endpoint endpoint() const { return {"127.0.0.1", acceptor_.local_endpoint().port(), false, ""}; }
 
  private:
   void serve(Lie lie) {

@@ -234,7 +234,7 @@ TEST_CASE("limits: a silent connection is dropped, a connection flood is refused
   }
   std::this_thread::sleep_for(1100ms);  // a new rate window
   // Over the per-session party limit: refused with a reason.
-  auto created = client::create_session(dealer.endpoint(), {8, 5, "too many", 1000, {}});
+  auto created = client::create_session(dealer.endpoint(), {8, 5, "too many", 1000, {}, {}});
   REQUIRE_FALSE(created.ok());
   CHECK(created.error().kind == client::ClientErrorKind::Aborted);
   CHECK(created.error().detail.find("at most 4 parties") != std::string::npos);
@@ -250,7 +250,7 @@ TEST_CASE("TLS: the whole protocol over wss://, https:// endpoints, and a wrong 
   options.ca_file = pki.ca_cert;
   client::Endpoint endpoint = dealer.endpoint();
   endpoint.tls = true;
-  auto created = client::create_session(endpoint, {16, 2, "over tls", 20000, {}}, options);
+  auto created = client::create_session(endpoint, {16, 2, "over tls", 20000, {}, {}}, options);
   REQUIRE_MESSAGE(created.ok(), client::describe(created.error()));
   boost::asio::io_context ioc;
   std::vector<std::optional<client::ClientResult<client::PartyOutcome>>> results(2);
@@ -269,16 +269,16 @@ TEST_CASE("TLS: the whole protocol over wss://, https:// endpoints, and a wrong 
   // A client that trusts another CA refuses the dealer, with a clear error.
   client::Options wrong = options;
   wrong.ca_file = pki.other_ca_cert;
-  auto refused = client::create_session(endpoint, {16, 2, "x", 0, {}}, wrong);
+  auto refused = client::create_session(endpoint, {16, 2, "x", 0, {}, {}}, wrong);
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error().kind == client::ClientErrorKind::Transport);
   CHECK(refused.error().detail.find("certificate verify failed") != std::string::npos);
   // Plain ws:// to a TLS dealer does not get in either.
-  auto plain = client::create_session(dealer.endpoint(), {16, 2, "x", 0, {}}, {});
+  auto plain = client::create_session(dealer.endpoint(), {16, 2, "x", 0, {}, {}}, {});
   CHECK_FALSE(plain.ok());
   // Asking by name to skip verification is the only way past a CA we do not trust.
   wrong.insecure_skip_verify = true;
-  CHECK(client::create_session(endpoint, {16, 2, "x", 0, {}}, wrong).ok());
+  CHECK(client::create_session(endpoint, {16, 2, "x", 0, {}, {}}, wrong).ok());
 }
 
 TEST_CASE("/healthz, /metrics and unknown paths over HTTP") {
@@ -314,4 +314,35 @@ TEST_CASE("outcomes are durable: SIGKILL right after a session, restart, read th
   CHECK(body.find("\"proof\":\"" + proof_hex + "\"") != std::string::npos);
   CHECK(restarted.terminate_and_wait() == 0);  // and SIGTERM exits cleanly
   std::remove(db.c_str());
+}
+
+TEST_CASE("the session is named in the URL path, so a load balancer can route create and joins alike") {
+  DealerProcess dealer;
+  // The operator proposes the id; the client puts it in the path of the create and the joins.
+  const std::string id = "0123456789abcdef0123456789abcdef";
+  auto endpoint = *client::parse_endpoint("ws://127.0.0.1:" + std::to_string(dealer.port()) + "/bp/");
+  CHECK(endpoint.path_prefix == "/bp");
+  auto created = client::create_session(endpoint, {8, 2, "routed", 20000, id, {}});
+  REQUIRE_MESSAGE(created.ok(), client::describe(created.error()));
+  CHECK(created->session_id == id);
+  auto again = client::create_session(endpoint, {8, 2, "routed", 20000, id, {}});
+  REQUIRE_FALSE(again.ok());
+  CHECK(again.error().detail == "session id in use");
+  // A frame naming another session than its URL is refused.
+  RawParty misrouted(dealer.port(), "/bp/v1/session/" + std::string(32, 'a'));
+  misrouted.send(wire::JoinSessionMsg{id, {}, std::nullopt});
+  auto refused = misrouted.receive();
+  REQUIRE(refused.has_value());
+  REQUIRE(std::holds_alternative<wire::AbortMsg>(*refused));
+  CHECK(std::get<wire::AbortMsg>(*refused).reason.find("the URL names session") != std::string::npos);
+  // The parties join through the same prefixed URL.
+  boost::asio::io_context ioc;
+  std::vector<client::ClientResult<client::PartyOutcome>> results;
+  SystemRandom rng;
+  for (uint64_t v : {7u, 8u})
+    client::async_join_and_prove(ioc, endpoint, id, v, Scalar::random(rng), {},
+                                 [&results](auto r) { results.push_back(std::move(r)); });
+  ioc.run();
+  REQUIRE(results.size() == 2);
+  for (const auto& r : results) CHECK_MESSAGE(r.ok(), client::describe(r.error()));
 }

@@ -90,7 +90,7 @@ TEST_CASE("a join signature covers every field and only this connection") {
 
 TEST_CASE("a create signature covers the parameters and the allow-list") {
   const auto op = Identity::generate();
-  const CreateSessionMsg create{64, 2, "payroll", 1000, {PublicKey{1}, PublicKey{2}}, std::nullopt};
+  const CreateSessionMsg create{64, 2, "payroll", 1000, {PublicKey{1}, PublicKey{2}}, std::nullopt, std::string(32, 'c')};
   const auto here = channel(3);
   const auto sig = op.sign(create_statement(here, create, op.public_key()));
   CHECK(verify_signature(op.public_key(), create_statement(here, create, op.public_key()), sig));
@@ -100,14 +100,15 @@ TEST_CASE("a create signature covers the parameters and the allow-list") {
     return verify_signature(op.public_key(), create_statement(here, c, op.public_key()), sig);
   };
   CHECK_FALSE(changed([](CreateSessionMsg& c) { c.n = 32; }));
+  CHECK_FALSE(changed([](CreateSessionMsg& c) { c.session_id[5] = 'd'; }));
   CHECK_FALSE(changed([](CreateSessionMsg& c) { c.parties = 3; }));
   CHECK_FALSE(changed([](CreateSessionMsg& c) { c.label = "payrolL"; }));
   CHECK_FALSE(changed([](CreateSessionMsg& c) { c.round_timeout_ms = 1001; }));
   CHECK_FALSE(changed([](CreateSessionMsg& c) { std::swap(c.allowed_parties[0], c.allowed_parties[1]); }));
   CHECK_FALSE(changed([](CreateSessionMsg& c) { c.allowed_parties[1][31] ^= 1; }));
   // Length prefixes: moving a byte from the label into the next field is a different statement.
-  CHECK(create_statement(here, CreateSessionMsg{64, 1, "ab", 0, {}, {}}, op.public_key()) !=
-        create_statement(here, CreateSessionMsg{64, 1, "a", 0, {}, {}}, op.public_key()));
+  CHECK(create_statement(here, CreateSessionMsg{64, 1, "ab", 0, {}, {}, {}}, op.public_key()) !=
+        create_statement(here, CreateSessionMsg{64, 1, "a", 0, {}, {}, {}}, op.public_key()));
 }
 
 TEST_CASE("the dealer's attestation covers the result and names the session") {

@@ -104,9 +104,10 @@ TEST_CASE("every message round-trips") {
   CHECK(r.proof.to_bytes() == s.result.proof.to_bytes());
   const AbortMsg abort{"MalformedProofShares: audit failed", {0, 2}};
   CHECK(round_trip(abort) == abort);
-  const CreateSessionMsg create{32, 5, "payroll", 2500, {}, std::nullopt};
+  const CreateSessionMsg create{32, 5, "payroll", 2500, {}, std::nullopt, {}};
   CHECK(round_trip(create) == create);
-  CreateSessionMsg listed{16, 2, "payroll", 0, {PublicKey{1}, PublicKey{2}}, KeySignature{PublicKey{3}, Signature{4}}};
+  CreateSessionMsg listed{16,           2, "payroll", 0, {PublicKey{1}, PublicKey{2}}, KeySignature{PublicKey{3}, Signature{4}},
+                          std::string(32, 'e')};
   CHECK(round_trip(listed) == listed);
   const HelloMsg hello{{5, 6}, PublicKey{7}, true};
   CHECK(round_trip(hello) == hello);
@@ -124,11 +125,11 @@ TEST_CASE("every message round-trips") {
 }
 
 TEST_CASE("session set-up messages are validated") {
-  CHECK(decode(encode(Message{CreateSessionMsg{12, 2, "x", 0, {}, {}}})).error().kind == CodecErrorKind::BadLength);
-  CHECK(decode(encode(Message{CreateSessionMsg{64, 65, "x", 0, {}, {}}})).error().kind == CodecErrorKind::TooMany);
-  CHECK(decode(encode(Message{CreateSessionMsg{64, 0, "x", 0, {}, {}}})).error().kind == CodecErrorKind::TooMany);
+  CHECK(decode(encode(Message{CreateSessionMsg{12, 2, "x", 0, {}, {}, {}}})).error().kind == CodecErrorKind::BadLength);
+  CHECK(decode(encode(Message{CreateSessionMsg{64, 65, "x", 0, {}, {}, {}}})).error().kind == CodecErrorKind::TooMany);
+  CHECK(decode(encode(Message{CreateSessionMsg{64, 0, "x", 0, {}, {}, {}}})).error().kind == CodecErrorKind::TooMany);
   // An allow-list names every party or none.
-  CHECK(decode(encode(Message{CreateSessionMsg{64, 3, "x", 0, {PublicKey{1}}, {}}})).error().kind ==
+  CHECK(decode(encode(Message{CreateSessionMsg{64, 3, "x", 0, {PublicKey{1}}, {}, {}}})).error().kind ==
         CodecErrorKind::BadLength);
   CHECK(decode(encode(Message{JoinSessionMsg{"not-hex", {}, {}}})).error().kind == CodecErrorKind::BadLength);
   CHECK(decode(encode(Message{JoinSessionMsg{std::string(32, 'b'), {1, 2, 3}, {}}})).error().kind ==
@@ -140,9 +141,11 @@ TEST_CASE("session set-up messages are validated") {
   join.mutable_join_session()->set_party_key(std::string(32, 'k'));
   join.mutable_join_session()->clear_signature();
   CHECK(decode_error(join) == CodecErrorKind::BadLength);
-  auto create = envelope_of(CreateSessionMsg{64, 1, "x", 0, {PublicKey{}}, {}});
+  auto create = envelope_of(CreateSessionMsg{64, 1, "x", 0, {PublicKey{}}, {}, {}});
   create.mutable_create_session()->set_allowed_parties(0, std::string(33, 'k'));
   CHECK(decode_error(create) == CodecErrorKind::BadLength);
+  auto proposed = envelope_of(CreateSessionMsg{64, 1, "x", 0, {}, {}, "not-a-session-id"});
+  CHECK(decode_error(proposed) == CodecErrorKind::BadLength);
   auto hello = envelope_of(HelloMsg{});
   hello.mutable_hello()->set_nonce(std::string(16, 'n'));
   CHECK(decode_error(hello) == CodecErrorKind::BadLength);

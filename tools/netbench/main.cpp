@@ -43,7 +43,7 @@ struct NetRun {
 // One session: create it, run m parties on one client thread, wait for every result.
 std::optional<NetRun> network_session(const bp::client::Endpoint& dealer, size_t m, const bp::client::Options& options) {
   const auto t0 = Clock::now();
-  auto created = bp::client::create_session(dealer, {64, m, "netbench", 60000, {}});
+  auto created = bp::client::create_session(dealer, {64, m, "netbench", 60000, {}, {}});
   if (!created) return std::nullopt;
   boost::asio::io_context ioc;
   bp::SystemRandom rng;
@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
   config.allow_anonymous = true;               // loopback only; signatures cost ~50 µs a join
   bp::server::DealerServer server(config);
   std::thread dealer_thread([&] { server.run(); });
-  const bp::client::Endpoint dealer{"127.0.0.1", server.port()};
+  const bp::client::Endpoint dealer{"127.0.0.1", server.port(), false, ""};
 
   std::printf("dealer and parties on loopback; added latency %lld ms per frame, bandwidth %s\n\n",
               static_cast<long long>(options.added_latency.count()),

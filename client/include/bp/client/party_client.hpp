@@ -29,9 +29,10 @@ namespace bp::client {
 struct Endpoint {
   std::string host;
   uint16_t port = 0;
-  bool tls = false;  // wss://
+  bool tls = false;         // wss://
+  std::string path_prefix;  // before "/v1/session/ID" in the WebSocket URL (e.g. "/bp" behind an ingress)
 };
-// "ws://HOST:PORT" or "wss://HOST:PORT" (a trailing "/" is allowed).
+// "ws://HOST:PORT[/PREFIX]" or "wss://HOST:PORT[/PREFIX]" (a trailing "/" is allowed).
 std::optional<Endpoint> parse_endpoint(std::string_view url);
 
 enum class ClientErrorKind {
@@ -89,6 +90,10 @@ struct SessionRequest {
   size_t parties = 1;
   std::string label = "bp";
   uint32_t round_timeout_ms = 0;  // 0: the dealer's default
+  // The session id to propose (32 lowercase hex); empty: a random one. Chosen before the
+  // session exists, it is in the URL of the create and of every join, so a load balancer
+  // can keep the whole session on one dealer replica.
+  std::string session_id;
   // The parties' public keys in position order (empty: an anonymous session).
   std::vector<wire::PublicKey> allowed_parties;
 };

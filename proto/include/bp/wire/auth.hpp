@@ -3,7 +3,7 @@
 // different split of the same bytes.
 //
 //   join   = "bp-agg/v1 join"   dealer_key nonce channel_binding session_id resume_token party_key
-//   create = "bp-agg/v1 create" dealer_key nonce channel_binding n parties label round_timeout_ms
+//   create = "bp-agg/v1 create" dealer_key nonce channel_binding session_id n parties label round_timeout_ms
 //                               allowed_parties... operator_key
 //   result = "bp-agg/v1 result" dealer_key session_id n label commitments... proof
 //

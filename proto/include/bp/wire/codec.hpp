@@ -63,6 +63,7 @@ struct CreateSessionMsg {
   uint32_t round_timeout_ms = 0;
   std::vector<PublicKey> allowed_parties;  // empty, or one per party in position order
   std::optional<KeySignature> operator_auth;  // absent: an anonymous request
+  std::string session_id;                     // proposed by the operator; empty: the dealer picks
   friend bool operator==(const CreateSessionMsg&, const CreateSessionMsg&) = default;
 };
 struct SessionCreatedMsg {
@@ -104,6 +105,9 @@ using Message = std::variant<BitCommitment, mpc::BitChallengeMsg, PolyCommitment
                              HelloMsg>;
 
 inline constexpr size_t kSessionIdChars = 32;
+bool valid_session_id(std::string_view id);  // 32 lowercase hex characters
+// The WebSocket path that names a session, so a load balancer can route by it.
+std::string session_path(std::string_view id);
 inline constexpr size_t kResumeTokenBytes = 16;
 
 struct Limits {
