@@ -217,6 +217,13 @@ class Conversation : public ConversationBase, public std::enable_shared_from_thi
                          "the dealer's key " + wire::public_key_hex(hello.dealer_key) + " is not the pinned one", {}};
     channel_.nonce = hello.nonce;
     channel_.dealer_key = hello.dealer_key;
+    // Bind to our TLS channel when the dealer terminates it; behind a TLS-terminating proxy
+    // the dealer sees plain TCP and says so. (Saying so falsely gains a relay nothing: the
+    // dealer checks against its own connection.)
+    if (!hello.tls_channel_binding) {
+      greeted_ = true;
+      return std::nullopt;
+    }
     if constexpr (Tls) {
       channel_.channel_binding.resize(wire::kChannelBindingBytes);
       const std::string label = wire::kTlsExporterLabel;

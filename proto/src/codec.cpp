@@ -257,7 +257,7 @@ Result<Message, CodecError> decode_body(const pb::Envelope& env, const Limits& l
       const auto& m = env.hello();
       BP_TRY(nonce, fixed<kNonceBytes>(m.nonce(), "nonce"));
       BP_TRY(key, fixed<kPublicKeyBytes>(m.dealer_key(), "dealer key"));
-      return Message{HelloMsg{nonce, key, m.anonymous_allowed()}};
+      return Message{HelloMsg{nonce, key, m.anonymous_allowed(), m.tls_channel_binding()}};
     }
     case pb::Envelope::BODY_NOT_SET:
       break;
@@ -351,6 +351,7 @@ std::vector<uint8_t> encode(const Message& message) {
       m->set_nonce(text_of(h.nonce));
       m->set_dealer_key(text_of(h.dealer_key));
       m->set_anonymous_allowed(h.anonymous_allowed);
+      m->set_tls_channel_binding(h.tls_channel_binding);
     }
     void operator()(const SessionCreatedMsg& c) {
       auto* m = env.mutable_session_created();

@@ -1,6 +1,8 @@
 #include "bp/server/config.hpp"
 
 #include <boost/asio/ip/address.hpp>
+#include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -119,12 +121,20 @@ bool is_loopback(const std::string& host) {
 
 }  // namespace
 
+std::string env_name(const std::string& option) {
+  std::string out = "BP_DEALER_";
+  for (char c : option) out += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
 std::string dealer_usage() {
   std::string out =
       "usage: bp-dealer [--config FILE] [--OPTION VALUE ...]\n"
       "Runs Bulletproofs aggregation sessions over WebSockets; HTTP GET /healthz, /metrics and\n"
-      "/v1/sessions/ID on the same port. Flags override the config file, whose lines are\n"
-      "'option = value' (# starts a comment).\n\noptions:\n"
+      "/v1/sessions/ID on the same port. Flags override environment variables, which override\n"
+      "the config file, whose lines are 'option = value' (# starts a comment). Each option's\n"
+      "variable is BP_DEALER_ and its name in capitals with '_' for '-' (BP_DEALER_LISTEN,\n"
+      "BP_DEALER_OPERATOR_KEY, ...); BP_DEALER_CONFIG names the config file.\n\noptions:\n"
       "  --config FILE  read options from FILE first\n";
   for (const auto& [name, entry] : options()) out += "  --" + name + "  " + entry.second + "\n";
   return out;
@@ -179,6 +189,8 @@ ConfigOutcome parse_dealer_config(int argc, char** argv) {
     else
       flags[key] = value;
   }
+  if (config_file.empty())
+    if (const char* from_env = std::getenv("BP_DEALER_CONFIG")) config_file = from_env;
   if (!config_file.empty()) {
     std::ifstream in(config_file);
     if (!in) {
@@ -190,6 +202,16 @@ ConfigOutcome parse_dealer_config(int argc, char** argv) {
     auto from_file = parse_config_text(text.str(), config_file, out.config);
     if (!from_file.ok) return from_file;
     out.config = from_file.config;
+  }
+  // Environment (containers): BP_DEALER_MAX_SESSIONS=7 is --max-sessions 7; flags win.
+  for (const auto& [name, entry] : options()) {
+    if (flags.count(name) != 0) continue;
+    if (const char* value = std::getenv(env_name(name).c_str())) {
+      if (!apply(out.config, name, value, out.message)) {
+        out.message = env_name(name) + ": " + out.message;
+        return out;
+      }
+    }
   }
   for (const auto& [key, value] : flags)
     if (!apply(out.config, key, value, out.message)) return out;

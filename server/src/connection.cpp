@@ -160,7 +160,7 @@ void WsConnection<Stream>::greet() {
     }
   }
   send(std::make_shared<const std::vector<uint8_t>>(
-      wire::encode(wire::HelloMsg{channel_.nonce, channel_.dealer_key, env_.auth->anonymous_allowed()})));
+      wire::encode(wire::HelloMsg{channel_.nonce, channel_.dealer_key, env_.auth->anonymous_allowed(), kTls<Stream>})));
 }
 
 template <class Stream>

@@ -35,7 +35,8 @@ int main(int argc, char** argv) {
       spdlog::info("listening on wss://{}:{} (TLS; {} threads)", parsed.config.host, server.port(),
                    parsed.config.threads);
     else
-      spdlog::info("listening on ws://{}:{} ({} threads) - plain WebSocket without TLS: for loopback demos only",
+      spdlog::info("listening on ws://{}:{} ({} threads) - plain WebSocket without TLS: only for loopback demos "
+                   "or behind a TLS-terminating proxy",
                    parsed.config.host, server.port(), parsed.config.threads);
     server.run();
     spdlog::info("stopped");

@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   write(bp::wire::ResultMsg{*result, std::nullopt}, "result");
   write(bp::wire::ResultMsg{*result, bp::wire::Attestation{std::string(bp::wire::kSessionIdChars, 'd'), {3}, {4}}},
         "signed_result");
-  write(bp::wire::HelloMsg{{1, 2, 3}, {4, 5}, false}, "hello");
+  write(bp::wire::HelloMsg{{1, 2, 3}, {4, 5}, false, true}, "hello");
   write(bp::wire::AbortMsg{"MalformedProofShares: audit failed", {1}}, "abort");
   const std::string id(bp::wire::kSessionIdChars, 'c');
   write(bp::wire::CreateSessionMsg{64, 4, "fuzz", 1000, {}, std::nullopt, {}}, "create_session");

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
@@ -121,6 +122,32 @@ TEST_CASE("listed parties sit at their keys' positions and the result carries th
   auto refused = client::join_and_prove(dealer.process->endpoint(), session, 1, Scalar::from_u64(1), pinned);
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error().kind == client::ClientErrorKind::MaliciousDealer);
+}
+
+TEST_CASE("over wss:// the signatures carry the TLS channel binding, and both ends agree on it") {
+  TestPki pki;
+  KeyedDealer dealer({"--tls-cert", pki.server_cert, "--tls-key", pki.server_key});
+  client::Endpoint endpoint = dealer.process->endpoint();
+  endpoint.tls = true;
+  const std::vector<IdentityPtr> parties = {new_identity(), new_identity()};
+  client::SessionRequest request{16, 2, "tls", 20000, {}, {parties[0]->public_key(), parties[1]->public_key()}};
+  client::Options as_operator;
+  as_operator.ca_file = pki.ca_cert;
+  as_operator.identity = dealer.op;
+  auto created = client::create_session(endpoint, request, as_operator);
+  REQUIRE_MESSAGE(created.ok(), client::describe(created.error()));
+  boost::asio::io_context ioc;
+  std::vector<client::ClientResult<client::PartyOutcome>> results;
+  for (size_t i = 0; i < 2; ++i) {
+    client::Options options;
+    options.ca_file = pki.ca_cert;
+    options.identity = parties[i];
+    client::async_join_and_prove(ioc, endpoint, created->session_id, 100 + i, Scalar::from_u64(7 + i), options,
+                                 [&results](auto r) { results.push_back(std::move(r)); });
+  }
+  ioc.run();
+  REQUIRE(results.size() == 2);
+  for (const auto& r : results) CHECK_MESSAGE(r.ok(), client::describe(r.error()));
 }
 
 TEST_CASE("creating a session needs a configured operator's signature for this connection") {
@@ -267,7 +294,7 @@ class LyingDealer {
       auto d = wire::decode({static_cast<const uint8_t*>(buffer.data().data()), buffer.data().size()});
       return d ? std::optional<wire::Message>(std::move(*d)) : std::nullopt;
     };
-    send(wire::HelloMsg{{9}, key.public_key(), true});
+    send(wire::HelloMsg{{9}, key.public_key(), true, false});
     if (!receive()) return;  // the join
     const std::string id(32, 'f');
     const mpc::SessionParams params{8, 1, mpc::session_label(id, 8, 1, "lie")};

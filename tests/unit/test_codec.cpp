@@ -109,7 +109,7 @@ TEST_CASE("every message round-trips") {
   CreateSessionMsg listed{16,           2, "payroll", 0, {PublicKey{1}, PublicKey{2}}, KeySignature{PublicKey{3}, Signature{4}},
                           std::string(32, 'e')};
   CHECK(round_trip(listed) == listed);
-  const HelloMsg hello{{5, 6}, PublicKey{7}, true};
+  const HelloMsg hello{{5, 6}, PublicKey{7}, true, true};
   CHECK(round_trip(hello) == hello);
   const std::string id(32, 'a');
   const SessionCreatedMsg created{id, "bp-agg/v1 session=aaaa"};

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -77,5 +78,24 @@ TEST_CASE("a dealer that would let anyone in is refused at start") {
   CHECK(parse({"--config", path}).config.allow_anonymous);
   std::ofstream(path) << "allow-anonymous = maybe\n";
   CHECK_FALSE(parse({"--config", path}).ok);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("environment variables sit between the config file and the flags") {
+  CHECK(bp::server::env_name("max-sessions") == "BP_DEALER_MAX_SESSIONS");
+  const std::string path = "/tmp/bp-dealer-env.conf";
+  std::ofstream(path) << "max-sessions = 5\nthreads = 3\nallow-anonymous = true\n";
+  ::setenv("BP_DEALER_CONFIG", path.c_str(), 1);
+  ::setenv("BP_DEALER_MAX_SESSIONS", "6", 1);
+  ::setenv("BP_DEALER_LISTEN", "127.0.0.1:9100", 1);
+  auto env = parse({});
+  REQUIRE_MESSAGE(env.ok, env.message);
+  CHECK(env.config.max_sessions == 6);  // the variable over the file
+  CHECK(env.config.threads == 3);       // the file where no variable says otherwise
+  CHECK(env.config.port == 9100);
+  CHECK(parse({"--max-sessions", "8"}).config.max_sessions == 8);  // the flag over the variable
+  ::setenv("BP_DEALER_MAX_SESSIONS", "lots", 1);
+  CHECK(parse({}).message.find("BP_DEALER_MAX_SESSIONS") != std::string::npos);
+  for (const char* name : {"BP_DEALER_CONFIG", "BP_DEALER_MAX_SESSIONS", "BP_DEALER_LISTEN"}) ::unsetenv(name);
   std::remove(path.c_str());
 }

@@ -54,6 +54,7 @@ struct HelloMsg {
   std::array<uint8_t, 32> nonce{};
   PublicKey dealer_key{};
   bool anonymous_allowed = false;
+  bool tls_channel_binding = false;  // signatures must cover the TLS exporter value
   friend bool operator==(const HelloMsg&, const HelloMsg&) = default;
 };
 struct CreateSessionMsg {

@@ -47,5 +47,7 @@ ConfigOutcome parse_dealer_config(int argc, char** argv);
 // The config file's "option = value" lines applied over `base` (also what the fuzzer drives).
 ConfigOutcome parse_config_text(const std::string& text, const std::string& source_name, DealerConfig base);
 std::string dealer_usage();
+// The environment variable of an option: "max-sessions" -> "BP_DEALER_MAX_SESSIONS".
+std::string env_name(const std::string& option);
 
 }  // namespace bp::server
