@@ -17,7 +17,7 @@ party="$build/client/bp-party"
 work=$(mktemp -d)
 dealer_pid=
 cleanup() {
-  [ -n "$dealer_pid" ] && kill "$dealer_pid" 2>/dev/null || true
+  if [ -n "$dealer_pid" ]; then kill "$dealer_pid" 2>/dev/null || true; fi
   rm -rf "$work"
 }
 trap cleanup EXIT

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Every test: unit, vector, property and CLI tests plus the valgrind constant-time check
-# (g++, warnings as errors), then the whole suite again under AddressSanitizer and
-# UndefinedBehaviorSanitizer (clang++, warnings as errors).
+# Every test: unit, vector, property, CLI and integration tests plus the valgrind
+# constant-time check (g++, warnings as errors); the deployment checks and the multi-node
+# topology in network namespaces; then the whole suite again under AddressSanitizer and
+# UndefinedBehaviorSanitizer (clang++, warnings as errors) and the daemon's integration
+# tests under ThreadSanitizer.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/deploy/install-deps.sh"
@@ -9,6 +11,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 echo "== g++ build and tests"
 "$root/deploy/build.sh" "$root/build/gcc" -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBP_WERROR=ON
 ctest --test-dir "$root/build/gcc" --output-on-failure -j 2
+
+echo "== deployment artefacts (compose, Dockerfile, scripts, Kubernetes manifests)"
+"$root/deploy/check-deploy.sh"
+echo "== the compose topology as local processes in network namespaces"
+"$root/deploy/netns-demo.sh" "$root/build/gcc"
 
 echo "== clang++ AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
 "$root/deploy/build.sh" "$root/build/asan" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \

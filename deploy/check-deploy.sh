@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Checks every deployment artefact without a Docker engine or a cluster (part of the test
+# command): the compose files with `docker-compose config` (plain and TLS overlay), the
+# Dockerfile's shape and the files it copies, shellcheck on every script, and the
+# Kubernetes manifests against the API schema (deploy/k8s/validate.mjs). The netns demo
+# (deploy/netns-demo.sh) runs the topology itself.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+fail() { echo "error: $*" >&2; exit 1; }
+
+echo "== docker-compose config (plain, and with the TLS overlay)"
+docker-compose -f deploy/docker-compose.yml config -q
+docker-compose -f deploy/docker-compose.yml -f deploy/docker-compose.tls.yml config -q
+services=$(docker-compose -f deploy/docker-compose.yml config --services | sort | tr '\n' ' ')
+[ "$services" = "dealer init operator party0 party1 party2 party3 " ] || fail "unexpected compose services: $services"
+tls_env=$(docker-compose -f deploy/docker-compose.yml -f deploy/docker-compose.tls.yml config)
+grep -q 'BP_DEALER_TLS_CERT: /keys/dealer.crt' <<<"$tls_env" || fail "the TLS overlay does not give the dealer a certificate"
+[ "$(grep -c 'BP_DEALER_URL: wss://dealer:8700' <<<"$tls_env")" = 5 ] || fail "not every client uses wss:// in the TLS overlay"
+while read -r script; do
+  [ -x "deploy/compose/$script" ] || fail "compose runs $script, which is not an executable in deploy/compose"
+done < <(grep -ho 'bp-compose-[a-z]*\.sh' deploy/docker-compose.yml | sort -u)
+
+echo "== Dockerfile"
+[ "$(grep -c '^FROM debian:12' deploy/Dockerfile)" -ge 2 ] || fail "Dockerfile is not a multi-stage Debian 12 build"
+grep -q '^USER bp' deploy/Dockerfile || fail "the runtime image does not drop root"
+grep -q '^HEALTHCHECK .*healthcheck.sh' deploy/Dockerfile || fail "no HEALTHCHECK"
+grep -q 'CMAKE_BUILD_TYPE=Release' deploy/Dockerfile || fail "not a Release build"
+while read -r src; do
+  for f in $src; do compgen -G "$f" >/dev/null || fail "Dockerfile copies $f, which does not exist"; done
+done < <(grep '^COPY [^-]' deploy/Dockerfile | sed -E 's/^COPY (.*) [^ ]+$/\1/' | grep -v '^\. *$')
+# Every shared library the binaries load must come from a package the runtime stage installs.
+runtime=$(sed -n '/^FROM debian:12-slim/,$p' deploy/Dockerfile)
+if [ -x build/gcc/server/bp-dealer ]; then
+  for lib in $(ldd build/gcc/server/bp-dealer build/gcc/client/bp-party | awk '$3 ~ /^\// {print $3}' | sort -u); do
+    pkg=$(dpkg -S "$(readlink -f "$lib")" 2>/dev/null | head -1 | cut -d: -f1 || true)
+    case "$pkg" in ''|libc6|libgcc-s1|libstdc++6|zlib1g) continue ;; esac
+    grep -qw "$pkg" <<<"$runtime" || fail "the runtime image lacks $pkg (for $(basename "$lib"))"
+  done
+fi
+
+echo "== shellcheck"
+shellcheck -s sh deploy/compose/*.sh deploy/healthcheck.sh
+shellcheck deploy/*.sh tests/run.sh
+
+echo "== Kubernetes manifests (schema and cross-references, no cluster)"
+npm_dir="$root/build/npm-k8s"
+if [ ! -d "$npm_dir/node_modules/kubernetes-models" ]; then
+  mkdir -p "$npm_dir"
+  npm install --silent --no-audit --no-fund --prefix "$npm_dir" kubernetes-models@5.1.0 js-yaml@4.1.0 >/dev/null 2>&1 ||
+    fail "npm could not install kubernetes-models"
+fi
+BP_NODE_MODULES="$npm_dir/node_modules" node deploy/k8s/validate.mjs
+echo "deployment checks passed"
