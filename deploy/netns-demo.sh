@@ -104,7 +104,7 @@ bp verify --bits 64 --commitments "$commitments" --proof "$(field proof)" --labe
 
 metrics=$(run_on party3 curl -fsS "http://$dealer_host:$port/metrics")
 grep -q '^bp_sessions_completed_total 1$' <<<"$metrics" || { echo "error: /metrics does not count the session" >&2; exit 1; }
-echo "== /metrics read by party3 across the network (): bp_sessions_completed_total 1"
+echo "== /metrics read by party3 across the network ($mode): bp_sessions_completed_total 1"
 
 kill -TERM "$dealer_pid"
 wait "$dealer_pid"
