@@ -8,6 +8,7 @@
 #include "bp/transcript_protocol.hpp"
 #include "ctime.hpp"
 #include "prove_with_rng.hpp"
+#include "verification_equation.hpp"
 
 namespace bp {
 
@@ -89,26 +90,29 @@ Scalar delta(size_t n, size_t m, const Scalar& y, const Scalar& z) {
 
 }  // namespace
 
-Status RangeProof::verify_multiple(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
-                                   Transcript& transcript, std::span<const CompressedRistretto> commitments,
-                                   size_t n) const {
+namespace detail {
+
+Result<VerificationEquation> verification_equation(const RangeProof& proof, const BulletproofGens& bp_gens,
+                                                   Transcript& transcript,
+                                                   std::span<const CompressedRistretto> commitments, size_t n) {
   const size_t m = commitments.size();
   if (!is_valid_bitsize(n)) return ProofError::InvalidBitsize;
   if (bp_gens.gens_capacity() < n || bp_gens.party_capacity() < m) return ProofError::InvalidGeneratorsLength;
+  const auto& ipp = proof.ipp;
 
   rangeproof_domain_sep(transcript, n, m);
   // Commitments may be the identity (value 0 with blinding 0), as in the reference.
   for (const auto& V : commitments) append_point(transcript, "V", V);
-  if (!validate_and_append_point(transcript, "A", A)) return ProofError::VerificationError;
-  if (!validate_and_append_point(transcript, "S", S)) return ProofError::VerificationError;
+  if (!validate_and_append_point(transcript, "A", proof.A)) return ProofError::VerificationError;
+  if (!validate_and_append_point(transcript, "S", proof.S)) return ProofError::VerificationError;
   const Scalar y = challenge_scalar(transcript, "y");
   const Scalar z = challenge_scalar(transcript, "z");
-  if (!validate_and_append_point(transcript, "T_1", T_1)) return ProofError::VerificationError;
-  if (!validate_and_append_point(transcript, "T_2", T_2)) return ProofError::VerificationError;
+  if (!validate_and_append_point(transcript, "T_1", proof.T_1)) return ProofError::VerificationError;
+  if (!validate_and_append_point(transcript, "T_2", proof.T_2)) return ProofError::VerificationError;
   const Scalar x = challenge_scalar(transcript, "x");
-  append_scalar(transcript, "t_x", t_x);
-  append_scalar(transcript, "t_x_blinding", t_x_blinding);
-  append_scalar(transcript, "e_blinding", e_blinding);
+  append_scalar(transcript, "t_x", proof.t_x);
+  append_scalar(transcript, "t_x_blinding", proof.t_x_blinding);
+  append_scalar(transcript, "e_blinding", proof.e_blinding);
   const Scalar w = challenge_scalar(transcript, "w");
 
   // A random weight folds the two verification equations into one multiscalar multiplication.
@@ -125,21 +129,21 @@ Status RangeProof::verify_multiple(const BulletproofGens& bp_gens, const Pederse
   const Scalar zz = z * z;
   const Scalar minus_z = -z;
 
-  std::vector<Scalar> scalars;
-  std::vector<RistrettoPoint> points;
-  scalars.reserve(4 + 2 * lg + m);
-  points.reserve(scalars.capacity());
-
+  VerificationEquation eq;
+  eq.n = n;
+  eq.m = m;
+  eq.scalars.reserve(4 + 2 * lg + m);
+  eq.points.reserve(eq.scalars.capacity());
   // Points that come with the proof must decode.
   auto push_dynamic = [&](const Scalar& k, const CompressedRistretto& P) {
     auto p = RistrettoPoint::decompress(P);
     if (!p) return false;
-    scalars.push_back(k);
-    points.push_back(*p);
+    eq.scalars.push_back(k);
+    eq.points.push_back(*p);
     return true;
   };
-  bool decoded = push_dynamic(Scalar::one(), A) && push_dynamic(x, S) && push_dynamic(c * x, T_1) &&
-                 push_dynamic(c * x * x, T_2);
+  bool decoded = push_dynamic(Scalar::one(), proof.A) && push_dynamic(x, proof.S) &&
+                 push_dynamic(c * x, proof.T_1) && push_dynamic(c * x * x, proof.T_2);
   for (size_t k = 0; decoded && k < lg; ++k) decoded = push_dynamic(u_sq[k], ipp.L_vec[k]);
   for (size_t k = 0; decoded && k < lg; ++k) decoded = push_dynamic(u_inv_sq[k], ipp.R_vec[k]);
   Scalar z_exp = Scalar::one();
@@ -149,35 +153,43 @@ Status RangeProof::verify_multiple(const BulletproofGens& bp_gens, const Pederse
   }
   if (!decoded) return ProofError::VerificationError;
 
-  // The fixed generators go through their precomputed tables.
-  std::vector<Scalar> fixed_scalars;
-  std::vector<const VartimeBaseTable*> fixed_tables;
-  fixed_scalars.reserve(2 + 2 * nm);
-  fixed_tables.reserve(2 + 2 * nm);
-  fixed_scalars.push_back(-e_blinding - c * t_x_blinding);
-  fixed_tables.push_back(&pc_gens.B_blinding_table());
-  fixed_scalars.push_back(w * (t_x - a * b) + c * (delta(n, m, y, z) - t_x));
-  fixed_tables.push_back(&pc_gens.B_table());
-
+  eq.B_blinding = -proof.e_blinding - c * proof.t_x_blinding;
+  eq.B = w * (proof.t_x - a * b) + c * (delta(n, m, y, z) - proof.t_x);
   // g_i = -z - a·s_i on G_i;  h_i = z + y^-i·(z²·z^(i/n)·2^(i%n) - b·s_(nm-1-i)) on H_i.
-  const auto G = bp_gens.G_tables_aggregated(n, m);
-  const auto H = bp_gens.H_tables_aggregated(n, m);
-  for (size_t i = 0; i < nm; ++i) fixed_scalars.push_back(minus_z - a * s[i]);
-  fixed_tables.insert(fixed_tables.end(), G.begin(), G.end());
+  eq.G.reserve(nm);
+  eq.H.reserve(nm);
+  for (size_t i = 0; i < nm; ++i) eq.G.push_back(minus_z - a * s[i]);
   const Scalar y_inv = y.invert();
   Scalar exp_y_inv = Scalar::one();
   for (size_t j = 0, i = 0; j < m; ++j) {
     Scalar exp_2 = Scalar::one();
     const Scalar zz_zj = zz * z.pow_vartime(j);
     for (size_t bit = 0; bit < n; ++bit, ++i) {
-      fixed_scalars.push_back(z + exp_y_inv * (zz_zj * exp_2 - b * s[nm - 1 - i]));
+      eq.H.push_back(z + exp_y_inv * (zz_zj * exp_2 - b * s[nm - 1 - i]));
       exp_y_inv *= y_inv;
       exp_2 += exp_2;
     }
   }
-  fixed_tables.insert(fixed_tables.end(), H.begin(), H.end());
+  return eq;
+}
 
-  if (!multiscalar_mul_vartime(fixed_scalars, fixed_tables, scalars, points).is_identity())
+}  // namespace detail
+
+Status RangeProof::verify_multiple(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
+                                   Transcript& transcript, std::span<const CompressedRistretto> commitments,
+                                   size_t n) const {
+  auto eq = detail::verification_equation(*this, bp_gens, transcript, commitments, n);
+  if (!eq) return eq.error();
+  // The fixed generators go through their precomputed tables.
+  std::vector<Scalar> fixed_scalars{eq->B_blinding, eq->B};
+  std::vector<const VartimeBaseTable*> fixed_tables{&pc_gens.B_blinding_table(), &pc_gens.B_table()};
+  fixed_scalars.insert(fixed_scalars.end(), eq->G.begin(), eq->G.end());
+  fixed_scalars.insert(fixed_scalars.end(), eq->H.begin(), eq->H.end());
+  const auto G = bp_gens.G_tables_aggregated(n, eq->m);
+  const auto H = bp_gens.H_tables_aggregated(n, eq->m);
+  fixed_tables.insert(fixed_tables.end(), G.begin(), G.end());
+  fixed_tables.insert(fixed_tables.end(), H.begin(), H.end());
+  if (!multiscalar_mul_vartime(fixed_scalars, fixed_tables, eq->scalars, eq->points).is_identity())
     return ProofError::VerificationError;
   return Ok{};
 }

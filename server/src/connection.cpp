@@ -6,6 +6,9 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 
+#include "bp/json.hpp"
+#include "bp/wire/proof_records.hpp"
+
 namespace bp::server {
 
 namespace asio = boost::asio;
@@ -101,7 +104,9 @@ http::response<http::string_body> HttpConnection<Stream>::respond() {
     res.prepare_payload();
     return res;
   };
-  if (request_.method() != http::verb::get) return reply(http::status::method_not_allowed, "text/plain", "GET only\n");
+  if (request_.method() == http::verb::post && target == "/v1/verify") return verify_request(reply);
+  if (request_.method() != http::verb::get)
+    return reply(http::status::method_not_allowed, "text/plain", "GET, or POST /v1/verify\n");
   if (target == "/healthz") return reply(http::status::ok, "text/plain", "ok\n");
   if (target == "/metrics")
     return reply(http::status::ok, "text/plain; version=0.0.4", env_.metrics->prometheus_text());
@@ -112,6 +117,22 @@ http::response<http::string_body> HttpConnection<Stream>::respond() {
     return reply(http::status::not_found, "application/json", "{\"error\":\"no such session outcome\"}\n");
   }
   return reply(http::status::not_found, "text/plain", "not found\n");
+}
+
+// POST /v1/verify: the body is proofs as JSON lines; all of them go through one batch
+// verification. Public data only, so no key is asked for; the size is capped.
+template <class Stream>
+template <class Reply>
+http::response<http::string_body> HttpConnection<Stream>::verify_request(Reply& reply) {
+  constexpr size_t kMaxProofs = 256;
+  auto records = wire::parse_proof_records(request_.body(), kMaxProofs);
+  if (!records) return reply(http::status::bad_request, "application/json", "{\"error\":" + json_string(records.error()) + "}\n");
+  const auto outcome = wire::verify_records(*records, *env_.bp_gens, *env_.pc_gens);
+  std::string failed;
+  for (size_t k : outcome.failed) failed += (failed.empty() ? "" : ",") + std::to_string(k);
+  return reply(http::status::ok, "application/json",
+               std::string("{\"ok\":") + (outcome.ok() ? "true" : "false") + ",\"proofs\":" +
+                   std::to_string(records->size()) + ",\"failed\":[" + failed + "]}\n");
 }
 
 // ---- WebSocket ----

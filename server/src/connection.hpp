@@ -29,6 +29,8 @@ struct ConnectionEnv {
   OutcomeStore* store;
   Metrics* metrics;
   const AuthPolicy* auth;
+  const BulletproofGens* bp_gens;  // for POST /v1/verify
+  const PedersenGens* pc_gens;
 };
 
 // The two transports: plain TCP (ws://, loopback demos) and TLS over TCP (wss://, https://).
@@ -46,6 +48,8 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection<Stream
   void read_request();
   void on_request(boost::beast::error_code ec);
   boost::beast::http::response<boost::beast::http::string_body> respond();
+  template <class Reply>
+  boost::beast::http::response<boost::beast::http::string_body> verify_request(Reply& reply);
   using std::enable_shared_from_this<HttpConnection<Stream>>::shared_from_this;
 
   void close();

@@ -93,7 +93,7 @@ struct DealerServer::Impl {
         spdlog::warn("refusing a connection: over {} per second from one address", config.max_connects_per_ip_per_s);
         socket.close(ec);
       } else {
-        const ConnectionEnv env{&config, &registry, &store, &metrics, &auth};
+        const ConnectionEnv env{&config, &registry, &store, &metrics, &auth, &bp_gens, &pc_gens};
         if (tls)
           std::make_shared<HttpConnection<TlsStream>>(TlsStream(std::move(socket), *tls), env)->run();
         else

@@ -123,6 +123,22 @@ std::pair<int, std::string> get(Stream& stream, const std::string& path) {
 }
 }  // namespace
 
+std::pair<int, std::string> http_post(uint16_t port, const std::string& path, const std::string& body) {
+  boost::asio::io_context ioc;
+  beast::tcp_stream stream(ioc);
+  stream.connect(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port));
+  http::request<http::string_body> req{http::verb::post, path, 11};
+  req.set(http::field::host, "127.0.0.1");
+  req.set(http::field::content_type, "application/x-ndjson");
+  req.body() = body;
+  req.prepare_payload();
+  http::write(stream, req);
+  beast::flat_buffer buffer;
+  http::response<http::string_body> res;
+  http::read(stream, buffer, res);
+  return {res.result_int(), res.body()};
+}
+
 std::pair<int, std::string> https_get(uint16_t port, const std::string& path, const std::string& ca_file) {
   boost::asio::io_context ioc;
   boost::asio::ssl::context ctx(boost::asio::ssl::context::tls_client);

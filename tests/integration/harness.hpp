@@ -42,6 +42,8 @@ class DealerProcess {
 
 // GET path over HTTP/1.1; returns (status, body).
 std::pair<int, std::string> http_get(uint16_t port, const std::string& path);
+// POST body to path over HTTP/1.1; returns (status, body).
+std::pair<int, std::string> http_post(uint16_t port, const std::string& path, const std::string& body);
 // The same over TLS, verifying the dealer against ca_file.
 std::pair<int, std::string> https_get(uint16_t port, const std::string& path, const std::string& ca_file);
 

@@ -12,6 +12,7 @@
 
 #include "bp/hex.hpp"
 #include "bp/mpc/party.hpp"
+#include "bp/wire/json.hpp"
 #include "harness.hpp"
 
 using namespace bp;
@@ -345,4 +346,24 @@ TEST_CASE("the session is named in the URL path, so a load balancer can route cr
   ioc.run();
   REQUIRE(results.size() == 2);
   for (const auto& r : results) CHECK_MESSAGE(r.ok(), client::describe(r.error()));
+}
+
+TEST_CASE("POST /v1/verify batch-verifies proofs sent as JSON lines") {
+  DealerProcess dealer;
+  const std::string session = create_session(dealer, 16, 2);
+  const auto outcomes = run_parties(dealer, session, {1, 2});
+  check_all_succeeded(outcomes, 2);
+  const auto& result = outcomes.results[0]->result;
+  const std::string line = wire::proof_json(result.n, result.label, result.commitments, result.proof.to_bytes());
+  auto [status, body] = http_post(dealer.port(), "/v1/verify", line + "\n" + line + "\n");
+  CHECK(status == 200);
+  CHECK(body == "{\"ok\":true,\"proofs\":2,\"failed\":[]}\n");
+  // The same proof under another label fails, and is named.
+  const std::string wrong = wire::proof_json(result.n, "another label", result.commitments, result.proof.to_bytes());
+  std::tie(status, body) = http_post(dealer.port(), "/v1/verify", line + "\n" + wrong + "\n");
+  CHECK(status == 200);
+  CHECK(body == "{\"ok\":false,\"proofs\":2,\"failed\":[1]}\n");
+  std::tie(status, body) = http_post(dealer.port(), "/v1/verify", "{\"bits\":7}\n");
+  CHECK(status == 400);
+  CHECK(body.find("line 1: bits") != std::string::npos);
 }

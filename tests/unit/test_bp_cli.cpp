@@ -6,6 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <vector>
 
 namespace {
 
@@ -98,17 +101,54 @@ TEST_CASE("bp bench --json prints one parseable row per line") {
   const Run r = run("bench --json --quick");
   REQUIRE(r.exit_code == 0);
   size_t rows = 0, start = 0;
-  bool saw_yardstick = false, saw_prove = false;
+  bool saw_yardstick = false, saw_prove = false, saw_batch = false;
   while (start < r.out.size()) {
     const size_t end = r.out.find('\n', start);
     const auto row = nlohmann::json::parse(r.out.substr(start, end - start));
     CHECK(row["median_us"].get<double>() > 0);
     saw_yardstick |= row["op"] == "yardstick";
     saw_prove |= row["op"] == "prove" && row["n"] == 64 && row["m"] == 1;
+    saw_batch |= row["op"] == "verify_batch" && row["n"] == 64 && row["m"] == 1 && row["batch"] == 64;
     ++rows;
     start = end + 1;
   }
   CHECK(saw_yardstick);
   CHECK(saw_prove);
+  CHECK(saw_batch);
   CHECK(rows >= 10);
+}
+
+TEST_CASE("bp verify --batch checks a JSON-lines file in one batch and names the bad lines") {
+  const std::string path = "/tmp/bp-cli-batch-" + std::to_string(::getpid()) + ".jsonl";
+  std::string lines;
+  std::vector<std::string> proofs;
+  for (const char* args : {"prove --bits 64 --values 5", "prove --bits 8 --values 1,2 --label other",
+                           "prove --bits 32 --values 3,4,5,6"}) {
+    const Run proved = run(args);
+    REQUIRE(proved.exit_code == 0);
+    proofs.push_back(proved.out.substr(0, proved.out.find('\n')));
+  }
+  auto write = [&](const std::vector<std::string>& rows) {
+    FILE* f = std::fopen(path.c_str(), "w");
+    for (const auto& r : rows) std::fprintf(f, "%s\n\n", r.c_str());
+    std::fclose(f);
+  };
+  write(proofs);
+  const Run ok = run("verify --batch " + path);
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out == "ok: 3 proofs\n");
+
+  // The second proof under the wrong label (its transcript differs): only it fails.
+  auto relabelled = nlohmann::json::parse(proofs[1]);
+  relabelled["label"] = "not the label";
+  write({proofs[0], relabelled.dump(), proofs[2], proofs[0]});
+  const Run bad = run("verify --batch " + path + " --threads 2");
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.out == "fail: 1 of 4 proofs do not verify: [1] (0-based, in file order)\n");
+
+  write({proofs[0], "{\"bits\":64,\"commitments\":[\"00\"],\"proof\":\"00\"}"});
+  const Run malformed = run("verify --batch " + path);
+  CHECK(malformed.exit_code != 0);
+  CHECK(malformed.out.find("line 3: commitments") != std::string::npos);
+  std::remove(path.c_str());
 }

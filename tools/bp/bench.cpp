@@ -7,9 +7,11 @@
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "args.hpp"
+#include "bp/batch_verification.hpp"
 #include "bp/random.hpp"
 #include "bp/range_proof.hpp"
 #include "bp/mpc/session.hpp"
@@ -56,7 +58,33 @@ struct Row {
   size_t n, m;
   Timing t;
   size_t bytes_up = 0, bytes_down = 0;  // per party, aggregate rows only
+  size_t batch = 0;                     // verify_batch rows: proofs in the batch
+  unsigned threads = 1;
 };
+
+// `count` proofs of m values of n bits, each under its own label.
+struct ProofSet {
+  std::vector<RangeProof> proofs;
+  std::vector<std::vector<CompressedRistretto>> commitments;
+};
+ProofSet make_proofs(const BulletproofGens& bp_gens, const PedersenGens& pc_gens, size_t n, size_t m, size_t count) {
+  SystemRandom rng;
+  ProofSet set;
+  for (size_t k = 0; k < count; ++k) {
+    std::vector<uint64_t> values(m);
+    std::vector<Scalar> blindings(m);
+    for (size_t j = 0; j < m; ++j) {
+      randombytes_buf(&values[j], sizeof values[j]);
+      blindings[j] = Scalar::random(rng);
+    }
+    Transcript t("bench batch " + std::to_string(k));
+    auto proved = RangeProof::prove_multiple(bp_gens, pc_gens, t, values, blindings, n);
+    if (!proved) std::abort();
+    set.proofs.push_back(std::move(proved->proof));
+    set.commitments.push_back(std::move(proved->commitments));
+  }
+  return set;
+}
 
 }  // namespace
 
@@ -140,25 +168,60 @@ int run_bench(int argc, char** argv) {
     rows.push_back({"aggregate", 64, m, t, last.bytes_up_per_party, last.bytes_down_per_party});
   }
 
+  // Batch verification: 64 single proofs, and 16 proofs of m = 16, on one thread and on all cores.
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  for (const auto& [m, count] : std::vector<std::pair<size_t, size_t>>{{1, 64}, {16, 16}}) {
+    const ProofSet set = make_proofs(bp_gens, pc_gens, 64, m, count);
+    for (unsigned threads : {1u, cores}) {
+      if (threads == cores && cores == 1 && rows.back().op == "verify_batch" && rows.back().m == m) break;
+      const Timing t = measure(
+          [&] {
+            std::vector<Transcript> transcripts;
+            transcripts.reserve(count);
+            std::vector<BatchItem> items;
+            for (size_t k = 0; k < count; ++k) {
+              transcripts.emplace_back("bench batch " + std::to_string(k));
+              items.push_back({&set.proofs[k], set.commitments[k], 64, &transcripts.back()});
+            }
+            if (!verify_batch(bp_gens, pc_gens, items, threads).ok()) std::abort();
+          },
+          yardstick, min_runs, budget, 100);
+      Row row{"verify_batch", 64, m, t};
+      row.batch = count;
+      row.threads = threads;
+      rows.push_back(row);
+    }
+  }
+
   if (json) {
-    for (const auto& r : rows)
+    for (const auto& r : rows) {
+      std::string extra;
+      if (r.op == "aggregate")
+        extra = ",\"bytes_up_per_party\":" + std::to_string(r.bytes_up) +
+                ",\"bytes_down_per_party\":" + std::to_string(r.bytes_down);
+      if (r.op == "verify_batch")
+        extra = ",\"batch\":" + std::to_string(r.batch) + ",\"threads\":" + std::to_string(r.threads) +
+                ",\"yardsticks_per_proof\":" + std::to_string(r.t.us / r.t.yardstick_us / static_cast<double>(r.batch));
       std::printf("{\"op\":\"%s\",\"n\":%zu,\"m\":%zu,\"median_us\":%.1f,\"yardsticks\":%.2f%s}\n", r.op.c_str(),
-                  r.n, r.m, r.t.us, r.t.us / r.t.yardstick_us,
-                  r.op == "aggregate" ? (",\"bytes_up_per_party\":" + std::to_string(r.bytes_up) +
-                                         ",\"bytes_down_per_party\":" + std::to_string(r.bytes_down))
-                                            .c_str()
-                                      : "");
+                  r.n, r.m, r.t.us, r.t.us / r.t.yardstick_us, extra.c_str());
+    }
     return 0;
   }
-  std::printf("| op | n | m | proof bytes | median µs | yardsticks | bytes up / down per party |\n"
+  std::printf("| op | n | m | proof bytes | median µs | yardsticks | notes |\n"
               "|---|---:|---:|---:|---:|---:|---:|\n");
   for (const auto& r : rows) {
     if (r.op == "yardstick") {
       std::printf("| yardstick (libsodium scalarmult) | | | | %.1f | 1 | |\n", r.t.us);
       continue;
     }
-    const std::string bytes =
-        r.op == "aggregate" ? std::to_string(r.bytes_up) + " / " + std::to_string(r.bytes_down) : std::string();
+    std::string bytes;
+    if (r.op == "aggregate") bytes = "bytes up / down per party " + std::to_string(r.bytes_up) + " / " + std::to_string(r.bytes_down);
+    if (r.op == "verify_batch") {
+      char per_proof[128];
+      std::snprintf(per_proof, sizeof per_proof, "%zu proofs, %u thread%s: %.2f yardsticks per proof", r.batch,
+                    r.threads, r.threads == 1 ? "" : "s", r.t.us / r.t.yardstick_us / static_cast<double>(r.batch));
+      bytes = per_proof;
+    }
     std::printf("| %s | %zu | %zu | %zu | %.1f | %.1f | %s |\n", r.op.c_str(), r.n, r.m,
                 RangeProof::serialized_size(r.n, r.m), r.t.us, r.t.us / r.t.yardstick_us, bytes.c_str());
   }

@@ -15,6 +15,8 @@ constexpr const char* kUsage =
     "  bp prove  --bits N --values v1,v2,... [--blindings h1,h2,...] [--label L]\n"
     "  bp verify --bits N --commitments h1,h2,... --proof HEX [--label L]\n"
     "            [--session ID --dealer-key HEX|FILE --signature HEX]   also check the dealer's signature\n"
+    "  bp verify --batch FILE|- [--threads T]   every proof of a JSON-lines file ({\"bits\",\"label\",\n"
+    "            \"commitments\",\"proof\"} per line) in one batch verification; names the failing ones\n"
     "  bp aggregate --bits N --values v1,...,vm [--label L]   (m from 1 to 64, parties and dealer in process)\n"
     "  bp bench  [--json] [--quick]\n";
 

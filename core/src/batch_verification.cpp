@@ -1,0 +1,118 @@
+#include "bp/batch_verification.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <thread>
+
+#include "bp/precomputed.hpp"
+#include "bp/random.hpp"
+#include "verification_equation.hpp"
+
+namespace bp {
+namespace {
+
+using detail::VerificationEquation;
+
+// Sum over the chosen equations of weight_k · equation_k == identity? The generators'
+// scalars are added per generator first, so each fixed generator appears once however many
+// proofs use it; the proofs' own points are all kept.
+bool combined_holds(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
+                    const std::vector<VerificationEquation>& eqs, std::span<const size_t> chosen) {
+  SystemRandom rng;
+  size_t max_n = 0, max_m = 0, dynamic = 0;
+  for (size_t k : chosen) {
+    max_n = std::max(max_n, eqs[k].n);
+    max_m = std::max(max_m, eqs[k].m);
+    dynamic += eqs[k].points.size();
+  }
+  Scalar B, B_blinding;
+  std::vector<Scalar> G(max_m * max_n), H(max_m * max_n);  // party j's generator i at j·max_n + i
+  std::vector<Scalar> scalars;
+  std::vector<RistrettoPoint> points;
+  scalars.reserve(dynamic);
+  points.reserve(dynamic);
+  for (size_t k : chosen) {
+    const auto& eq = eqs[k];
+    const Scalar weight = Scalar::random(rng);
+    B += weight * eq.B;
+    B_blinding += weight * eq.B_blinding;
+    for (size_t j = 0; j < eq.m; ++j)
+      for (size_t i = 0; i < eq.n; ++i) {
+        G[j * max_n + i] += weight * eq.G[j * eq.n + i];
+        H[j * max_n + i] += weight * eq.H[j * eq.n + i];
+      }
+    for (size_t i = 0; i < eq.points.size(); ++i) {
+      scalars.push_back(weight * eq.scalars[i]);
+      points.push_back(eq.points[i]);
+    }
+  }
+  std::vector<Scalar> fixed_scalars{B_blinding, B};
+  std::vector<const VartimeBaseTable*> fixed_tables{&pc_gens.B_blinding_table(), &pc_gens.B_table()};
+  fixed_scalars.reserve(2 + 2 * G.size());
+  fixed_tables.reserve(2 + 2 * G.size());
+  for (size_t j = 0; j < max_m; ++j) {
+    const auto g = bp_gens.G_tables(j, max_n);
+    const auto h = bp_gens.H_tables(j, max_n);
+    for (size_t i = 0; i < max_n; ++i) {
+      fixed_scalars.push_back(G[j * max_n + i]);
+      fixed_tables.push_back(g[i]);
+      fixed_scalars.push_back(H[j * max_n + i]);
+      fixed_tables.push_back(h[i]);
+    }
+  }
+  return multiscalar_mul_vartime(fixed_scalars, fixed_tables, scalars, points).is_identity();
+}
+
+// Appends to `failed` the chosen equations that fail, halving the set until each failing
+// proof stands alone.
+void find_failures(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
+                   const std::vector<VerificationEquation>& eqs, std::span<const size_t> chosen,
+                   std::vector<size_t>& failed) {
+  if (chosen.empty() || combined_holds(bp_gens, pc_gens, eqs, chosen)) return;
+  if (chosen.size() == 1) {
+    failed.push_back(chosen[0]);
+    return;
+  }
+  const size_t half = chosen.size() / 2;
+  find_failures(bp_gens, pc_gens, eqs, chosen.first(half), failed);
+  find_failures(bp_gens, pc_gens, eqs, chosen.subspan(half), failed);
+}
+
+}  // namespace
+
+BatchOutcome verify_batch(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
+                          std::span<const BatchItem> items, unsigned threads) {
+  BatchOutcome out;
+  // Each proof's equation is built once (transcript, decoding); a proof that cannot even
+  // produce one fails on its own.
+  std::vector<VerificationEquation> eqs(items.size());
+  std::vector<size_t> usable;
+  for (size_t k = 0; k < items.size(); ++k) {
+    const auto& item = items[k];
+    auto eq = item.proof && item.transcript
+                  ? detail::verification_equation(*item.proof, bp_gens, *item.transcript, item.commitments, item.n)
+                  : Result<VerificationEquation>(ProofError::FormatError);
+    if (!eq) {
+      out.failed.push_back(k);
+      continue;
+    }
+    eqs[k] = std::move(*eq);
+    usable.push_back(k);
+  }
+
+  threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(usable.size())));
+  std::vector<std::vector<size_t>> failed_by_part(threads);
+  auto verify_part = [&](unsigned t) {
+    const size_t begin = usable.size() * t / threads, end = usable.size() * (t + 1) / threads;
+    find_failures(bp_gens, pc_gens, eqs, std::span<const size_t>(usable).subspan(begin, end - begin), failed_by_part[t]);
+  };
+  std::vector<std::thread> workers;
+  for (unsigned t = 1; t < threads; ++t) workers.emplace_back(verify_part, t);
+  verify_part(0);
+  for (auto& w : workers) w.join();
+  for (const auto& part : failed_by_part) out.failed.insert(out.failed.end(), part.begin(), part.end());
+  std::sort(out.failed.begin(), out.failed.end());
+  return out;
+}
+
+}  // namespace bp

@@ -1,0 +1,27 @@
+// The verification equation of one range proof, before any multiplication: the scalars of
+// the fixed generators (B, B̃, the aggregated G and H) and the proof's own points with their
+// scalars; the proof is valid iff their multiscalar sum is the identity. A single
+// verification evaluates it directly; batch verification adds many, each weighted by a
+// random scalar, and evaluates the sum once.
+#pragma once
+
+#include <vector>
+
+#include "bp/range_proof.hpp"
+
+namespace bp::detail {
+
+struct VerificationEquation {
+  size_t n = 0, m = 0;
+  Scalar B, B_blinding;
+  std::vector<Scalar> G, H;  // n·m each: party j's generator i at j·n + i
+  std::vector<Scalar> scalars;
+  std::vector<RistrettoPoint> points;  // the proof's points and the commitments, decoded
+};
+
+// Runs the transcript and decodes every point; fails with the reference's error kinds.
+Result<VerificationEquation> verification_equation(const RangeProof& proof, const BulletproofGens& bp_gens,
+                                                   Transcript& transcript,
+                                                   std::span<const CompressedRistretto> commitments, size_t n);
+
+}  // namespace bp::detail

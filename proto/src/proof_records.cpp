@@ -1,0 +1,73 @@
+#include "bp/wire/proof_records.hpp"
+
+#include <deque>
+#include <nlohmann/json.hpp>
+
+#include "bp/hex.hpp"
+
+namespace bp::wire {
+
+Result<ProofRecord, std::string> parse_proof_record(std::string_view text) {
+  const auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) return std::string("not a JSON object");
+  ProofRecord record;
+  const auto bits = doc.find("bits");
+  if (bits == doc.end() || !bits->is_number_unsigned() || !is_valid_bitsize(bits->get<size_t>()))
+    return std::string("bits: must be 8, 16, 32 or 64");
+  record.n = bits->get<size_t>();
+  if (const auto label = doc.find("label"); label != doc.end()) {
+    if (!label->is_string()) return std::string("label: not a string");
+    record.label = label->get<std::string>();
+  }
+  const auto commitments = doc.find("commitments");
+  if (commitments == doc.end() || !commitments->is_array() || commitments->empty() || commitments->size() > 64 ||
+      !is_power_of_two(commitments->size()))
+    return std::string("commitments: an array of 1 to 64 (a power of two)");
+  for (const auto& c : *commitments) {
+    const auto bytes = c.is_string() ? from_hex(c.get<std::string>()) : std::nullopt;
+    if (!bytes || bytes->size() != 32) return std::string("commitments: not 32 bytes of hex");
+    CompressedRistretto point;
+    std::copy(bytes->begin(), bytes->end(), point.bytes.begin());
+    record.commitments.push_back(point);
+  }
+  const auto proof = doc.find("proof");
+  const auto bytes = proof != doc.end() && proof->is_string() ? from_hex(proof->get<std::string>()) : std::nullopt;
+  if (!bytes) return std::string("proof: not hex");
+  if (bytes->size() != RangeProof::serialized_size(record.n, record.commitments.size()))
+    return std::string("proof: the wrong length for bits and the number of commitments");
+  auto parsed = RangeProof::from_bytes(*bytes);
+  if (!parsed) return std::string("proof: ") + std::string(describe(parsed.error()));
+  record.proof = std::move(*parsed);
+  return record;
+}
+
+Result<std::vector<ProofRecord>, std::string> parse_proof_records(std::string_view text, size_t max_records) {
+  std::vector<ProofRecord> records;
+  size_t line_number = 0;
+  while (!text.empty()) {
+    const size_t end = std::min(text.find('\n'), text.size());
+    const std::string_view line = text.substr(0, end);
+    text.remove_prefix(std::min(end + 1, text.size()));
+    ++line_number;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    if (records.size() == max_records) return "more than " + std::to_string(max_records) + " proofs";
+    auto record = parse_proof_record(line);
+    if (!record) return "line " + std::to_string(line_number) + ": " + record.error();
+    records.push_back(std::move(*record));
+  }
+  return records;
+}
+
+BatchOutcome verify_records(const std::vector<ProofRecord>& records, const BulletproofGens& bp_gens,
+                            const PedersenGens& pc_gens, unsigned threads) {
+  std::deque<Transcript> transcripts;
+  std::vector<BatchItem> items;
+  items.reserve(records.size());
+  for (const auto& r : records) {
+    transcripts.emplace_back(r.label);
+    items.push_back({&r.proof, r.commitments, r.n, &transcripts.back()});
+  }
+  return verify_batch(bp_gens, pc_gens, items, threads);
+}
+
+}  // namespace bp::wire
