@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "args.hpp"
+#include "bench_primitives.hpp"
 #include "bp/batch_verification.hpp"
 #include "bp/random.hpp"
 #include "bp/range_proof.hpp"
@@ -193,7 +194,12 @@ int run_bench(int argc, char** argv) {
     }
   }
 
+  const auto primitives = bench_primitives(yardstick, quick);
+
   if (json) {
+    for (const auto& p : primitives)
+      std::printf("{\"op\":\"primitive\",\"name\":\"%s\",%s\"ns\":%.1f,\"yardsticks\":%.5f}\n", p.op.c_str(),
+                  p.size ? ("\"points\":" + std::to_string(p.size) + ",").c_str() : "", p.ns, p.ns / p.yardstick_ns);
     for (const auto& r : rows) {
       std::string extra;
       if (r.op == "aggregate")
@@ -225,6 +231,11 @@ int run_bench(int argc, char** argv) {
     std::printf("| %s | %zu | %zu | %zu | %.1f | %.1f | %s |\n", r.op.c_str(), r.n, r.m,
                 RangeProof::serialized_size(r.n, r.m), r.t.us, r.t.us / r.t.yardstick_us, bytes.c_str());
   }
+  std::printf("\n| primitive (portable radix-2^51 backend) | points | ns | yardsticks | notes |\n"
+              "|---|---:|---:|---:|---|\n");
+  for (const auto& p : primitives)
+    std::printf("| %s | %s | %.1f | %.4f | %s |\n", p.op.c_str(), p.size ? std::to_string(p.size).c_str() : "", p.ns,
+                p.ns / p.yardstick_ns, p.note.c_str());
   return 0;
 }
 

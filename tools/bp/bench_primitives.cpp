@@ -1,0 +1,121 @@
+#include "bench_primitives.hpp"
+
+#include <sodium.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+
+#include "bp/detail/edwards.hpp"
+#include "bp/detail/field.hpp"
+#include "bp/generators.hpp"
+#include "bp/keccak.hpp"
+#include "bp/msm.hpp"
+#include "bp/random.hpp"
+#include "bp/transcript.hpp"
+
+namespace bp::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_of(const std::function<void()>& fn) {
+  const auto t0 = Clock::now();
+  fn();
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Median over samples of `fn` run `iterations` times, in ns per iteration, each sample
+// followed by a yardstick sample.
+PrimitiveRow time_op(std::string op, size_t iterations, const std::function<void()>& fn,
+                     const std::function<void()>& yardstick, int samples) {
+  std::vector<double> ns, sticks;
+  for (int s = 0; s < samples; ++s) {
+    ns.push_back(seconds_of([&] {
+                   for (size_t i = 0; i < iterations; ++i) fn();
+                 }) *
+                 1e9 / static_cast<double>(iterations));
+    sticks.push_back(seconds_of(yardstick) * 1e9);
+  }
+  std::sort(ns.begin(), ns.end());
+  std::sort(sticks.begin(), sticks.end());
+  return {std::move(op), 0, ns[ns.size() / 2], sticks[sticks.size() / 2], {}};
+}
+
+// Keeps a value alive so the compiler cannot drop the work that made it.
+template <class T>
+void keep(const T& value) {
+  asm volatile("" : : "r,m"(value) : "memory");
+}
+
+}  // namespace
+
+std::vector<PrimitiveRow> bench_primitives(const std::function<void()>& yardstick, bool quick) {
+  using namespace detail;
+  const int samples = quick ? 5 : 21;
+  const size_t reps = quick ? 2000 : 20000;
+  SystemRandom rng;
+  std::vector<PrimitiveRow> rows;
+
+  Fe a = RistrettoPoint::basepoint().edwards().X, b = RistrettoPoint::basepoint().edwards().Y;
+  rows.push_back(time_op("field multiplication", reps, [&] { a = fe_mul(a, b); keep(a); }, yardstick, samples));
+  rows.push_back(time_op("field squaring", reps, [&] { a = fe_sq(a); keep(a); }, yardstick, samples));
+
+  EdwardsPoint p = RistrettoPoint::basepoint().edwards();
+  const CachedPoint q = to_cached(dbl(p));
+  rows.push_back(time_op("point addition (extended + cached)", reps, [&] { p = to_extended(add(p, q)); keep(p); },
+                         yardstick, samples));
+  rows.push_back(time_op("point doubling", reps, [&] { p = dbl(p); keep(p); }, yardstick, samples));
+
+  const RistrettoPoint r = RistrettoPoint::basepoint() + RistrettoPoint(p);
+  CompressedRistretto c = r.compress();
+  rows.push_back(time_op("ristretto encode", reps / 10, [&] { c = r.compress(); keep(c); }, yardstick, samples));
+  rows.push_back(time_op("ristretto decode", reps / 10, [&] { const auto d = RistrettoPoint::decompress(c); keep(d); }, yardstick, samples));
+
+  uint64_t state[25] = {1};
+  rows.push_back(time_op("Keccak-f[1600]", reps, [&] { keccak_f1600(state); keep(state[0]); }, yardstick, samples));
+  Transcript transcript("bench");
+  uint8_t challenge[64];
+  rows.push_back(time_op("transcript challenge (64 bytes)", reps / 10,
+                         [&] { transcript.challenge_bytes("c", challenge); keep(challenge[0]); }, yardstick, samples));
+
+  std::vector<size_t> sizes = {64, 256, 1024};
+  if (!quick) sizes.push_back(4096);
+  for (size_t size : sizes) {
+    std::vector<Scalar> scalars(size);
+    std::vector<RistrettoPoint> points(size);
+    for (size_t i = 0; i < size; ++i) {
+      scalars[i] = Scalar::random(rng);
+      points[i] = RistrettoPoint::basepoint() * Scalar::random(rng);
+    }
+    auto vartime = time_op("multiscalar, variable time, per point", 1,
+                           [&] { const auto m = multiscalar_mul_vartime(scalars, points); keep(m); }, yardstick, samples);
+    vartime.ns /= static_cast<double>(size);
+    vartime.size = size;
+    rows.push_back(vartime);
+    if (size <= 1024) {
+      auto ct = time_op("multiscalar, constant time, per point", 1, [&] { const auto m = multiscalar_mul(scalars, points); keep(m); },
+                        yardstick, samples);
+      ct.ns /= static_cast<double>(size);
+      ct.size = size;
+      rows.push_back(ct);
+    }
+  }
+
+  // The generator tables: built once per BulletproofGens, on first use.
+  const size_t parties = quick ? 16 : 64;
+  double build_s = 0;
+  size_t table_bytes = 0;
+  {
+    const BulletproofGens gens(64, parties);
+    build_s = seconds_of([&] { const auto t = gens.G_tables(0, 1); keep(t); });
+    table_bytes = gens.table_bytes();
+  }
+  PrimitiveRow tables{"generator tables, build", 0, build_s * 1e9, rows.front().yardstick_ns, {}};
+  tables.note = "BulletproofGens(64, " + std::to_string(parties) + "): " + std::to_string(table_bytes >> 20) +
+                " MiB of tables";
+  rows.push_back(tables);
+  return rows;
+}
+
+}  // namespace bp::cli
