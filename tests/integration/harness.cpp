@@ -216,17 +216,24 @@ std::string create_session(const DealerProcess& dealer, size_t bits, size_t part
 Outcomes run_parties(const DealerProcess& dealer, const std::string& session, const std::vector<uint64_t>& values,
                      std::chrono::milliseconds timeout,
                      const std::vector<std::shared_ptr<const wire::Identity>>& identities) {
+  std::vector<client::Options> options(std::max<size_t>(1, values.size()));
+  for (size_t i = 0; i < options.size(); ++i) {
+    options[i].timeout = timeout;
+    if (i < identities.size()) options[i].identity = identities[i];
+  }
+  return run_parties_at(dealer.endpoint(), session, values, options);
+}
+
+Outcomes run_parties_at(const client::Endpoint& endpoint, const std::string& session,
+                        const std::vector<uint64_t>& values, const std::vector<client::Options>& options) {
   boost::asio::io_context ioc;
   Outcomes out;
   out.results.resize(values.size(), client::ClientError{client::ClientErrorKind::Transport, "not run", {}});
   SystemRandom rng;
-  for (size_t i = 0; i < values.size(); ++i) {
-    client::Options options;
-    options.timeout = timeout;
-    if (i < identities.size()) options.identity = identities[i];
-    client::async_join_and_prove(ioc, dealer.endpoint(), session, values[i], Scalar::random(rng), options,
+  for (size_t i = 0; i < values.size(); ++i)
+    client::async_join_and_prove(ioc, endpoint, session, values[i], Scalar::random(rng),
+                                 options[std::min(i, options.size() - 1)],
                                  [&out, i](auto r) { out.results[i] = std::move(r); });
-  }
   ioc.run();
   return out;
 }
@@ -276,6 +283,19 @@ ManualParty commit_manually(Seated& seated, uint64_t value) {
   seated.raw().send(r1->second);
   m.awaiting_bits.emplace(std::move(r1->first));
   return m;
+}
+
+std::pair<mpc::PartyAwaitingResult, ProofShare> answer_challenges(Seated& seated, ManualParty& manual) {
+  auto bit_challenge = seated.raw().receive();
+  REQUIRE(bit_challenge.has_value());
+  auto r2 = std::move(*manual.awaiting_bits).apply_challenge(std::get<mpc::BitChallengeMsg>(*bit_challenge));
+  REQUIRE(r2.ok());
+  seated.raw().send(r2->second);
+  auto poly_challenge = seated.raw().receive();
+  REQUIRE(poly_challenge.has_value());
+  auto r3 = std::move(r2->first).apply_challenge(std::get<mpc::PolyChallengeMsg>(*poly_challenge));
+  REQUIRE(r3.ok());
+  return {std::move(r3->first), std::move(r3->second)};
 }
 
 void wait_for_seated(const DealerProcess& dealer, int count) {

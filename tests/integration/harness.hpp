@@ -87,6 +87,9 @@ struct Outcomes {
 Outcomes run_parties(const DealerProcess& dealer, const std::string& session, const std::vector<uint64_t>& values,
                      std::chrono::milliseconds timeout = std::chrono::seconds(60),
                      const std::vector<std::shared_ptr<const wire::Identity>>& identities = {});
+// The same at any endpoint, party i with options[i] (the last one for the rest).
+Outcomes run_parties_at(const client::Endpoint& endpoint, const std::string& session,
+                        const std::vector<uint64_t>& values, const std::vector<client::Options>& options);
 void check_all_succeeded(const Outcomes& o, size_t m);
 // Waits for the honest parties' outcomes and checks they all got an abort blaming `blamed`.
 void check_aborted_with_blame(std::thread& honest, const Outcomes& o, std::vector<size_t> blamed);
@@ -106,6 +109,9 @@ struct ManualParty {
   std::optional<mpc::PartyAwaitingBitChallenge> awaiting_bits;
 };
 ManualParty commit_manually(Seated& seated, uint64_t value);
+// Then the two challenge rounds: answers the bit challenge, and returns the state awaiting
+// the result with the proof share, not yet sent (a test may send it, or a corrupted one).
+std::pair<mpc::PartyAwaitingResult, ProofShare> answer_challenges(Seated& seated, ManualParty& manual);
 
 // Waits until `count` parties sit in sessions on this dealer (its /metrics gauge), so a test
 // knows which position the next joiner gets without guessing at timing.

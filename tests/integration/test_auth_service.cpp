@@ -136,18 +136,12 @@ TEST_CASE("over wss:// the signatures carry the TLS channel binding, and both en
   as_operator.identity = dealer.op;
   auto created = client::create_session(endpoint, request, as_operator);
   REQUIRE_MESSAGE(created.ok(), client::describe(created.error()));
-  boost::asio::io_context ioc;
-  std::vector<client::ClientResult<client::PartyOutcome>> results;
+  std::vector<client::Options> options(2);
   for (size_t i = 0; i < 2; ++i) {
-    client::Options options;
-    options.ca_file = pki.ca_cert;
-    options.identity = parties[i];
-    client::async_join_and_prove(ioc, endpoint, created->session_id, 100 + i, Scalar::from_u64(7 + i), options,
-                                 [&results](auto r) { results.push_back(std::move(r)); });
+    options[i].ca_file = pki.ca_cert;
+    options[i].identity = parties[i];
   }
-  ioc.run();
-  REQUIRE(results.size() == 2);
-  for (const auto& r : results) CHECK_MESSAGE(r.ok(), client::describe(r.error()));
+  check_all_succeeded(run_parties_at(endpoint, created->session_id, {100, 101}, options), 2);
 }
 
 TEST_CASE("creating a session needs a configured operator's signature for this connection") {
@@ -244,16 +238,7 @@ TEST_CASE("unknown keys, replayed joins, seat theft and joins from another sessi
   ManualParty manual = commit_manually(resumed, 77);
   Outcomes bob_outcome;
   std::thread bob_thread([&] { bob_outcome = run_parties(*dealer.process, session, {78}, 60s, {bob}); });
-  auto bits = resumed.raw().receive();
-  REQUIRE(bits.has_value());
-  auto r2 = std::move(*manual.awaiting_bits).apply_challenge(std::get<mpc::BitChallengeMsg>(*bits));
-  REQUIRE(r2.ok());
-  resumed.raw().send(r2->second);
-  auto poly = resumed.raw().receive();
-  REQUIRE(poly.has_value());
-  auto r3 = std::move(r2->first).apply_challenge(std::get<mpc::PolyChallengeMsg>(*poly));
-  REQUIRE(r3.ok());
-  resumed.raw().send(r3->second);
+  resumed.raw().send(answer_challenges(resumed, manual).second);
   auto result = resumed.raw().receive();
   bob_thread.join();
   REQUIRE(result.has_value());

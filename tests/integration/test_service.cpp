@@ -123,16 +123,7 @@ TEST_CASE("a share with a flipped byte is caught by the dealer's audit and blame
   Seated bad = join_raw(dealer, session);
   // Run the real protocol, then corrupt one byte of t_x in the share.
   ManualParty manual = commit_manually(bad, 9);
-  auto bit_challenge = bad.raw().receive();
-  REQUIRE(bit_challenge.has_value());
-  auto r2 = std::move(*manual.awaiting_bits).apply_challenge(std::get<mpc::BitChallengeMsg>(*bit_challenge));
-  REQUIRE(r2.ok());
-  bad.raw().send(r2->second);
-  auto poly_challenge = bad.raw().receive();
-  REQUIRE(poly_challenge.has_value());
-  auto r3 = std::move(r2->first).apply_challenge(std::get<mpc::PolyChallengeMsg>(*poly_challenge));
-  REQUIRE(r3.ok());
-  ProofShare share = r3->second;
+  ProofShare share = answer_challenges(bad, manual).second;
   auto bytes = share.t_x.to_bytes();
   bytes[0] ^= 0x01;
   share.t_x = *Scalar::from_canonical_bytes(bytes);
@@ -337,15 +328,7 @@ TEST_CASE("the session is named in the URL path, so a load balancer can route cr
   REQUIRE(std::holds_alternative<wire::AbortMsg>(*refused));
   CHECK(std::get<wire::AbortMsg>(*refused).reason.find("the URL names session") != std::string::npos);
   // The parties join through the same prefixed URL.
-  boost::asio::io_context ioc;
-  std::vector<client::ClientResult<client::PartyOutcome>> results;
-  SystemRandom rng;
-  for (uint64_t v : {7u, 8u})
-    client::async_join_and_prove(ioc, endpoint, id, v, Scalar::random(rng), {},
-                                 [&results](auto r) { results.push_back(std::move(r)); });
-  ioc.run();
-  REQUIRE(results.size() == 2);
-  for (const auto& r : results) CHECK_MESSAGE(r.ok(), client::describe(r.error()));
+  check_all_succeeded(run_parties_at(endpoint, id, {7, 8}, {client::Options{}}), 2);
 }
 
 TEST_CASE("POST /v1/verify batch-verifies proofs sent as JSON lines") {
