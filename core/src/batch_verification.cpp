@@ -82,34 +82,33 @@ void find_failures(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
 
 BatchOutcome verify_batch(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
                           std::span<const BatchItem> items, unsigned threads) {
-  BatchOutcome out;
-  // Each proof's equation is built once (transcript, decoding); a proof that cannot even
-  // produce one fails on its own.
+  threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(items.size())));
   std::vector<VerificationEquation> eqs(items.size());
-  std::vector<size_t> usable;
-  for (size_t k = 0; k < items.size(); ++k) {
-    const auto& item = items[k];
-    auto eq = item.proof && item.transcript
-                  ? detail::verification_equation(*item.proof, bp_gens, *item.transcript, item.commitments, item.n)
-                  : Result<VerificationEquation>(ProofError::FormatError);
-    if (!eq) {
-      out.failed.push_back(k);
-      continue;
-    }
-    eqs[k] = std::move(*eq);
-    usable.push_back(k);
-  }
-
-  threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(usable.size())));
   std::vector<std::vector<size_t>> failed_by_part(threads);
+  // Each part builds its proofs' equations (transcript, decoding: half the work) and then
+  // checks them; a proof that cannot even produce an equation fails on its own.
   auto verify_part = [&](unsigned t) {
-    const size_t begin = usable.size() * t / threads, end = usable.size() * (t + 1) / threads;
-    find_failures(bp_gens, pc_gens, eqs, std::span<const size_t>(usable).subspan(begin, end - begin), failed_by_part[t]);
+    const size_t begin = items.size() * t / threads, end = items.size() * (t + 1) / threads;
+    std::vector<size_t> usable;
+    for (size_t k = begin; k < end; ++k) {
+      const auto& item = items[k];
+      auto eq = item.proof && item.transcript
+                    ? detail::verification_equation(*item.proof, bp_gens, *item.transcript, item.commitments, item.n)
+                    : Result<VerificationEquation>(ProofError::FormatError);
+      if (!eq) {
+        failed_by_part[t].push_back(k);
+        continue;
+      }
+      eqs[k] = std::move(*eq);
+      usable.push_back(k);
+    }
+    find_failures(bp_gens, pc_gens, eqs, usable, failed_by_part[t]);
   };
   std::vector<std::thread> workers;
   for (unsigned t = 1; t < threads; ++t) workers.emplace_back(verify_part, t);
   verify_part(0);
   for (auto& w : workers) w.join();
+  BatchOutcome out;
   for (const auto& part : failed_by_part) out.failed.insert(out.failed.end(), part.begin(), part.end());
   std::sort(out.failed.begin(), out.failed.end());
   return out;
