@@ -101,7 +101,7 @@ TEST_CASE("bp bench --json prints one parseable row per line") {
   const Run r = run("bench --json --quick");
   REQUIRE(r.exit_code == 0);
   size_t rows = 0, start = 0;
-  bool saw_yardstick = false, saw_prove = false, saw_batch = false;
+  bool saw_yardstick = false, saw_prove = false, saw_batch = false, saw_primitive = false;
   while (start < r.out.size()) {
     const size_t end = r.out.find('\n', start);
     const auto row = nlohmann::json::parse(r.out.substr(start, end - start));
@@ -109,12 +109,14 @@ TEST_CASE("bp bench --json prints one parseable row per line") {
     saw_yardstick |= row["op"] == "yardstick";
     saw_prove |= row["op"] == "prove" && row["n"] == 64 && row["m"] == 1;
     saw_batch |= row["op"] == "verify_batch" && row["n"] == 64 && row["m"] == 1 && row["batch"] == 64;
+    saw_primitive |= row["op"] == "primitive" && row["name"] == "field multiplication";
     ++rows;
     start = end + 1;
   }
   CHECK(saw_yardstick);
   CHECK(saw_prove);
   CHECK(saw_batch);
+  CHECK(saw_primitive);
   CHECK(rows >= 10);
 }
 

@@ -198,8 +198,9 @@ int run_bench(int argc, char** argv) {
 
   if (json) {
     for (const auto& p : primitives)
-      std::printf("{\"op\":\"primitive\",\"name\":\"%s\",%s\"ns\":%.1f,\"yardsticks\":%.5f}\n", p.op.c_str(),
-                  p.size ? ("\"points\":" + std::to_string(p.size) + ",").c_str() : "", p.ns, p.ns / p.yardstick_ns);
+      std::printf("{\"op\":\"primitive\",\"name\":\"%s\",%s\"median_us\":%.4f,\"ns\":%.1f,\"yardsticks\":%.5f}\n",
+                  p.op.c_str(), p.size ? ("\"points\":" + std::to_string(p.size) + ",").c_str() : "", p.ns / 1000, p.ns,
+                  p.ns / p.yardstick_ns);
     for (const auto& r : rows) {
       std::string extra;
       if (r.op == "aggregate")
