@@ -85,6 +85,8 @@ void HttpConnection<Stream>::on_request(beast::error_code ec) {
     return;
   }
   auto response = std::make_shared<http::response<http::string_body>>(respond());
+  // The answer gets its own deadline: a batch verification may have used up the request's.
+  beast::get_lowest_layer(stream_).expires_after(std::chrono::milliseconds(env_.config->handshake_timeout_ms));
   http::async_write(stream_, *response, [self = shared_from_this(), response](beast::error_code ec, size_t) {
     if (ec || !response->keep_alive()) return self->close();
     self->read_request();
