@@ -67,7 +67,10 @@ bp-compose-init.sh
 # Started directly, not through run_on, so $! is the dealer itself (SIGTERM reaches it).
 dealer_prefix=()
 [ $mode = netns ] && dealer_prefix=(ip netns exec "$tag-dealer")
-"${dealer_prefix[@]}" bp-dealer --listen "$dealer_host:$([ $mode = netns ] && echo 8700 || echo 0)" --threads 2 \
+# In its namespace the dealer listens on every address, as in its container.
+listen=127.0.0.1:0
+[ $mode = netns ] && listen=0.0.0.0:8700
+"${dealer_prefix[@]}" bp-dealer --listen "$listen" --threads 2 \
   --operator-key "$BP_KEYS_DIR/operator.key.pub" --dealer-key "$BP_KEYS_DIR/dealer.key" \
   --db "$work/outcomes.db" >"$work/dealer.out" 2>"$work/dealer.log" &
 dealer_pid=$!
@@ -77,6 +80,10 @@ port=$(sed -E 's/.*:([0-9]+)$/\1/' "$work/dealer.out")
 export BP_DEALER_URL="ws://$dealer_host:$port" BP_SESSION_ID BP_TLS=0
 BP_SESSION_ID=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 echo "== dealer at $BP_DEALER_URL ($mode)"
+# The container image's health check, run where the dealer runs (it asks 127.0.0.1).
+BP_DEALER_LISTEN="0.0.0.0:$port" run_on dealer "$root/deploy/healthcheck.sh" ||
+  { echo "error: deploy/healthcheck.sh does not see the dealer" >&2; exit 1; }
+echo "== deploy/healthcheck.sh (the image's HEALTHCHECK) passes in the dealer's namespace"
 
 run_on party0 bp-compose-operator.sh >/dev/null
 echo "== session $BP_SESSION_ID opened by the operator (from party0's namespace) for four keys"
