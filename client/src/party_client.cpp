@@ -294,10 +294,6 @@ class Conversation : public ConversationBase, public std::enable_shared_from_thi
   bool finished_ = false;
 };
 
-// Set once the conversation exists, read when the result arrives (same strand).
-struct ConversationRef {
-  std::weak_ptr<ConversationBase> conversation;
-};
 
 // A TLS context that verifies against the options' CA file (or the system's).
 ClientResult<std::shared_ptr<asio::ssl::context>> tls_context(const Options& options) {
@@ -332,17 +328,6 @@ std::shared_ptr<ConversationBase> converse(asio::io_context& ioc, const Endpoint
   return c;
 }
 
-// The party's protocol state between frames.
-struct PartyProgress {
-  uint64_t value;
-  Scalar blinding;
-  size_t position = 0;
-  std::variant<std::monostate, mpc::PartyAwaitingBitChallenge, mpc::PartyAwaitingPolyChallenge,
-               mpc::PartyAwaitingResult>
-      state;
-  ~PartyProgress() { blinding.wipe(); }
-};
-
 ClientError protocol_error(const std::string& what) { return {ClientErrorKind::Protocol, what, {}}; }
 
 ClientError from_mpc(const mpc::MpcError& e) {
@@ -351,80 +336,163 @@ ClientError from_mpc(const mpc::MpcError& e) {
   return {kind, mpc::describe(e), e.blamed};
 }
 
-}  // namespace
+// One party's run: the protocol state between frames, and the connections it takes. When a
+// connection drops after the party has its seat, it joins again with the seat's resume
+// token (and its key), resends the last message it sent, and answers a repeated challenge
+// with the reply it gave before (mpc's replay), so the session goes on.
+class PartyRun : public std::enable_shared_from_this<PartyRun> {
+ public:
+  PartyRun(asio::io_context& ioc, Endpoint dealer, std::string session_id, uint64_t value, const Scalar& blinding,
+           Options options, std::function<void(ClientResult<PartyOutcome>)> handler)
+      : ioc_(ioc),
+        dealer_(std::move(dealer)),
+        session_id_(std::move(session_id)),
+        value_(value),
+        blinding_(blinding),
+        options_(std::move(options)),
+        handler_(std::move(handler)),
+        retry_timer_(ioc) {}
+  ~PartyRun() { blinding_.wipe(); }
 
-void async_join_and_prove(asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id,
-                          uint64_t value, const Scalar& blinding, const Options& options,
-                          std::function<void(ClientResult<PartyOutcome>)> handler) {
-  auto progress = std::make_shared<PartyProgress>();
-  auto ref = std::make_shared<ConversationRef>();
-  progress->value = value;
-  progress->blinding = blinding;
-  auto done = std::make_shared<std::function<void(ClientResult<PartyOutcome>)>>(std::move(handler));
+  void connect() {
+    auto self = shared_from_this();
+    conversation_ = converse(
+        ioc_, dealer_, session_id_, options_, [self](const wire::ChannelContext& c) { return self->opening(c); },
+        [self](wire::Message m, const wire::ChannelContext& c) { return self->on_message(std::move(m), c); },
+        [self](ClientError e) { self->on_fail(std::move(e)); });
+  }
 
-  auto on_message = [progress, done, ref, session_id](wire::Message message,
-                                                     const wire::ChannelContext& channel) -> ClientResult<Step> {
-    PartyProgress& p = *progress;
+ private:
+  using State = std::variant<std::monostate, mpc::PartyAwaitingBitChallenge, mpc::PartyAwaitingPolyChallenge,
+                             mpc::PartyAwaitingResult>;
+
+  wire::Message opening(const wire::ChannelContext& channel) const {
+    wire::JoinSessionMsg join{session_id_, resume_token_, std::nullopt};
+    if (options_.identity) {
+      const auto& key = options_.identity->public_key();
+      join.party_auth = wire::KeySignature{key, options_.identity->sign(wire::join_statement(channel, join, key))};
+    }
+    return wire::Message{std::move(join)};
+  }
+
+  Step send(wire::Message m) {
+    last_sent_ = m;
+    return Step{{std::move(m)}, false};
+  }
+
+  ClientResult<Step> on_message(wire::Message message, const wire::ChannelContext& channel) {
     if (auto* joined = std::get_if<wire::JoinedMsg>(&message)) {
-      if (!std::holds_alternative<std::monostate>(p.state)) return protocol_error("a second Joined");
+      if (!std::holds_alternative<std::monostate>(state_)) {
+        // Our seat back after a reconnection: the same position, and our last message again.
+        if (joined->position != position_) return protocol_error("resumed at another position");
+        return last_sent_ ? send(*last_sent_) : Step{};
+      }
       const mpc::SessionParams params{joined->n, joined->parties, joined->transcript_label};
       auto party = mpc::PartyAwaitingPosition::create(generators(params.n, params.padded_m()), pedersen(), params,
-                                                      p.value, p.blinding);
+                                                      value_, blinding_);
       if (!party) return from_mpc(party.error());
       auto next = std::move(*party).assign_position(joined->position);
       if (!next) return from_mpc(next.error());
-      p.position = joined->position;
-      p.state = std::move(next->first);
-      return Step{{next->second}, false};
+      position_ = joined->position;
+      resume_token_ = joined->resume_token;
+      state_ = std::move(next->first);
+      return send(next->second);
     }
     if (auto* challenge = std::get_if<mpc::BitChallengeMsg>(&message)) {
-      auto* s = std::get_if<mpc::PartyAwaitingBitChallenge>(&p.state);
+      if (auto* answered = std::get_if<mpc::PartyAwaitingPolyChallenge>(&state_)) {
+        auto again = answered->replay(*challenge);  // resent to us after a reconnection
+        if (!again) return from_mpc(again.error());
+        return send(*again);
+      }
+      auto* s = std::get_if<mpc::PartyAwaitingBitChallenge>(&state_);
       if (!s) return protocol_error("a bit challenge out of order");
       auto next = std::move(*s).apply_challenge(*challenge);
       if (!next) return from_mpc(next.error());
-      p.state = std::move(next->first);
-      return Step{{next->second}, false};
+      state_ = std::move(next->first);
+      return send(next->second);
     }
     if (auto* challenge = std::get_if<mpc::PolyChallengeMsg>(&message)) {
-      auto* s = std::get_if<mpc::PartyAwaitingPolyChallenge>(&p.state);
+      if (auto* answered = std::get_if<mpc::PartyAwaitingResult>(&state_)) {
+        auto again = answered->replay(*challenge);
+        if (!again) return from_mpc(again.error());
+        return send(std::move(*again));
+      }
+      auto* s = std::get_if<mpc::PartyAwaitingPolyChallenge>(&state_);
       if (!s) return protocol_error("a poly challenge out of order");
       auto next = std::move(*s).apply_challenge(*challenge);
       if (!next) return from_mpc(next.error());
-      p.state = std::move(next->first);
-      return Step{{std::move(next->second)}, false};
+      state_ = std::move(next->first);
+      return send(std::move(next->second));
     }
     if (auto* signed_result = std::get_if<wire::ResultMsg>(&message)) {
-      auto* s = std::get_if<mpc::PartyAwaitingResult>(&p.state);
+      auto* s = std::get_if<mpc::PartyAwaitingResult>(&state_);
       if (!s) return protocol_error("a result out of order");
       auto checked = s->check_result(signed_result->result);
       if (!checked) return from_mpc(checked.error());
       // The signature is what a backend will show later: it must be this dealer's, over
       // this session's result.
       const auto& a = signed_result->attestation;
-      if (!a || a->dealer_key != channel.dealer_key || a->session_id != session_id ||
+      if (!a || a->dealer_key != channel.dealer_key || a->session_id != session_id_ ||
           !wire::attestation_valid(*signed_result))
         return ClientError{ClientErrorKind::MaliciousDealer, "the result's dealer signature is missing or wrong", {}};
-      PartyOutcome outcome{p.position, std::move(signed_result->result), *a, 0, 0};
-      if (auto c = ref->conversation.lock()) {
-        outcome.bytes_sent = c->bytes_sent();
-        outcome.bytes_received = c->bytes_received();
+      PartyOutcome outcome{position_, std::move(signed_result->result), *a, bytes_sent_, bytes_received_};
+      if (auto c = conversation_.lock()) {
+        outcome.bytes_sent += c->bytes_sent();
+        outcome.bytes_received += c->bytes_received();
       }
-      (*done)(std::move(outcome));
+      finish(std::move(outcome));
       return Step{{}, true};
     }
     return protocol_error("an unexpected message from the dealer");
-  };
-  auto on_fail = [done](ClientError e) { (*done)(std::move(e)); };
-  auto opening = [session_id, identity = options.identity](const wire::ChannelContext& channel) {
-    wire::JoinSessionMsg join{session_id, {}, std::nullopt};
-    if (identity) {
-      const auto& key = identity->public_key();
-      join.party_auth = wire::KeySignature{key, identity->sign(wire::join_statement(channel, join, key))};
+  }
+
+  void on_fail(ClientError e) {
+    const bool seated = !resume_token_.empty();
+    if (e.kind == ClientErrorKind::Transport && seated && reconnects_ < options_.reconnect_attempts) {
+      ++reconnects_;
+      if (auto c = conversation_.lock()) {
+        bytes_sent_ += c->bytes_sent();
+        bytes_received_ += c->bytes_received();
+      }
+      retry_timer_.expires_after(options_.reconnect_delay);
+      retry_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+        if (!ec) self->connect();
+      });
+      return;
     }
-    return wire::Message{std::move(join)};
-  };
-  ref->conversation =
-      converse(ioc, dealer, session_id, options, std::move(opening), std::move(on_message), std::move(on_fail));
+    finish(std::move(e));
+  }
+
+  void finish(ClientResult<PartyOutcome> outcome) {
+    if (finished_) return;
+    finished_ = true;
+    handler_(std::move(outcome));
+  }
+
+  asio::io_context& ioc_;
+  Endpoint dealer_;
+  std::string session_id_;
+  uint64_t value_;
+  Scalar blinding_;
+  Options options_;
+  std::function<void(ClientResult<PartyOutcome>)> handler_;
+  asio::steady_timer retry_timer_;
+  std::weak_ptr<ConversationBase> conversation_;
+  State state_;
+  size_t position_ = 0;
+  std::vector<uint8_t> resume_token_;
+  std::optional<wire::Message> last_sent_;
+  unsigned reconnects_ = 0;
+  size_t bytes_sent_ = 0, bytes_received_ = 0;  // of the connections before the current one
+  bool finished_ = false;
+};
+
+}  // namespace
+
+void async_join_and_prove(asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id,
+                          uint64_t value, const Scalar& blinding, const Options& options,
+                          std::function<void(ClientResult<PartyOutcome>)> handler) {
+  std::make_shared<PartyRun>(ioc, dealer, session_id, value, blinding, options, std::move(handler))->connect();
 }
 
 void async_create_session(asio::io_context& ioc, const Endpoint& dealer, const SessionRequest& request,

@@ -63,6 +63,7 @@ void AggregationSession::start() {
                  self->params_.parties, self->round_timeout_.count());
     self->round_started_ = std::chrono::steady_clock::now();
     self->inbox_.assign(self->params_.parties, std::nullopt);
+    self->last_accepted_.assign(self->params_.parties, {});
     self->seats_.resize(self->params_.parties);
     self->arm_deadline();
   });
@@ -218,18 +219,18 @@ void AggregationSession::on_deadline() {
 
 void AggregationSession::on_deliver(size_t position, const std::shared_ptr<PartyLink>& link, wire::Message message) {
   if (phase_ == Phase::Done || !from_seat(position, link)) return;
+  // A party that resumed its seat may repeat the last message it sent, even after its round
+  // has closed (it cannot know whether the message arrived); the same bytes are harmless.
+  auto bytes = wire::encode(message);
+  if (bytes == last_accepted_[position]) return;
   const bool committing = phase_ == Phase::Joining || phase_ == Phase::BitCommitments;
   const bool expected = (committing && std::holds_alternative<BitCommitment>(message)) ||
                         (phase_ == Phase::PolyCommitments && std::holds_alternative<PolyCommitment>(message)) ||
                         (phase_ == Phase::ProofShares && std::holds_alternative<ProofShare>(message));
   if (!expected) return abort(std::string("out-of-order message during ") + phase_name(phase_), {position});
-  if (inbox_[position]) {
-    // A resumed party may repeat its message; the same bytes are harmless, others are not.
-    if (wire::encode(*inbox_[position]) != wire::encode(message))
-      abort("a second, different message in one round", {position});
-    return;
-  }
+  if (inbox_[position]) return abort("a second, different message in one round", {position});
   inbox_[position] = std::move(message);
+  last_accepted_[position] = std::move(bytes);
   if (phase_ == Phase::Joining) return;  // the round starts when every seat is taken
   for (const auto& m : inbox_)
     if (!m) return;

@@ -114,6 +114,7 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   std::vector<Seat> seats_;  // one per position
   DealerState dealer_;
   std::vector<std::optional<wire::Message>> inbox_;  // this round's message per position
+  std::vector<std::vector<uint8_t>> last_accepted_;   // each position's last accepted frame
   std::shared_ptr<const std::vector<uint8_t>> last_broadcast_;  // resent to a resuming party
   std::atomic<bool> finished_flag_{false};
 };

@@ -9,6 +9,8 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <algorithm>
+#include <array>
+#include <boost/asio/write.hpp>
 #include <cstdlib>
 #include <set>
 #include <cstdio>
@@ -205,6 +207,97 @@ std::optional<wire::Message> RawParty::receive(std::chrono::milliseconds timeout
 void RawParty::close() {
   beast::error_code ec;
   beast::get_lowest_layer(ws_).socket().close(ec);
+}
+
+// One relayed connection. Downstream bytes go through a small WebSocket frame reader
+// (server frames are unmasked) so the cut falls exactly at a frame boundary.
+struct CuttingProxy::Pipe : std::enable_shared_from_this<Pipe> {
+  tcp::socket client, server;
+  int cut_at_frame;  // 0: never cut
+  std::array<uint8_t, 8192> up{}, down{};
+  std::string http_tail;      // the end of the upgrade response seen so far
+  bool in_frames = false;
+  int frame = 0;              // frames begun
+  std::vector<uint8_t> head;  // the current frame's header bytes while incomplete
+  uint64_t payload_left = 0;
+
+  Pipe(tcp::socket c, tcp::socket s, int cut) : client(std::move(c)), server(std::move(s)), cut_at_frame(cut) {}
+
+  void close() {
+    beast::error_code ec;
+    client.close(ec);
+    server.close(ec);
+  }
+  void pump_up() {
+    client.async_read_some(boost::asio::buffer(up), [self = shared_from_this()](beast::error_code ec, size_t n) {
+      if (ec) return self->close();
+      boost::asio::async_write(self->server, boost::asio::buffer(self->up, n),
+                               [self](beast::error_code ec2, size_t) { ec2 ? self->close() : self->pump_up(); });
+    });
+  }
+  // How many of these n downstream bytes may pass before the cut (n when no cut is due).
+  size_t passable(const uint8_t* p, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      if (!in_frames) {
+        http_tail.push_back(static_cast<char>(p[i]));
+        if (http_tail.size() >= 4 && http_tail.compare(http_tail.size() - 4, 4, "\r\n\r\n") == 0) in_frames = true;
+        continue;
+      }
+      if (payload_left > 0) {
+        --payload_left;
+        continue;
+      }
+      if (head.empty() && ++frame == cut_at_frame) return i;
+      head.push_back(p[i]);
+      const size_t len7 = head.size() >= 2 ? (head[1] & 0x7f) : 0;
+      const size_t need = head.size() < 2 ? 2 : len7 == 126 ? 4 : len7 == 127 ? 10 : 2;
+      if (head.size() < need) continue;
+      payload_left = len7 < 126 ? len7 : 0;
+      for (size_t k = 2; k < need; ++k) payload_left = (payload_left << 8) | head[k];
+      head.clear();
+    }
+    return n;
+  }
+  void pump_down() {
+    server.async_read_some(boost::asio::buffer(down), [self = shared_from_this()](beast::error_code ec, size_t n) {
+      if (ec) return self->close();
+      const size_t pass = self->cut_at_frame ? self->passable(self->down.data(), n) : n;
+      boost::asio::async_write(self->client, boost::asio::buffer(self->down, pass),
+                               [self, cut = pass < n](beast::error_code ec2, size_t) {
+                                 if (ec2 || cut) return self->close();
+                                 self->pump_down();
+                               });
+    });
+  }
+};
+
+CuttingProxy::CuttingProxy(uint16_t dealer_port, int cut_at_frame)
+    : acceptor_(ioc_, tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0)),
+      dealer_port_(dealer_port),
+      cut_at_frame_(cut_at_frame) {
+  port_ = acceptor_.local_endpoint().port();
+  accept();
+  thread_ = std::thread([this] { ioc_.run(); });
+}
+
+CuttingProxy::~CuttingProxy() {
+  ioc_.stop();
+  thread_.join();
+}
+
+void CuttingProxy::accept() {
+  acceptor_.async_accept([this](beast::error_code ec, tcp::socket client) {
+    if (ec) return;
+    tcp::socket server(ioc_);
+    server.connect(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), dealer_port_), ec);
+    if (!ec) {
+      const int cut = connections_++ == 0 ? cut_at_frame_ : 0;
+      auto pipe = std::make_shared<Pipe>(std::move(client), std::move(server), cut);
+      pipe->pump_up();
+      pipe->pump_down();
+    }
+    accept();
+  });
 }
 
 std::string create_session(const DealerProcess& dealer, size_t bits, size_t parties, uint32_t round_timeout_ms) {

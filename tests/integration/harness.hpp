@@ -5,6 +5,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -73,6 +74,30 @@ class RawParty {
   boost::asio::io_context ioc_;
   boost::beast::websocket::stream<boost::beast::tcp_stream> ws_;
   wire::ChannelContext channel_;
+};
+
+// A TCP relay in front of the dealer that cuts its first connection just as the dealer's
+// `cut_at_frame`-th WebSocket frame (1-based, after the HTTP upgrade) begins; later
+// connections pass untouched. For clients that must survive a dropped connection.
+class CuttingProxy {
+ public:
+  CuttingProxy(uint16_t dealer_port, int cut_at_frame);
+  ~CuttingProxy();
+  CuttingProxy(const CuttingProxy&) = delete;
+  CuttingProxy& operator=(const CuttingProxy&) = delete;
+  client::Endpoint endpoint() const { return {"127.0.0.1", port_, false, ""}; }
+  int connections() const { return connections_; }
+
+ private:
+  struct Pipe;
+  void accept();
+  boost::asio::io_context ioc_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+  uint16_t dealer_port_;
+  int cut_at_frame_;
+  uint16_t port_ = 0;
+  std::atomic<int> connections_{0};
+  std::thread thread_;
 };
 
 // Creates a session through the client library; REQUIREs success.

@@ -350,3 +350,36 @@ TEST_CASE("POST /v1/verify batch-verifies proofs sent as JSON lines") {
   CHECK(status == 400);
   CHECK(body.find("line 1: bits") != std::string::npos);
 }
+
+TEST_CASE("a party whose connection drops mid-session takes its seat back by itself and the session completes") {
+  DealerProcess dealer({"--reconnect-grace-ms", "5000"});
+  const std::string session = create_session(dealer, 8, 2, 20000);
+  // The proxied party loses its connection as the bit challenge (the dealer's third frame,
+  // after Hello and Joined) starts to arrive: it has a seat and has sent its commitment.
+  CuttingProxy proxy(dealer.port(), 3);
+  client::ClientResult<client::PartyOutcome> cut = client::ClientError{client::ClientErrorKind::Transport, "", {}};
+  std::thread through_proxy([&] { cut = client::join_and_prove(proxy.endpoint(), session, 21, Scalar::from_u64(5)); });
+  wait_for_seated(dealer, 1);
+  const auto direct = run_parties(dealer, session, {22});
+  through_proxy.join();
+  REQUIRE_MESSAGE(cut.ok(), client::describe(cut.error()));
+  REQUIRE_MESSAGE(direct.results[0].ok(), client::describe(direct.results[0].error()));
+  CHECK(proxy.connections() == 2);
+  CHECK(cut->result.proof.to_bytes() == direct.results[0]->result.proof.to_bytes());
+  CHECK(dealer.log().find("resumed its seat") != std::string::npos);
+
+  // Without reconnection the same cut is a transport error, and the session is aborted.
+  const std::string second = create_session(dealer, 8, 2, 20000);
+  CuttingProxy strict(dealer.port(), 3);
+  client::Options no_retry;
+  no_retry.reconnect_attempts = 0;
+  client::ClientResult<client::PartyOutcome> lost = client::ClientError{client::ClientErrorKind::Refused, "", {}};
+  std::thread lost_thread([&] { lost = client::join_and_prove(strict.endpoint(), second, 1, Scalar::from_u64(2), no_retry); });
+  wait_for_seated(dealer, 1);
+  const auto other = run_parties(dealer, second, {3});
+  lost_thread.join();
+  REQUIRE_FALSE(lost.ok());
+  CHECK(lost.error().kind == client::ClientErrorKind::Transport);
+  REQUIRE_FALSE(other.results[0].ok());
+  CHECK(other.results[0].error().kind == client::ClientErrorKind::Aborted);
+}

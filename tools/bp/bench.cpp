@@ -171,7 +171,9 @@ int run_bench(int argc, char** argv) {
 
   // Batch verification: 64 single proofs, and 16 proofs of m = 16, on one thread and on all cores.
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  for (const auto& [m, count] : std::vector<std::pair<size_t, size_t>>{{1, 64}, {16, 16}}) {
+  for (const auto& batch_size : std::vector<std::pair<size_t, size_t>>{{1, 64}, {16, 16}}) {
+    // (Not a structured binding: clang 14 cannot capture those in the lambda below.)
+    const size_t m = batch_size.first, count = batch_size.second;
     const ProofSet set = make_proofs(bp_gens, pc_gens, 64, m, count);
     for (unsigned threads : {1u, cores}) {
       if (threads == cores && cores == 1 && rows.back().op == "verify_batch" && rows.back().m == m) break;

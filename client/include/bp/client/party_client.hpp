@@ -70,6 +70,11 @@ struct Options {
   std::shared_ptr<const wire::Identity> identity;
   // When set, a dealer whose Hello names another key is refused before we say anything.
   std::optional<wire::PublicKey> dealer_key;
+  // A connection that drops after we have a seat is replaced: we join again with the seat's
+  // resume token (the dealer holds it for its --reconnect-grace-ms), up to this many times,
+  // waiting reconnect_delay before each. Each connection has its own `timeout`.
+  unsigned reconnect_attempts = 3;
+  std::chrono::milliseconds reconnect_delay{200};
 };
 
 struct PartyOutcome {
