@@ -13,9 +13,6 @@
 #include <memory>
 #include <mutex>
 
-#include <sodium.h>
-
-#include "bp/hex.hpp"
 #include "bp/mpc/party.hpp"
 #include "bp/wire/auth.hpp"
 #include "bp/wire/codec.hpp"
@@ -499,12 +496,7 @@ void async_create_session(asio::io_context& ioc, const Endpoint& dealer, const S
                           const Options& options, std::function<void(ClientResult<SessionInfo>)> handler) {
   auto done = std::make_shared<std::function<void(ClientResult<SessionInfo>)>>(std::move(handler));
   auto on_fail = [done](ClientError e) { (*done)(std::move(e)); };
-  std::string session_id = request.session_id;
-  if (session_id.empty()) {
-    uint8_t raw[wire::kSessionIdChars / 2];
-    randombytes_buf(raw, sizeof raw);
-    session_id = to_hex(raw);
-  }
+  const std::string session_id = request.session_id.empty() ? wire::random_session_id() : request.session_id;
   auto on_message = [done, session_id](wire::Message message, const wire::ChannelContext&) -> ClientResult<Step> {
     auto* created = std::get_if<wire::SessionCreatedMsg>(&message);
     if (!created) return protocol_error("expected SessionCreated");

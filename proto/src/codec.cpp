@@ -1,8 +1,11 @@
 #include "bp/wire/codec.hpp"
 
+#include <sodium.h>
+
 #include <cstring>
 
 #include "aggregation.pb.h"
+#include "bp/hex.hpp"
 #include "bp/wire/auth.hpp"
 
 namespace bp::wire {
@@ -271,6 +274,12 @@ Result<Message, CodecError> decode_body(const pb::Envelope& env, const Limits& l
 
 bool valid_session_id(std::string_view id) {
   return id.size() == kSessionIdChars && id.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+}
+
+std::string random_session_id() {
+  uint8_t raw[kSessionIdChars / 2];
+  randombytes_buf(raw, sizeof raw);
+  return to_hex(raw);
 }
 
 std::string session_path(std::string_view id) { return "/v1/session/" + std::string(id); }

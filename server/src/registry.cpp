@@ -1,9 +1,5 @@
 #include "registry.hpp"
 
-#include <sodium.h>
-
-#include "bp/hex.hpp"
-
 namespace bp::server {
 
 SessionRegistry::SessionRegistry(boost::asio::io_context& ioc, const DealerConfig& config, SessionEnv env)
@@ -22,12 +18,8 @@ std::variant<std::shared_ptr<AggregationSession>, std::string> SessionRegistry::
     return "the dealer runs its maximum of " + std::to_string(config_.max_sessions) + " sessions";
   if (request.parties > config_.max_parties)
     return "at most " + std::to_string(config_.max_parties) + " parties per session on this dealer";
-  std::string id = request.session_id;
-  if (id.empty()) {
-    uint8_t raw[wire::kSessionIdChars / 2];
-    randombytes_buf(raw, sizeof raw);
-    id = to_hex(raw);
-  } else if (sessions_.count(id) != 0) {
+  const std::string id = request.session_id.empty() ? wire::random_session_id() : request.session_id;
+  if (sessions_.count(id) != 0) {
     return std::string("session id in use");
   }
   const uint32_t timeout_ms = request.round_timeout_ms == 0

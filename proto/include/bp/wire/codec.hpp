@@ -107,6 +107,7 @@ using Message = std::variant<BitCommitment, mpc::BitChallengeMsg, PolyCommitment
 
 inline constexpr size_t kSessionIdChars = 32;
 bool valid_session_id(std::string_view id);  // 32 lowercase hex characters
+std::string random_session_id();             // 128 bits from libsodium, as valid_session_id wants
 // The WebSocket path that names a session, so a load balancer can route by it.
 std::string session_path(std::string_view id);
 inline constexpr size_t kResumeTokenBytes = 16;
