@@ -54,6 +54,8 @@ bool combined_holds(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
     const auto g = bp_gens.G_tables(j, max_n);
     const auto h = bp_gens.H_tables(j, max_n);
     for (size_t i = 0; i < max_n; ++i) {
+      // In a batch of mixed sizes no proof reaches some generators: leave them out.
+      if (G[j * max_n + i].is_zero() && H[j * max_n + i].is_zero()) continue;
       fixed_scalars.push_back(G[j * max_n + i]);
       fixed_tables.push_back(g[i]);
       fixed_scalars.push_back(H[j * max_n + i]);
