@@ -3,7 +3,10 @@
 #include <algorithm>
 
 #include "bp/msm.hpp"
+#include "avx2/msm_avx2.hpp"
+#include "bp/backend.hpp"
 #include "scalar_recoding.hpp"
+#include "straus_terms.hpp"
 
 namespace bp {
 
@@ -59,7 +62,6 @@ std::vector<CtBaseTable> CtBaseTable::build(std::span<const RistrettoPoint> poin
 
 namespace {
 
-constexpr int kDynamicWidth = 5;
 constexpr size_t kMixedPippengerThreshold = 768;
 
 struct DynamicOddMultiples {
@@ -74,6 +76,41 @@ DynamicOddMultiples dynamic_odd_multiples(const EdwardsPoint& p) {
   return t;
 }
 
+RistrettoPoint straus_mixed_vartime(std::span<const Scalar> fixed_scalars,
+                                    std::span<const VartimeBaseTable* const> fixed_tables,
+                                    std::span<const Scalar> scalars, std::span<const RistrettoPoint> points) {
+  thread_local std::vector<DynamicOddMultiples> dynamic;
+  thread_local StrausTerms plan;
+  dynamic.resize(points.size());
+  for (size_t i = 0; i < points.size(); ++i) dynamic[i] = dynamic_odd_multiples(points[i].edwards());
+  straus_terms(fixed_scalars, fixed_tables, scalars, [&](size_t i, int d) { return &dynamic[i].odd[(d > 0 ? d : -d) / 2]; }, plan);
+  if (plan.top < 0) return RistrettoPoint::identity();
+
+  ProjectivePoint acc{kFeZero, kFeOne, kFeOne};
+  CompletedPoint t{};
+  for (int j = plan.top; j >= 0; --j) {
+    t = dbl(acc);
+    const size_t end = plan.start[j + 1];
+    for (size_t k = plan.start[j]; k < end; ++k) {
+      if (k + kStrausPrefetchDistance < end) {
+        __builtin_prefetch(plan.terms[k + kStrausPrefetchDistance].entry);
+        __builtin_prefetch(static_cast<const char*>(plan.terms[k + kStrausPrefetchDistance].entry) + 64);
+      }
+      const StrausTerm& term = plan.terms[k];
+      const EdwardsPoint e = to_extended(t);
+      if (term.fixed) {
+        const auto& q = *static_cast<const AffineCached*>(term.entry);
+        t = term.sign > 0 ? add(e, q) : sub(e, q);
+      } else {
+        const auto& q = *static_cast<const CachedPoint*>(term.entry);
+        t = term.sign > 0 ? add(e, q) : sub(e, q);
+      }
+    }
+    acc = to_projective(t);
+  }
+  return RistrettoPoint(to_extended(t));
+}
+
 }  // namespace
 
 RistrettoPoint multiscalar_mul_vartime(std::span<const Scalar> fixed_scalars,
@@ -84,73 +121,12 @@ RistrettoPoint multiscalar_mul_vartime(std::span<const Scalar> fixed_scalars,
   // With this many points the tables no longer stay in cache and the bucket method, which
   // touches each point once per window in order, wins (measured with bench/msm sizes).
   if (nf + nd >= kMixedPippengerThreshold) return detail::pippenger_vartime_mixed(fixed_scalars, fixed_tables, scalars, points);
-
-  // The nonzero digits, grouped by bit position (a compressed sparse layout), so the main
-  // loop reads them in order and can prefetch the table entry it needs next.
-  struct Term {
-    const void* entry;  // AffineCached (fixed) or CachedPoint (dynamic)
-    int8_t digit_sign;  // +1 or -1
-    bool fixed;
-  };
-  // Scratch reused across calls (see msm_ct.cpp for why).
-  thread_local std::vector<int8_t> naf_all;
-  thread_local std::vector<DynamicOddMultiples> dynamic;
-  thread_local std::vector<uint32_t> count_at;
-  thread_local std::vector<Term> terms;
-  naf_all.resize((nf + nd) * 256);
-  dynamic.resize(nd);
-  count_at.assign(257, 0);
-  for (size_t i = 0; i < nf; ++i) to_naf_vartime(&naf_all[i * 256], fixed_scalars[i], VartimeBaseTable::kWidth);
-  for (size_t i = 0; i < nd; ++i) {
-    to_naf_vartime(&naf_all[(nf + i) * 256], scalars[i], kDynamicWidth);
-    dynamic[i] = dynamic_odd_multiples(points[i].edwards());
-  }
-  for (size_t i = 0; i < nf + nd; ++i)
-    for (int j = 0; j < 256; ++j) count_at[j + 1] += naf_all[i * 256 + j] != 0;
-  for (int j = 0; j < 256; ++j) count_at[j + 1] += count_at[j];
-  terms.resize(count_at[256]);
-  {
-    std::vector<uint32_t> fill(count_at.begin(), count_at.end() - 1);
-    for (size_t i = 0; i < nf + nd; ++i) {
-      const int8_t* naf = &naf_all[i * 256];
-      for (int j = 0; j < 256; ++j) {
-        const int8_t d = naf[j];
-        if (d == 0) continue;
-        const int index = (d > 0 ? d : -d) / 2;
-        const void* entry = i < nf ? static_cast<const void*>(&fixed_tables[i]->odd_multiple(index))
-                                   : static_cast<const void*>(&dynamic[i - nf].odd[index]);
-        terms[fill[j]++] = Term{entry, static_cast<int8_t>(d > 0 ? 1 : -1), i < nf};
-      }
-    }
-  }
-  int top = 255;
-  while (top >= 0 && count_at[top + 1] == count_at[top]) --top;
-  if (top < 0) return RistrettoPoint::identity();
-
-  constexpr size_t kPrefetchDistance = 4;
-  ProjectivePoint acc{kFeZero, kFeOne, kFeOne};
-  CompletedPoint t{};
-  for (int j = top; j >= 0; --j) {
-    t = dbl(acc);
-    const size_t end = count_at[j + 1];
-    for (size_t k = count_at[j]; k < end; ++k) {
-      if (k + kPrefetchDistance < end) {
-        __builtin_prefetch(terms[k + kPrefetchDistance].entry);
-        __builtin_prefetch(static_cast<const char*>(terms[k + kPrefetchDistance].entry) + 64);
-      }
-      const Term& term = terms[k];
-      const EdwardsPoint e = to_extended(t);
-      if (term.fixed) {
-        const auto& q = *static_cast<const AffineCached*>(term.entry);
-        t = term.digit_sign > 0 ? add(e, q) : sub(e, q);
-      } else {
-        const auto& q = *static_cast<const CachedPoint*>(term.entry);
-        t = term.digit_sign > 0 ? add(e, q) : sub(e, q);
-      }
-    }
-    acc = to_projective(t);
-  }
-  return RistrettoPoint(to_extended(t));
+  fixed_scalars = fixed_scalars.first(nf);
+  fixed_tables = fixed_tables.first(nf);
+  scalars = scalars.first(nd);
+  points = points.first(nd);
+  if (active_backend() == Backend::avx2) return avx2::straus_mixed_vartime(fixed_scalars, fixed_tables, scalars, points);
+  return straus_mixed_vartime(fixed_scalars, fixed_tables, scalars, points);
 }
 
 }  // namespace bp

@@ -1,0 +1,32 @@
+// Which field arithmetic the curve operations run on. The choice is made once, at first
+// use, from the CPU's features (or the BP_BACKEND environment variable); every backend
+// computes exactly the same results, so the choice changes speed only.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace bp {
+
+enum class Backend {
+  portable,    // radix 2^51, five 64-bit limbs, any 64-bit CPU
+  avx2,        // radix 2^25.5, four elements per AVX2 register (x86-64 with AVX2)
+  avx512ifma,  // radix 2^52 with 52-bit multiply-add: not built yet (see README)
+};
+
+const char* backend_name(Backend backend);
+std::optional<Backend> backend_from_name(std::string_view name);
+
+// Compiled in and runnable on this CPU.
+bool backend_supported(Backend backend);
+
+// The backend in use: BP_BACKEND (portable | avx2 | avx512ifma) when set and supported,
+// otherwise the fastest supported one.
+Backend active_backend();
+
+// Switches backend for the whole process (tests and benchmarks compare backends this
+// way). Throws std::invalid_argument when the backend is not supported here. Not meant to
+// be called while another thread is computing.
+void set_backend(Backend backend);
+
+}  // namespace bp

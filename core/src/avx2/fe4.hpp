@@ -1,0 +1,213 @@
+// Four elements of GF(2^255 - 19) side by side, one in each 64-bit lane of AVX2 registers.
+//
+// AVX2 multiplies 32 × 32 → 64 bits (vpmuludq), so an element is ten limbs in radix
+// 2^25.5 (26, 25, 26, 25, ... bits, limb i weighing 2^ceil(25.5·i)), limb i of all four
+// lanes in one register. One fe4_mul does four independent multiplications for about the
+// cost of one portable fe_mul; the point formulas in edwards4.hpp put the four
+// coordinates of one point in the four lanes.
+//
+// Bounds: fe4_mul needs limbs below 2^27.7 (19 times a limb must fit in 32 bits, and ten
+// products must fit in 64 bits); fe4_carry brings any limbs below 2^63 down to 26/25 bits
+// plus at most 2^17.3. "Carried" below means that. The sum of two carried elements, or
+// carried + 2p - carried, is still a valid fe4_mul input (below 2^27.6), which is what
+// lets the point formulas skip a carry after each addition; fe4_sub (4p bias) carries.
+//
+// Every function is constant time; none is called unless the CPU has AVX2 (the target
+// attribute, not a compiler flag, so nothing in this header leaks AVX2 code into
+// functions shared with the portable path).
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "bp/detail/field.hpp"
+
+#define BP_AVX2 __attribute__((target("avx2")))
+#define BP_AVX2_INLINE inline __attribute__((always_inline, target("avx2")))
+// The multiplications stay out of line: a point addition inlining two of them is larger
+// than the CPU's micro-op cache, and the MSM loops then run at instruction-decode speed.
+#define BP_AVX2_OUTLINE inline __attribute__((noinline, target("avx2")))
+
+namespace bp::detail::avx2 {
+
+struct alignas(32) Fe4 {  // explicit: without -mavx GCC aligns __m256i to 16 only
+  __m256i l[10];
+};
+
+inline constexpr uint64_t kMask26 = (uint64_t{1} << 26) - 1;
+inline constexpr uint64_t kMask25 = (uint64_t{1} << 25) - 1;
+
+BP_AVX2_INLINE __m256i splat(uint64_t x) { return _mm256_set1_epi64x(static_cast<long long>(x)); }
+
+// Lane selection masks for _mm256_blend_epi32 (two 32-bit halves per 64-bit lane).
+constexpr int lanes(bool l0, bool l1, bool l2, bool l3) {
+  return (l0 ? 0x03 : 0) | (l1 ? 0x0c : 0) | (l2 ? 0x30 : 0) | (l3 ? 0xc0 : 0);
+}
+// Immediate for _mm256_permute4x64_epi64: result lane i takes input lane p_i.
+constexpr int order(int p0, int p1, int p2, int p3) { return p0 | (p1 << 2) | (p2 << 4) | (p3 << 6); }
+
+BP_AVX2_INLINE __m256i times19(__m256i x) {
+  return _mm256_add_epi64(x, _mm256_add_epi64(_mm256_slli_epi64(x, 1), _mm256_slli_epi64(x, 4)));
+}
+
+// One parallel carry pass: every limb keeps its low 26/25 bits and receives the bits above
+// the width of the limb below it (limb 0: those of limb 9, times 19). All ten carries are
+// independent, so the pass costs a few cycles of latency where a ref10-style carry chain
+// costs dozens; the point formulas are latency-bound, so that matters more than the extra
+// instructions.
+BP_AVX2_INLINE void carry_pass(__m256i* c) {
+  const __m256i m26 = splat(kMask26), m25 = splat(kMask25);
+  __m256i carry[10];
+  for (int k = 0; k < 10; ++k) {
+    carry[k] = (k & 1) ? _mm256_srli_epi64(c[k], 25) : _mm256_srli_epi64(c[k], 26);
+    c[k] = _mm256_and_si256(c[k], (k & 1) ? m25 : m26);
+  }
+  c[0] = _mm256_add_epi64(c[0], times19(carry[9]));
+  for (int k = 1; k < 10; ++k) c[k] = _mm256_add_epi64(c[k], carry[k - 1]);
+}
+
+// Two passes take any limbs below 2^63 to below 2^26 + 2^17.3 (even limbs) and
+// 2^25 + 2^16.3 (odd limbs): after the first every limb is below 2^42.3, so the second
+// moves at most 2^16.3 into any limb.
+BP_AVX2_INLINE void fe4_carry(Fe4& f) {
+  carry_pass(f.l);
+  carry_pass(f.l);
+}
+
+// Loads a, b, c, d (weakly reduced radix-2^51 limbs, below 2^52) into lanes 0..3.
+BP_AVX2_INLINE Fe4 fe4_from_lanes(const Fe& a, const Fe& b, const Fe& c, const Fe& d) {
+  Fe4 r;
+  const __m256i m26 = splat(kMask26);
+  for (int k = 0; k < 5; ++k) {
+    const __m256i v = _mm256_set_epi64x(static_cast<long long>(d.v[k]), static_cast<long long>(c.v[k]),
+                                        static_cast<long long>(b.v[k]), static_cast<long long>(a.v[k]));
+    r.l[2 * k] = _mm256_and_si256(v, m26);
+    r.l[2 * k + 1] = _mm256_srli_epi64(v, 26);
+  }
+  return r;
+}
+
+BP_AVX2_INLINE Fe4 fe4_splat(const Fe& a) { return fe4_from_lanes(a, a, a, a); }
+
+// The four lanes back as radix-2^51 elements (weakly reduced).
+BP_AVX2_INLINE void fe4_to_lanes(const Fe4& f, Fe out[4]) {
+  alignas(32) uint64_t limbs[10][4];
+  for (int i = 0; i < 10; ++i) _mm256_store_si256(reinterpret_cast<__m256i*>(limbs[i]), f.l[i]);
+  for (int lane = 0; lane < 4; ++lane) {
+    Fe r;
+    for (int k = 0; k < 5; ++k) r.v[k] = limbs[2 * k][lane] + (limbs[2 * k + 1][lane] << 26);
+    out[lane] = fe_carry(fe_carry(r));
+  }
+}
+
+BP_AVX2_INLINE Fe4 fe4_add(const Fe4& a, const Fe4& b) {
+  Fe4 r;
+  for (int i = 0; i < 10; ++i) r.l[i] = _mm256_add_epi64(a.l[i], b.l[i]);
+  return r;
+}
+
+// 4p and 2p in radix 2^25.5: added before a subtraction so that no limb goes negative
+// (4p: for subtrahends below 2^27; 2p: for carried subtrahends).
+BP_AVX2_INLINE __m256i four_p_limb(int i) {
+  return splat(i == 0 ? 0xfffffb4 : (i & 1) ? 0x7fffffc : 0xffffffc);
+}
+
+BP_AVX2_INLINE __m256i two_p_limb(int i) {
+  return splat(i == 0 ? 0x7ffffda : (i & 1) ? 0x3fffffe : 0x7fffffe);
+}
+
+BP_AVX2_INLINE Fe4 fe4_sub(const Fe4& a, const Fe4& b) {
+  Fe4 r;
+  for (int i = 0; i < 10; ++i) r.l[i] = _mm256_sub_epi64(_mm256_add_epi64(a.l[i], four_p_limb(i)), b.l[i]);
+  fe4_carry(r);
+  return r;
+}
+
+// Each output lane i is input lane p_i.
+template <int Order>
+BP_AVX2_INLINE Fe4 fe4_permute(const Fe4& a) {
+  Fe4 r;
+  for (int i = 0; i < 10; ++i) r.l[i] = _mm256_permute4x64_epi64(a.l[i], Order);
+  return r;
+}
+
+// Lanes chosen by Mask from b, the others from a.
+template <int Mask>
+BP_AVX2_INLINE Fe4 fe4_blend(const Fe4& a, const Fe4& b) {
+  Fe4 r;
+  for (int i = 0; i < 10; ++i) r.l[i] = _mm256_blend_epi32(a.l[i], b.l[i], Mask);
+  return r;
+}
+
+// Negates the lanes chosen by Mask (carried output).
+template <int Mask>
+BP_AVX2_INLINE Fe4 fe4_negate_lanes(const Fe4& a) {
+  Fe4 r;
+  for (int i = 0; i < 10; ++i) r.l[i] = _mm256_blend_epi32(a.l[i], _mm256_sub_epi64(four_p_limb(i), a.l[i]), Mask);
+  fe4_carry(r);
+  return r;
+}
+
+// Four products at once, lane by lane. Inputs below 2^27.7 per limb.
+//   c_k = sum_{i+j=k} a_i·b_j·(2 when i, j both odd) + 19·sum_{i+j=k+10} (the same)
+// since limb offsets add up to one bit short when both are odd, and 2^255 = 19.
+// Row by row (one limb of a against all of b) so that only the ten sums and a_i live in
+// registers and b, 19b are read as memory operands of vpmuludq; column by column the
+// compiler spills a third of its instructions.
+BP_AVX2_OUTLINE Fe4 fe4_mul(const Fe4& a, const Fe4& b) {
+  __m256i b19[10];
+  for (int j = 0; j < 10; ++j) b19[j] = times19(b.l[j]);
+  Fe4 r;
+#pragma GCC unroll 10
+  for (int k = 0; k < 10; ++k) r.l[k] = _mm256_mul_epu32(a.l[0], b.l[k]);
+#pragma GCC unroll 10
+  for (int i = 1; i < 10; ++i) {
+    const __m256i x = a.l[i];
+    const __m256i x2 = (i & 1) ? _mm256_add_epi64(x, x) : x;
+#pragma GCC unroll 10
+    for (int k = 0; k < 10; ++k) {
+      const int j = k - i;
+      const bool wraps = j < 0;
+      const int jj = wraps ? j + 10 : j;
+      const __m256i xi = (jj & 1) ? x2 : x;
+      r.l[k] = _mm256_add_epi64(r.l[k], _mm256_mul_epu32(xi, wraps ? b19[jj] : b.l[jj]));
+    }
+  }
+  fe4_carry(r);
+  return r;
+}
+
+// a², with the symmetric products counted once and doubled. Inputs below 2^27.
+BP_AVX2_OUTLINE Fe4 fe4_sq(const Fe4& a) {
+  __m256i a2[10], a19[10];
+  for (int i = 0; i < 10; ++i) {
+    a2[i] = _mm256_add_epi64(a.l[i], a.l[i]);
+    a19[i] = times19(a.l[i]);
+  }
+  Fe4 r;
+#pragma GCC unroll 10
+  for (int k = 0; k < 10; ++k) {
+    __m256i acc = _mm256_setzero_si256();
+#pragma GCC unroll 10
+    for (int i = 0; i < 10; ++i) {
+      const int j = k - i;
+      const bool wraps = j < 0;
+      const int jj = wraps ? j + 10 : j;
+      if (jj < i) continue;  // each unordered pair once
+      const bool both_odd = (i & 1) && (jj & 1);
+      const __m256i y = wraps ? a19[jj] : a.l[jj];
+      __m256i x;
+      if (jj == i)
+        x = both_odd ? a2[i] : a.l[i];  // square term
+      else
+        x = both_odd ? _mm256_add_epi64(a2[i], a2[i]) : a2[i];  // 2·a_i·a_j (times 2 again when both odd)
+      acc = _mm256_add_epi64(acc, _mm256_mul_epu32(x, y));
+    }
+    r.l[k] = acc;
+  }
+  fe4_carry(r);
+  return r;
+}
+
+}  // namespace bp::detail::avx2

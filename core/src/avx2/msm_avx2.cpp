@@ -1,0 +1,153 @@
+// Multiscalar multiplication on the AVX2 backend: the same algorithms and digit plans as
+// the portable code (straus_terms.hpp, pippenger_digits.hpp, ct_lookup.hpp), with every
+// point operation done four lanes at a time (edwards4.hpp).
+#include "avx2/msm_avx2.hpp"
+
+#include <sodium.h>
+
+#include <vector>
+
+#include "avx2/edwards4.hpp"
+#include "ct_lookup.hpp"
+#include "pippenger_digits.hpp"
+#include "scalar_recoding.hpp"
+#include "straus_terms.hpp"
+
+namespace bp::detail::avx2 {
+
+namespace {
+
+struct OddMultiples4 {
+  Cached4 odd[8];      // P, 3P, ..., 15P
+  Cached4 odd_neg[8];  // -P, -3P, ..., -15P
+};
+
+BP_AVX2 void odd_multiples4(const EdwardsPoint& p, OddMultiples4& out) {
+  const Extended4 p4 = to_extended4(p);
+  const Cached4 p2 = to_cached4(dbl(p4));
+  Extended4 acc = p4;
+  out.odd[0] = to_cached4(acc);
+  for (int k = 1; k < 8; ++k) {
+    acc = add(acc, p2);
+    out.odd[k] = to_cached4(acc);
+  }
+  for (int k = 0; k < 8; ++k) out.odd_neg[k] = neg(out.odd[k]);
+}
+
+}  // namespace
+
+BP_AVX2 RistrettoPoint straus_mixed_vartime(std::span<const Scalar> fixed_scalars,
+                                            std::span<const VartimeBaseTable* const> fixed_tables,
+                                            std::span<const Scalar> scalars, std::span<const RistrettoPoint> points) {
+  thread_local std::vector<OddMultiples4> dynamic;
+  thread_local StrausTerms plan;
+  dynamic.resize(points.size());
+  for (size_t i = 0; i < points.size(); ++i) odd_multiples4(points[i].edwards(), dynamic[i]);
+  straus_terms(fixed_scalars, fixed_tables, scalars, [&](size_t i, int d) { return d > 0 ? &dynamic[i].odd[d / 2] : &dynamic[i].odd_neg[-d / 2]; }, plan);
+  if (plan.top < 0) return RistrettoPoint::identity();
+
+  Extended4 acc = identity4();
+  for (int j = plan.top; j >= 0; --j) {
+    if (j != plan.top) acc = dbl(acc);
+    const size_t end = plan.start[j + 1];
+    for (size_t k = plan.start[j]; k < end; ++k) {
+      if (k + kStrausPrefetchDistance < end) {
+        __builtin_prefetch(plan.terms[k + kStrausPrefetchDistance].entry);
+        __builtin_prefetch(static_cast<const char*>(plan.terms[k + kStrausPrefetchDistance].entry) + 64);
+      }
+      const StrausTerm& term = plan.terms[k];
+      // One addition site for all three kinds of term (the code stays in the micro-op
+      // cache); if/else, not a conditional expression, so only one conversion runs.
+      Cached4 converted;
+      const Cached4* q = &converted;
+      if (!term.fixed)
+        q = static_cast<const Cached4*>(term.entry);  // the signed multiple itself
+      else if (term.sign > 0)
+        converted = to_cached4(*static_cast<const AffineCached*>(term.entry));
+      else
+        converted = to_cached4_negated(*static_cast<const AffineCached*>(term.entry));
+      acc = add(acc, *q);
+    }
+  }
+  return RistrettoPoint(to_edwards(acc));
+}
+
+BP_AVX2 RistrettoPoint pippenger_mixed_vartime(std::span<const Scalar> fixed_scalars,
+                                               std::span<const VartimeBaseTable* const> fixed_tables,
+                                               std::span<const Scalar> scalars, std::span<const RistrettoPoint> points) {
+  const size_t nf = fixed_scalars.size(), nd = scalars.size();
+  if (nf + nd == 0) return RistrettoPoint::identity();
+  thread_local PippengerDigits plan;
+  thread_local std::vector<Cached4> cached, cached_neg;
+  thread_local std::vector<Extended4> buckets;
+  pippenger_digits(fixed_scalars, scalars, plan);
+  cached.resize(nf + nd);
+  cached_neg.resize(nf + nd);
+  for (size_t i = 0; i < nf; ++i) {
+    cached[i] = to_cached4(fixed_tables[i]->odd_multiple(0));
+    cached_neg[i] = to_cached4_negated(fixed_tables[i]->odd_multiple(0));
+  }
+  for (size_t i = 0; i < nd; ++i) {
+    cached[nf + i] = to_cached4(to_extended4(points[i].edwards()));
+    cached_neg[nf + i] = neg(cached[nf + i]);
+  }
+  buckets.resize(plan.buckets);
+
+  const Extended4 identity = identity4();
+  Extended4 total = identity;
+  for (int w = plan.count - 1; w >= 0; --w) {
+    for (auto& b : buckets) b = identity;
+    for (size_t i = 0; i < nf + nd; ++i) {
+      const int32_t d = plan.at(i, w);
+      if (d > 0)
+        buckets[d - 1] = add(buckets[d - 1], cached[i]);
+      else if (d < 0)
+        buckets[-d - 1] = add(buckets[-d - 1], cached_neg[i]);
+    }
+    // sum_k k·bucket[k-1] as a running sum of suffix sums.
+    Extended4 running = buckets[plan.buckets - 1];
+    Extended4 window_sum = running;
+    for (size_t k = plan.buckets - 1; k-- > 0;) {
+      running = add(running, to_cached4(buckets[k]));
+      window_sum = add(window_sum, to_cached4(running));
+    }
+    total = (w == plan.count - 1) ? window_sum : add(mul_by_pow2(total, plan.c), to_cached4(window_sum));
+  }
+  return RistrettoPoint(to_edwards(total));
+}
+
+BP_AVX2 RistrettoPoint multiscalar_mul_ct(std::span<const Scalar> scalars, std::span<const CtBaseTable* const> tables) {
+  const size_t n = scalars.size();
+  thread_local std::vector<int8_t> digits;
+  digits.resize(n * 64);
+  for (size_t i = 0; i < n; ++i) to_radix16(&digits[i * 64], scalars[i]);
+  Extended4 acc = identity4();
+  for (int j = 63; j >= 0; --j) {
+    if (j != 63) acc = mul_by_pow2(acc, 4);
+    for (size_t i = 0; i < n; ++i)
+      acc = add(acc, to_cached4(ct_select(&tables[i]->multiple(0), kAffineCachedIdentity, digits[i * 64 + j])));
+  }
+  sodium_memzero(digits.data(), digits.size());
+  return RistrettoPoint(to_edwards(acc));
+}
+
+BP_AVX2 RistrettoPoint multiscalar_mul_ct(std::span<const Scalar> scalars, std::span<const RistrettoPoint> points) {
+  const size_t n = scalars.size();
+  thread_local std::vector<CtLookupTable> tables;
+  thread_local std::vector<int8_t> digits;
+  tables.resize(n);
+  digits.resize(n * 64);
+  for (size_t i = 0; i < n; ++i) {
+    tables[i] = ct_lookup_table(points[i].edwards());
+    to_radix16(&digits[i * 64], scalars[i]);
+  }
+  Extended4 acc = identity4();
+  for (int j = 63; j >= 0; --j) {
+    if (j != 63) acc = mul_by_pow2(acc, 4);
+    for (size_t i = 0; i < n; ++i) acc = add(acc, to_cached4(ct_select(tables[i].multiples, kCachedIdentity, digits[i * 64 + j])));
+  }
+  sodium_memzero(digits.data(), digits.size());
+  return RistrettoPoint(to_edwards(acc));
+}
+
+}  // namespace bp::detail::avx2
