@@ -12,6 +12,7 @@
 
 #include "args.hpp"
 #include "bench_primitives.hpp"
+#include "bp/backend.hpp"
 #include "bp/batch_verification.hpp"
 #include "bp/random.hpp"
 #include "bp/range_proof.hpp"
@@ -61,6 +62,7 @@ struct Row {
   size_t bytes_up = 0, bytes_down = 0;  // per party, aggregate rows only
   size_t batch = 0;                     // verify_batch rows: proofs in the batch
   unsigned threads = 1;
+  std::string backend = backend_name(active_backend());
 };
 
 // `count` proofs of m values of n bits, each under its own label.
@@ -145,6 +147,41 @@ int run_bench(int argc, char** argv) {
     rows.push_back({"verify", n, m, verify});
   }
 
+  // The other backends this CPU supports, for comparison in the same run (the rows above
+  // use the active one, the fastest unless BP_BACKEND says otherwise).
+  const Backend active = active_backend();
+  for (Backend backend : {Backend::portable, Backend::avx2, Backend::avx512ifma}) {
+    if (backend == active || !backend_supported(backend)) continue;
+    set_backend(backend);
+    for (const auto& size : std::vector<std::pair<size_t, size_t>>{{64, 1}, {64, 16}}) {
+      const size_t n = size.first, m = size.second;
+      std::vector<uint64_t> values(m);
+      std::vector<Scalar> blindings(m);
+      for (size_t j = 0; j < m; ++j) {
+        randombytes_buf(&values[j], sizeof values[j]);
+        blindings[j] = Scalar::random(rng);
+      }
+      std::optional<RangeProof::Proved> proved;
+      const Timing prove = measure(
+          [&] {
+            Transcript t("bench");
+            auto p = RangeProof::prove_multiple(bp_gens, pc_gens, t, values, blindings, n);
+            if (!p) std::abort();
+            proved = std::move(*p);
+          },
+          yardstick, min_runs, budget, 200);
+      const Timing verify = measure(
+          [&] {
+            Transcript t("bench");
+            if (!proved->proof.verify_multiple(bp_gens, pc_gens, t, proved->commitments, n)) std::abort();
+          },
+          yardstick, min_runs, budget, 500);
+      rows.push_back({"prove", n, m, prove});
+      rows.push_back({"verify", n, m, verify});
+    }
+  }
+  set_backend(active);
+
   // The whole protocol in one process through protobuf frames.
   std::vector<size_t> parties = {2, 4, 8, 16};
   if (!quick) {
@@ -200,8 +237,8 @@ int run_bench(int argc, char** argv) {
 
   if (json) {
     for (const auto& p : primitives)
-      std::printf("{\"op\":\"primitive\",\"name\":\"%s\",%s\"median_us\":%.4f,\"ns\":%.1f,\"yardsticks\":%.5f}\n",
-                  p.op.c_str(), p.size ? ("\"points\":" + std::to_string(p.size) + ",").c_str() : "", p.ns / 1000, p.ns,
+      std::printf("{\"op\":\"primitive\",\"name\":\"%s\",\"note\":\"%s\",%s\"median_us\":%.4f,\"ns\":%.1f,\"yardsticks\":%.5f}\n",
+                  p.op.c_str(), p.note.c_str(), p.size ? ("\"points\":" + std::to_string(p.size) + ",").c_str() : "", p.ns / 1000, p.ns,
                   p.ns / p.yardstick_ns);
     for (const auto& r : rows) {
       std::string extra;
@@ -211,16 +248,16 @@ int run_bench(int argc, char** argv) {
       if (r.op == "verify_batch")
         extra = ",\"batch\":" + std::to_string(r.batch) + ",\"threads\":" + std::to_string(r.threads) +
                 ",\"yardsticks_per_proof\":" + std::to_string(r.t.us / r.t.yardstick_us / static_cast<double>(r.batch));
-      std::printf("{\"op\":\"%s\",\"n\":%zu,\"m\":%zu,\"median_us\":%.1f,\"yardsticks\":%.2f%s}\n", r.op.c_str(),
-                  r.n, r.m, r.t.us, r.t.us / r.t.yardstick_us, extra.c_str());
+      std::printf("{\"op\":\"%s\",\"n\":%zu,\"m\":%zu,\"backend\":\"%s\",\"median_us\":%.1f,\"yardsticks\":%.2f%s}\n",
+                  r.op.c_str(), r.n, r.m, r.backend.c_str(), r.t.us, r.t.us / r.t.yardstick_us, extra.c_str());
     }
     return 0;
   }
-  std::printf("| op | n | m | proof bytes | median µs | yardsticks | notes |\n"
-              "|---|---:|---:|---:|---:|---:|---:|\n");
+  std::printf("| op | n | m | backend | proof bytes | median µs | yardsticks | notes |\n"
+              "|---|---:|---:|---|---:|---:|---:|---:|\n");
   for (const auto& r : rows) {
     if (r.op == "yardstick") {
-      std::printf("| yardstick (libsodium scalarmult) | | | | %.1f | 1 | |\n", r.t.us);
+      std::printf("| yardstick (libsodium scalarmult) | | | | | %.1f | 1 | |\n", r.t.us);
       continue;
     }
     std::string bytes;
@@ -231,10 +268,10 @@ int run_bench(int argc, char** argv) {
                     r.threads, r.threads == 1 ? "" : "s", r.t.us / r.t.yardstick_us / static_cast<double>(r.batch));
       bytes = per_proof;
     }
-    std::printf("| %s | %zu | %zu | %zu | %.1f | %.1f | %s |\n", r.op.c_str(), r.n, r.m,
+    std::printf("| %s | %zu | %zu | %s | %zu | %.1f | %.1f | %s |\n", r.op.c_str(), r.n, r.m, r.backend.c_str(),
                 RangeProof::serialized_size(r.n, r.m), r.t.us, r.t.us / r.t.yardstick_us, bytes.c_str());
   }
-  std::printf("\n| primitive (portable radix-2^51 backend) | points | ns | yardsticks | notes |\n"
+  std::printf("\n| primitive | points | ns | yardsticks | notes |\n"
               "|---|---:|---:|---:|---|\n");
   for (const auto& p : primitives)
     std::printf("| %s | %s | %.1f | %.4f | %s |\n", p.op.c_str(), p.size ? std::to_string(p.size).c_str() : "", p.ns,

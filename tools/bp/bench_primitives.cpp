@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstdint>
 
+#include "bp/backend.hpp"
+#include "bp/detail/backend_loops.hpp"
 #include "bp/detail/edwards.hpp"
 #include "bp/detail/field.hpp"
 #include "bp/generators.hpp"
@@ -66,6 +68,19 @@ std::vector<PrimitiveRow> bench_primitives(const std::function<void()>& yardstic
   rows.push_back(time_op("point addition (extended + cached)", reps, [&] { p = to_extended(add(p, q)); keep(p); },
                          yardstick, samples));
   rows.push_back(time_op("point doubling", reps, [&] { p = dbl(p); keep(p); }, yardstick, samples));
+  for (size_t k = rows.size() - 4; k < rows.size(); ++k) rows[k].note = "portable";
+  if (backend_supported(Backend::avx2)) {
+    const auto loop_row = [&](std::string op, void (*loop)(size_t), std::string note) {
+      auto row = time_op(std::move(op), 1, [&] { loop(reps); }, yardstick, samples);
+      row.ns /= static_cast<double>(reps);
+      row.note = std::move(note);
+      rows.push_back(row);
+    };
+    loop_row("field multiplication", avx2_field_mul_loop, "avx2, four at once (one per lane)");
+    loop_row("field squaring", avx2_field_sq_loop, "avx2, four at once (one per lane)");
+    loop_row("point addition (extended + cached)", avx2_point_add_loop, "avx2");
+    loop_row("point doubling", avx2_point_dbl_loop, "avx2");
+  }
 
   const RistrettoPoint r = RistrettoPoint::basepoint() + RistrettoPoint(p);
   CompressedRistretto c = r.compress();
@@ -79,28 +94,38 @@ std::vector<PrimitiveRow> bench_primitives(const std::function<void()>& yardstic
   rows.push_back(time_op("transcript challenge (64 bytes)", reps / 10,
                          [&] { transcript.challenge_bytes("c", challenge); keep(challenge[0]); }, yardstick, samples));
 
+  // The multiscalar multiplications go through the public API, so they run on whichever
+  // backend is active: once per backend this CPU supports.
+  const Backend active = active_backend();
   std::vector<size_t> sizes = {64, 256, 1024};
   if (!quick) sizes.push_back(4096);
-  for (size_t size : sizes) {
-    std::vector<Scalar> scalars(size);
-    std::vector<RistrettoPoint> points(size);
-    for (size_t i = 0; i < size; ++i) {
-      scalars[i] = Scalar::random(rng);
-      points[i] = RistrettoPoint::basepoint() * Scalar::random(rng);
-    }
-    auto vartime = time_op("multiscalar, variable time, per point", 1,
-                           [&] { const auto m = multiscalar_mul_vartime(scalars, points); keep(m); }, yardstick, samples);
-    vartime.ns /= static_cast<double>(size);
-    vartime.size = size;
-    rows.push_back(vartime);
-    if (size <= 1024) {
-      auto ct = time_op("multiscalar, constant time, per point", 1, [&] { const auto m = multiscalar_mul(scalars, points); keep(m); },
-                        yardstick, samples);
-      ct.ns /= static_cast<double>(size);
-      ct.size = size;
-      rows.push_back(ct);
+  for (Backend backend : {Backend::portable, Backend::avx2, Backend::avx512ifma}) {
+    if (!backend_supported(backend)) continue;
+    set_backend(backend);
+    for (size_t size : sizes) {
+      std::vector<Scalar> scalars(size);
+      std::vector<RistrettoPoint> points(size);
+      for (size_t i = 0; i < size; ++i) {
+        scalars[i] = Scalar::random(rng);
+        points[i] = RistrettoPoint::basepoint() * Scalar::random(rng);
+      }
+      auto vartime = time_op("multiscalar, variable time, per point", 1,
+                             [&] { const auto m = multiscalar_mul_vartime(scalars, points); keep(m); }, yardstick, samples);
+      vartime.ns /= static_cast<double>(size);
+      vartime.size = size;
+      vartime.note = backend_name(backend);
+      rows.push_back(vartime);
+      if (size <= 1024) {
+        auto ct = time_op("multiscalar, constant time, per point", 1,
+                          [&] { const auto m = multiscalar_mul(scalars, points); keep(m); }, yardstick, samples);
+        ct.ns /= static_cast<double>(size);
+        ct.size = size;
+        ct.note = backend_name(backend);
+        rows.push_back(ct);
+      }
     }
   }
+  set_backend(active);
 
   // The generator tables: built once per BulletproofGens, on first use.
   const size_t parties = quick ? 16 : 64;
