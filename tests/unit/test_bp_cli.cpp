@@ -106,6 +106,7 @@ TEST_CASE("bp bench --json prints one parseable row per line") {
     const size_t end = r.out.find('\n', start);
     const auto row = nlohmann::json::parse(r.out.substr(start, end - start));
     CHECK(row["median_us"].get<double>() > 0);
+    if (row["op"] != "primitive") CHECK(row.contains("backend"));  // which field arithmetic it ran on
     saw_yardstick |= row["op"] == "yardstick";
     saw_prove |= row["op"] == "prove" && row["n"] == 64 && row["m"] == 1;
     saw_batch |= row["op"] == "verify_batch" && row["n"] == 64 && row["m"] == 1 && row["batch"] == 64;
