@@ -30,6 +30,14 @@ void load_words(uint64_t words[5], const Scalar& s) {
   words[4] = 0;
 }
 
+// The 64 bits from pos on (zeros past the top).
+uint64_t bits64_at(const uint64_t words[5], int pos) {
+  const int word = pos / 64, bit = pos % 64;
+  uint64_t buf = words[word] >> bit;
+  if (bit != 0) buf |= words[word + 1] << (64 - bit);
+  return buf;
+}
+
 uint64_t bits_at(const uint64_t words[5], int pos, int count) {
   const int word = pos / 64, bit = pos % 64;
   uint64_t buf = words[word] >> bit;
@@ -38,29 +46,35 @@ uint64_t bits_at(const uint64_t words[5], int pos, int count) {
 }
 }  // namespace
 
-void to_naf_vartime(int8_t naf[256], const Scalar& s, int w) {
+int to_naf_vartime(NafDigit out[256], const Scalar& s, int w) {
   uint64_t words[5];
   load_words(words, s);
-  std::memset(naf, 0, 256);
   const int64_t width = int64_t{1} << w;
   int64_t carry = 0;
-  int pos = 0;
+  int pos = 0, count = 0;
   while (pos < 256) {
+    if (carry == 0) {
+      // Without a carry the next nonzero digit sits at the next set bit: jump to it.
+      const uint64_t ahead = bits64_at(words, pos);
+      if (ahead == 0) {
+        pos += 64;
+        continue;
+      }
+      pos += __builtin_ctzll(ahead);
+      if (pos >= 256) break;
+    }
     const int64_t window = carry + static_cast<int64_t>(bits_at(words, pos, w));
     if ((window & 1) == 0) {
-      // An even window: this digit is zero; the carry (if any) moves on with the window.
+      // An even window: this digit is zero; the carry moves on with the window.
       ++pos;
       continue;
     }
-    if (window < width / 2) {
-      carry = 0;
-      naf[pos] = static_cast<int8_t>(window);
-    } else {
-      carry = 1;
-      naf[pos] = static_cast<int8_t>(window - width);
-    }
+    const int64_t digit = window < width / 2 ? window : window - width;
+    carry = window < width / 2 ? 0 : 1;
+    out[count++] = NafDigit{static_cast<uint8_t>(pos), static_cast<int8_t>(digit)};
     pos += w;
   }
+  return count;
 }
 
 int to_signed_radix_vartime(int32_t* digits, const Scalar& s, int c) {

@@ -11,9 +11,15 @@ namespace bp::detail {
 // Branch free: used on secret scalars.
 void to_radix16(int8_t digits[64], const Scalar& s);
 
-// Width-w non-adjacent form: 256 digits, each zero or odd with |d| < 2^(w-1),
-// any w consecutive digits have at most one nonzero. Variable time (public scalars).
-void to_naf_vartime(int8_t naf[256], const Scalar& s, int w);
+// Width-w non-adjacent form: sum of value·2^pos over the nonzero digits, each odd with
+// |value| < 2^(w-1), any w consecutive positions holding at most one. Writes only the
+// nonzero digits, in increasing position, and returns how many (runs of zeros are skipped
+// a word at a time). Variable time (public scalars).
+struct NafDigit {
+  uint8_t pos;
+  int8_t value;
+};
+int to_naf_vartime(NafDigit out[256], const Scalar& s, int w);
 
 // Signed radix-2^c digits in [-2^(c-1), 2^(c-1)], count = ceil(256 / c) + 1 at most.
 // Variable time (public scalars). Returns the number of digits written.

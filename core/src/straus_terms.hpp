@@ -36,25 +36,26 @@ void straus_terms(std::span<const Scalar> fixed_scalars, std::span<const Vartime
                   std::span<const Scalar> scalars, DynamicEntry&& dynamic_entry, StrausTerms& out) {
   const size_t nf = fixed_tables.size(), nd = scalars.size(), n = nf + nd;
   // Scratch reused across calls (see msm_ct.cpp for why).
-  thread_local std::vector<int8_t> naf_all;
-  naf_all.resize(n * 256);
-  for (size_t i = 0; i < nf; ++i) to_naf_vartime(&naf_all[i * 256], fixed_scalars[i], VartimeBaseTable::kWidth);
-  for (size_t i = 0; i < nd; ++i) to_naf_vartime(&naf_all[(nf + i) * 256], scalars[i], kDynamicNafWidth);
+  thread_local std::vector<NafDigit> digits;
+  thread_local std::vector<int> counts;
+  digits.resize(n * 256);
+  counts.resize(n);
+  for (size_t i = 0; i < nf; ++i) counts[i] = to_naf_vartime(&digits[i * 256], fixed_scalars[i], VartimeBaseTable::kWidth);
+  for (size_t i = 0; i < nd; ++i) counts[nf + i] = to_naf_vartime(&digits[(nf + i) * 256], scalars[i], kDynamicNafWidth);
   out.start.assign(257, 0);
   for (size_t i = 0; i < n; ++i)
-    for (int j = 0; j < 256; ++j) out.start[j + 1] += naf_all[i * 256 + j] != 0;
+    for (int k = 0; k < counts[i]; ++k) ++out.start[digits[i * 256 + k].pos + 1];
   for (int j = 0; j < 256; ++j) out.start[j + 1] += out.start[j];
   out.terms.resize(out.start[256]);
   std::vector<uint32_t> fill(out.start.begin(), out.start.end() - 1);
   for (size_t i = 0; i < n; ++i) {
-    const int8_t* naf = &naf_all[i * 256];
-    for (int j = 0; j < 256; ++j) {
-      const int8_t d = naf[j];
-      if (d == 0) continue;
+    for (int k = 0; k < counts[i]; ++k) {
+      const NafDigit digit = digits[i * 256 + k];
+      const int d = digit.value;
       const int index = (d > 0 ? d : -d) / 2;
       const void* entry = i < nf ? static_cast<const void*>(&fixed_tables[i]->odd_multiple(index))
                                  : static_cast<const void*>(dynamic_entry(i - nf, d));
-      out.terms[fill[j]++] = StrausTerm{entry, static_cast<int8_t>(d > 0 ? 1 : -1), i < nf};
+      out.terms[fill[digit.pos]++] = StrausTerm{entry, static_cast<int8_t>(d > 0 ? 1 : -1), i < nf};
     }
   }
   out.top = 255;

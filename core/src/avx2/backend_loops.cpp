@@ -18,7 +18,7 @@ BP_AVX2 void avx2_field_mul_loop(size_t iterations) {
   avx2::Fe4 a = avx2::fe4_from_lanes(kD, kD2, kSqrtM1, kOneMinusDSq);
   const avx2::Fe4 b = avx2::fe4_splat(kSqrtAdMinusOne);
   for (size_t i = 0; i < iterations; ++i) {
-    a = avx2::fe4_mul(a, b);
+    avx2::fe4_mul_to(a, a, b);
     keep(a);
   }
 }
@@ -26,7 +26,7 @@ BP_AVX2 void avx2_field_mul_loop(size_t iterations) {
 BP_AVX2 void avx2_field_sq_loop(size_t iterations) {
   avx2::Fe4 a = avx2::fe4_from_lanes(kD, kD2, kSqrtM1, kOneMinusDSq);
   for (size_t i = 0; i < iterations; ++i) {
-    a = avx2::fe4_sq(a);
+    avx2::fe4_sq_to(a, a);
     keep(a);
   }
 }
@@ -35,7 +35,7 @@ BP_AVX2 void avx2_point_add_loop(size_t iterations) {
   avx2::Extended4 p = avx2::to_extended4(kBasepoint);
   const avx2::Cached4 q = avx2::to_cached4(avx2::dbl(p));
   for (size_t i = 0; i < iterations; ++i) {
-    p = avx2::add(p, q);
+    avx2::add_to(p, p, q);
     keep(p);
   }
 }
@@ -43,7 +43,7 @@ BP_AVX2 void avx2_point_add_loop(size_t iterations) {
 BP_AVX2 void avx2_point_dbl_loop(size_t iterations) {
   avx2::Extended4 p = avx2::to_extended4(kBasepoint);
   for (size_t i = 0; i < iterations; ++i) {
-    p = avx2::dbl(p);
+    avx2::dbl_to(p, p);
     keep(p);
   }
 }

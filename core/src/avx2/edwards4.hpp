@@ -77,10 +77,19 @@ BP_AVX2_INLINE Fe4 diff_sum(const Fe4& v) {
   return r;
 }
 
-BP_AVX2_INLINE Extended4 add(const Extended4& p, const Cached4& q) {
-  const Fe4 abcd = fe4_mul(diff_sum_xy_swap_zt(p.f), q.f);
+// out = p + q; out may be p. Results go straight into their destination: a returned
+// 320-byte Fe4 is copied with rep movsq, which cost as much as the rest of the addition.
+BP_AVX2_INLINE void add_to(Extended4& out, const Extended4& p, const Cached4& q) {
+  Fe4 abcd;
+  fe4_mul_to(abcd, diff_sum_xy_swap_zt(p.f), q.f);
   const Fe4 ehfg = diff_sum(abcd);
-  return {fe4_mul(fe4_permute<order(0, 1, 2, 0)>(ehfg), fe4_permute<order(2, 3, 3, 1)>(ehfg))};
+  fe4_mul_to(out.f, fe4_permute<order(0, 1, 2, 0)>(ehfg), fe4_permute<order(2, 3, 3, 1)>(ehfg));
+}
+
+BP_AVX2_INLINE Extended4 add(const Extended4& p, const Cached4& q) {
+  Extended4 r;
+  add_to(r, p, q);
+  return r;
 }
 
 // -q: swap the first two lanes, negate the third.
@@ -88,11 +97,13 @@ BP_AVX2_INLINE Cached4 neg(const Cached4& q) {
   return {fe4_negate_lanes<lanes(0, 0, 1, 0)>(fe4_permute<order(1, 0, 2, 3)>(q.f))};
 }
 
-BP_AVX2_INLINE Extended4 dbl(const Extended4& p) {
+// out = 2p; out may be p.
+BP_AVX2_INLINE void dbl_to(Extended4& out, const Extended4& p) {
   const Fe4& v = p.f;
   const Fe4 xyzx = fe4_permute<order(0, 1, 2, 0)>(v);
   const Fe4 y_in_last = fe4_blend<lanes(0, 0, 0, 1)>(Fe4{}, fe4_permute<order(1, 1, 1, 1)>(v));
-  const Fe4 squares = fe4_sq(fe4_add(xyzx, y_in_last));  // (XX, YY, ZZ, S)
+  Fe4 squares;  // (XX, YY, ZZ, S)
+  fe4_sq_to(squares, fe4_add(xyzx, y_in_last));
   // (XX+YY, YY-XX, ZZ, S)
   const Fe4 swapped = fe4_permute<order(1, 0, 2, 3)>(squares);
   Fe4 w;
@@ -113,12 +124,18 @@ BP_AVX2_INLINE Extended4 dbl(const Extended4& p) {
         _mm256_blend_epi32(_mm256_blend_epi32(a.l[i], diff, lanes(1, 0, 0, 0)), last, lanes(0, 0, 0, 1));
   }
   fe4_carry(completed);
-  return {fe4_mul(fe4_permute<order(0, 1, 2, 0)>(completed), fe4_permute<order(3, 2, 3, 1)>(completed))};
+  fe4_mul_to(out.f, fe4_permute<order(0, 1, 2, 0)>(completed), fe4_permute<order(3, 2, 3, 1)>(completed));
 }
 
-BP_AVX2_INLINE Extended4 mul_by_pow2(Extended4 p, int k) {
-  for (int i = 0; i < k; ++i) p = dbl(p);
-  return p;
+BP_AVX2_INLINE Extended4 dbl(const Extended4& p) {
+  Extended4 r;
+  dbl_to(r, p);
+  return r;
+}
+
+// p = p·2^k.
+BP_AVX2_INLINE void mul_by_pow2_in_place(Extended4& p, int k) {
+  for (int i = 0; i < k; ++i) dbl_to(p, p);
 }
 
 // (Y-X, Y+X, T, Z) × (1, 1, 2d, 2).

@@ -28,7 +28,7 @@ BP_AVX2 void odd_multiples4(const EdwardsPoint& p, OddMultiples4& out) {
   Extended4 acc = p4;
   out.odd[0] = to_cached4(acc);
   for (int k = 1; k < 8; ++k) {
-    acc = add(acc, p2);
+    add_to(acc, acc, p2);
     out.odd[k] = to_cached4(acc);
   }
   for (int k = 0; k < 8; ++k) out.odd_neg[k] = neg(out.odd[k]);
@@ -48,7 +48,7 @@ BP_AVX2 RistrettoPoint straus_mixed_vartime(std::span<const Scalar> fixed_scalar
 
   Extended4 acc = identity4();
   for (int j = plan.top; j >= 0; --j) {
-    if (j != plan.top) acc = dbl(acc);
+    if (j != plan.top) dbl_to(acc, acc);
     const size_t end = plan.start[j + 1];
     for (size_t k = plan.start[j]; k < end; ++k) {
       if (k + kStrausPrefetchDistance < end) {
@@ -66,7 +66,7 @@ BP_AVX2 RistrettoPoint straus_mixed_vartime(std::span<const Scalar> fixed_scalar
         converted = to_cached4(*static_cast<const AffineCached*>(term.entry));
       else
         converted = to_cached4_negated(*static_cast<const AffineCached*>(term.entry));
-      acc = add(acc, *q);
+      add_to(acc, acc, *q);
     }
   }
   return RistrettoPoint(to_edwards(acc));
@@ -100,18 +100,23 @@ BP_AVX2 RistrettoPoint pippenger_mixed_vartime(std::span<const Scalar> fixed_sca
     for (size_t i = 0; i < nf + nd; ++i) {
       const int32_t d = plan.at(i, w);
       if (d > 0)
-        buckets[d - 1] = add(buckets[d - 1], cached[i]);
+        add_to(buckets[d - 1], buckets[d - 1], cached[i]);
       else if (d < 0)
-        buckets[-d - 1] = add(buckets[-d - 1], cached_neg[i]);
+        add_to(buckets[-d - 1], buckets[-d - 1], cached_neg[i]);
     }
     // sum_k k·bucket[k-1] as a running sum of suffix sums.
     Extended4 running = buckets[plan.buckets - 1];
     Extended4 window_sum = running;
     for (size_t k = plan.buckets - 1; k-- > 0;) {
-      running = add(running, to_cached4(buckets[k]));
-      window_sum = add(window_sum, to_cached4(running));
+      add_to(running, running, to_cached4(buckets[k]));
+      add_to(window_sum, window_sum, to_cached4(running));
     }
-    total = (w == plan.count - 1) ? window_sum : add(mul_by_pow2(total, plan.c), to_cached4(window_sum));
+    if (w == plan.count - 1) {
+      total = window_sum;
+    } else {
+      mul_by_pow2_in_place(total, plan.c);
+      add_to(total, total, to_cached4(window_sum));
+    }
   }
   return RistrettoPoint(to_edwards(total));
 }
@@ -123,9 +128,9 @@ BP_AVX2 RistrettoPoint multiscalar_mul_ct(std::span<const Scalar> scalars, std::
   for (size_t i = 0; i < n; ++i) to_radix16(&digits[i * 64], scalars[i]);
   Extended4 acc = identity4();
   for (int j = 63; j >= 0; --j) {
-    if (j != 63) acc = mul_by_pow2(acc, 4);
+    if (j != 63) mul_by_pow2_in_place(acc, 4);
     for (size_t i = 0; i < n; ++i)
-      acc = add(acc, to_cached4(ct_select(&tables[i]->multiple(0), kAffineCachedIdentity, digits[i * 64 + j])));
+      add_to(acc, acc, to_cached4(ct_select(&tables[i]->multiple(0), kAffineCachedIdentity, digits[i * 64 + j])));
   }
   sodium_memzero(digits.data(), digits.size());
   return RistrettoPoint(to_edwards(acc));
@@ -143,8 +148,9 @@ BP_AVX2 RistrettoPoint multiscalar_mul_ct(std::span<const Scalar> scalars, std::
   }
   Extended4 acc = identity4();
   for (int j = 63; j >= 0; --j) {
-    if (j != 63) acc = mul_by_pow2(acc, 4);
-    for (size_t i = 0; i < n; ++i) acc = add(acc, to_cached4(ct_select(tables[i].multiples, kCachedIdentity, digits[i * 64 + j])));
+    if (j != 63) mul_by_pow2_in_place(acc, 4);
+    for (size_t i = 0; i < n; ++i)
+      add_to(acc, acc, to_cached4(ct_select(tables[i].multiples, kCachedIdentity, digits[i * 64 + j])));
   }
   sodium_memzero(digits.data(), digits.size());
   return RistrettoPoint(to_edwards(acc));
