@@ -8,7 +8,7 @@
 //
 // Bounds: fe4_mul needs limbs below 2^27.7 (19 times a limb must fit in 32 bits, and ten
 // products must fit in 64 bits); fe4_carry brings any limbs below 2^63 down to 26/25 bits
-// plus at most 2^17.3. "Carried" below means that. The sum of two carried elements, or
+// plus at most 2^17. "Carried" below means that. The sum of two carried elements, or
 // carried + 2p - carried, is still a valid fe4_mul input (below 2^27.6), which is what
 // lets the point formulas skip a carry after each addition; fe4_sub (4p bias) carries.
 //
@@ -51,28 +51,32 @@ BP_AVX2_INLINE __m256i times19(__m256i x) {
   return _mm256_add_epi64(x, _mm256_add_epi64(_mm256_slli_epi64(x, 1), _mm256_slli_epi64(x, 4)));
 }
 
-// One parallel carry pass: every limb keeps its low 26/25 bits and receives the bits above
-// the width of the limb below it (limb 0: those of limb 9, times 19). All ten carries are
-// independent, so the pass costs a few cycles of latency where a ref10-style carry chain
-// costs dozens; the point formulas are latency-bound, so that matters more than the extra
-// instructions.
-BP_AVX2_INLINE void carry_pass(__m256i* c) {
-  const __m256i m26 = splat(kMask26), m25 = splat(kMask25);
-  __m256i carry[10];
-  for (int k = 0; k < 10; ++k) {
-    carry[k] = (k & 1) ? _mm256_srli_epi64(c[k], 25) : _mm256_srli_epi64(c[k], 26);
-    c[k] = _mm256_and_si256(c[k], (k & 1) ? m25 : m26);
-  }
-  c[0] = _mm256_add_epi64(c[0], times19(carry[9]));
-  for (int k = 1; k < 10; ++k) c[k] = _mm256_add_epi64(c[k], carry[k - 1]);
+// Moves the bits of limb K above its width into limb K+1 (limb 9: into limb 0, times 19).
+template <int K>
+BP_AVX2_INLINE void carry_step(__m256i* c) {
+  constexpr int width = (K & 1) ? 25 : 26;
+  const __m256i carry = _mm256_srli_epi64(c[K], width);
+  c[K] = _mm256_and_si256(c[K], splat((uint64_t{1} << width) - 1));
+  if constexpr (K == 9)
+    c[0] = _mm256_add_epi64(c[0], times19(carry));
+  else
+    c[K + 1] = _mm256_add_epi64(c[K + 1], carry);
 }
 
-// Two passes take any limbs below 2^63 to below 2^26 + 2^17.3 (even limbs) and
-// 2^25 + 2^16.3 (odd limbs): after the first every limb is below 2^42.3, so the second
-// moves at most 2^16.3 into any limb.
+// Carries every limb into the next, two chains interleaved as in ref10: any limbs below
+// 2^63 come out below 2^26 (even) and 2^25 (odd), except limbs 1 and 5, which may exceed
+// 2^25 by 2^17 and 2^12. (A fully parallel two-pass carry has a shorter dependency chain
+// but twice the instructions; the point formulas run out of instruction throughput long
+// before latency, and it measured slower.)
 BP_AVX2_INLINE void fe4_carry(Fe4& f) {
-  carry_pass(f.l);
-  carry_pass(f.l);
+  __m256i* c = f.l;
+  carry_step<0>(c); carry_step<4>(c);
+  carry_step<1>(c); carry_step<5>(c);
+  carry_step<2>(c); carry_step<6>(c);
+  carry_step<3>(c); carry_step<7>(c);
+  carry_step<4>(c); carry_step<8>(c);
+  carry_step<9>(c);
+  carry_step<0>(c);
 }
 
 // Loads a, b, c, d (weakly reduced radix-2^51 limbs, below 2^52) into lanes 0..3.
