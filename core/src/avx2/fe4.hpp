@@ -2,8 +2,8 @@
 //
 // AVX2 multiplies 32 × 32 → 64 bits (vpmuludq), so an element is ten limbs in radix
 // 2^25.5 (26, 25, 26, 25, ... bits, limb i weighing 2^ceil(25.5·i)), limb i of all four
-// lanes in one register. One fe4_mul does four independent multiplications for about the
-// cost of one portable fe_mul; the point formulas in edwards4.hpp put the four
+// lanes in one register. One fe4_mul does four independent multiplications for about 1.3×
+// the cost of one portable fe_mul; the point formulas in edwards4.hpp put the four
 // coordinates of one point in the four lanes.
 //
 // Bounds: fe4_mul needs limbs below 2^27.7 (19 times a limb must fit in 32 bits, and ten
