@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include "avx2/field_batch.hpp"
+#include "bp/backend.hpp"
 #include "bp/msm.hpp"
 
 namespace bp {
@@ -16,29 +18,70 @@ bool CompressedRistretto::is_identity_encoding() const {
   return acc == 0;
 }
 
-std::optional<RistrettoPoint> RistrettoPoint::decompress(const CompressedRistretto& c) {
-  const Fe s = fe_from_bytes(c.bytes.data());
+namespace {
+
+// RFC 9496 DECODE up to its square root, and from there on (decompress_batch shares the
+// square root's exponentiation between four encodings).
+struct Decoding {
+  Fe s, u1, u2, v, v_u2_sqr, v3, sqrt_base;
+  uint64_t canonical, s_negative;
+};
+
+Decoding decode_start(const CompressedRistretto& c) {
+  Decoding d;
+  d.s = fe_from_bytes(c.bytes.data());
   // Canonical: re-encoding gives the same bytes (this also rejects a set top bit); and s non-negative.
   uint8_t reencoded[32];
-  fe_to_bytes(reencoded, s);
-  const uint64_t canonical = ct_eq_bytes_mask(reencoded, c.bytes.data(), 32);
-  const uint64_t s_negative = fe_is_negative_mask(s);
+  fe_to_bytes(reencoded, d.s);
+  d.canonical = ct_eq_bytes_mask(reencoded, c.bytes.data(), 32);
+  d.s_negative = fe_is_negative_mask(d.s);
+  const Fe ss = fe_sq(d.s);
+  d.u1 = fe_sub(kFeOne, ss);
+  d.u2 = fe_add(kFeOne, ss);
+  const Fe u2_sqr = fe_sq(d.u2);
+  d.v = fe_sub(fe_neg(fe_mul(kD, fe_sq(d.u1))), u2_sqr);
+  d.v_u2_sqr = fe_mul(d.v, u2_sqr);
+  d.sqrt_base = fe_sqrt_ratio_base(kFeOne, d.v_u2_sqr, d.v3);
+  return d;
+}
 
-  const Fe ss = fe_sq(s);
-  const Fe u1 = fe_sub(kFeOne, ss);
-  const Fe u2 = fe_add(kFeOne, ss);
-  const Fe u2_sqr = fe_sq(u2);
-  const Fe v = fe_sub(fe_neg(fe_mul(kD, fe_sq(u1))), u2_sqr);
+std::optional<RistrettoPoint> decode_finish(const Decoding& d, const Fe& sqrt_base_pow_p58) {
   Fe invsqrt;
-  const uint64_t was_square = fe_sqrt_ratio_m1(kFeOne, fe_mul(v, u2_sqr), invsqrt);
-  const Fe den_x = fe_mul(invsqrt, u2);
-  const Fe den_y = fe_mul(fe_mul(invsqrt, den_x), v);
-  const Fe x = fe_abs(fe_mul(fe_add(s, s), den_x));
-  const Fe y = fe_mul(u1, den_y);
+  const uint64_t was_square = fe_sqrt_ratio_finish(kFeOne, d.v_u2_sqr, d.v3, sqrt_base_pow_p58, invsqrt);
+  const Fe den_x = fe_mul(invsqrt, d.u2);
+  const Fe den_y = fe_mul(fe_mul(invsqrt, den_x), d.v);
+  const Fe x = fe_abs(fe_mul(fe_add(d.s, d.s), den_x));
+  const Fe y = fe_mul(d.u1, den_y);
   const Fe t = fe_mul(x, y);
-  const uint64_t ok = canonical & ~s_negative & was_square & ~fe_is_negative_mask(t) & ~fe_is_zero_mask(y);
+  const uint64_t ok = d.canonical & ~d.s_negative & was_square & ~fe_is_negative_mask(t) & ~fe_is_zero_mask(y);
   if (!ok) return std::nullopt;
   return RistrettoPoint(EdwardsPoint{x, y, kFeOne, t});
+}
+
+}  // namespace
+
+std::optional<RistrettoPoint> RistrettoPoint::decompress(const CompressedRistretto& c) {
+  const Decoding d = decode_start(c);
+  return decode_finish(d, fe_pow_p58(d.sqrt_base));
+}
+
+void RistrettoPoint::decompress_batch(std::span<const CompressedRistretto> in,
+                                      std::span<std::optional<RistrettoPoint>> out) {
+  const size_t n = std::min(in.size(), out.size());
+  if (active_backend() != Backend::avx2) {
+    for (size_t i = 0; i < n; ++i) out[i] = decompress(in[i]);
+    return;
+  }
+  for (size_t first = 0; first < n; first += 4) {
+    Decoding d[4];
+    Fe bases[4], powers[4];
+    for (size_t lane = 0; lane < 4; ++lane) {
+      d[lane] = decode_start(in[std::min(first + lane, n - 1)]);  // a short last group repeats its last encoding
+      bases[lane] = d[lane].sqrt_base;
+    }
+    avx2::pow_p58_x4(bases, powers);
+    for (size_t lane = 0; lane < 4 && first + lane < n; ++lane) out[first + lane] = decode_finish(d[lane], powers[lane]);
+  }
 }
 
 CompressedRistretto RistrettoPoint::compress() const {

@@ -78,28 +78,30 @@ TEST_CASE("decoding agrees with libsodium on random byte strings, and rejects a 
   CHECK(accepted > 1000);
 }
 
+// RFC 9496 A.2.
+const char* const kBadEncodings[] = {
+    // non-canonical field encodings
+    "00ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+    "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+    "f3ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+    "0000000000000000000000000000000000000000000000000000000000000080",
+    "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+    // negative field elements
+    "0100000000000000000000000000000000000000000000000000000000000000",
+    "01ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+    "ed57ffd8c914fb201471d1c3d245ce3c746fcbe63a3679d51b6a516ebebe0e20",
+    // non-square x²
+    "26948d35ca62e643e26a83177332e6b6afeb9d08e4268b650f1f5bbd8d81d371",
+    "4eac077a713c57b4f4397629a4145982c661f48044dd3f96427d40b147d9742f",
+    // negative xy
+    "3eb858e78f5a7254d8c9731174a94f76755fd3941c0ac93735c07ba14579630e",
+    "a45fdc55c76448c049a1ab33f17023edfb2be3581e9c7aade8a6125215e04220",
+    // s = -1, which causes y = 0
+    "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+};
+
 TEST_CASE("RFC 9496 A.2: invalid encodings are rejected") {
-  const char* bad[] = {
-      // non-canonical field encodings
-      "00ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
-      "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-      "f3ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-      "0000000000000000000000000000000000000000000000000000000000000080",
-      "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-      // negative field elements
-      "0100000000000000000000000000000000000000000000000000000000000000",
-      "01ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-      "ed57ffd8c914fb201471d1c3d245ce3c746fcbe63a3679d51b6a516ebebe0e20",
-      // non-square x²
-      "26948d35ca62e643e26a83177332e6b6afeb9d08e4268b650f1f5bbd8d81d371",
-      "4eac077a713c57b4f4397629a4145982c661f48044dd3f96427d40b147d9742f",
-      // negative xy
-      "3eb858e78f5a7254d8c9731174a94f76755fd3941c0ac93735c07ba14579630e",
-      "a45fdc55c76448c049a1ab33f17023edfb2be3581e9c7aade8a6125215e04220",
-      // s = -1, which causes y = 0
-      "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-  };
-  for (const char* h : bad) {
+  for (const char* h : kBadEncodings) {
     CAPTURE(h);
     const CompressedRistretto c = bp::test::hex_point(h);
     if ((c.bytes[31] & 0x80) == 0) CHECK(crypto_core_ristretto255_is_valid_point(c.bytes.data()) == 0);
@@ -128,4 +130,32 @@ TEST_CASE("group equality ignores the Edwards representative") {
   CHECK(moved == b);
   CHECK(moved.compress() == b.compress());
   CHECK_FALSE(b == b + b);
+}
+
+TEST_CASE("batch decoding gives exactly what decoding one at a time gives, at every length") {
+  // Valid points, the identity, every invalid kind of A.2 and random strings, interleaved so
+  // that every lane of a four-wide group sees good and bad encodings.
+  std::vector<CompressedRistretto> in;
+  for (int i = 0; i < 60; ++i) {
+    CompressedRistretto c;
+    if (i % 3 == 0) {
+      crypto_core_ristretto255_random(c.bytes.data());
+    } else if (i % 3 == 1) {
+      c = bp::test::hex_point(kBadEncodings[i % std::size(kBadEncodings)]);
+    } else {
+      randombytes_buf(c.bytes.data(), 32);
+      c.bytes[0] &= 0xfe;
+    }
+    in.push_back(i == 6 ? CompressedRistretto{} : c);
+  }
+  for (size_t length : {0, 1, 2, 3, 4, 5, 7, 8, 9, 13, 60}) {
+    CAPTURE(length);
+    std::vector<std::optional<RistrettoPoint>> out(length);
+    RistrettoPoint::decompress_batch(std::span(in).first(length), out);
+    for (size_t i = 0; i < length; ++i) {
+      const auto one = RistrettoPoint::decompress(in[i]);
+      REQUIRE(out[i].has_value() == one.has_value());
+      if (one) CHECK(out[i]->compress() == in[i]);
+    }
+  }
 }

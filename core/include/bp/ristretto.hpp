@@ -29,6 +29,9 @@ class RistrettoPoint {
 
   // Decoding rejects every non-canonical or invalid encoding (RFC 9496 section 4.3.1).
   static std::optional<RistrettoPoint> decompress(const CompressedRistretto& c);
+  // out[i] = decompress(in[i]) for every i, faster on the AVX2 backend (four square roots
+  // share one vectorised exponentiation). Sizes must match (the shorter one wins).
+  static void decompress_batch(std::span<const CompressedRistretto> in, std::span<std::optional<RistrettoPoint>> out);
   // The one-way map of RFC 9496 section 4.3.4 on 64 uniform bytes.
   static RistrettoPoint from_uniform_bytes(std::span<const uint8_t, 64> bytes);
 

@@ -238,11 +238,19 @@ BP_INLINE Fe fe_pow_p58(const Fe& a) {
   return fe_mul(fe_pow2k(t19, 2), a);
 }
 
-// RFC 9496 SQRT_RATIO_M1: r = sqrt(u/v) or sqrt(i·u/v), non-negative; mask says whether u/v was square.
-BP_INLINE uint64_t fe_sqrt_ratio_m1(const Fe& u, const Fe& v, Fe& r_out) {
-  const Fe v3 = fe_mul(fe_sq(v), v);
+// RFC 9496 SQRT_RATIO_M1, in two halves around its one exponentiation so that several
+// square roots can share a vectorised exponentiation (RistrettoPoint::decompress_batch):
+// fe_sqrt_ratio_base returns u·v^7 (and v^3), the caller raises it to (p-5)/8, and
+// fe_sqrt_ratio_finish does the rest.
+BP_INLINE Fe fe_sqrt_ratio_base(const Fe& u, const Fe& v, Fe& v3) {
+  v3 = fe_mul(fe_sq(v), v);
   const Fe v7 = fe_mul(fe_sq(v3), v);
-  Fe r = fe_mul(fe_mul(u, v3), fe_pow_p58(fe_mul(u, v7)));
+  return fe_mul(u, v7);
+}
+
+// r = sqrt(u/v) or sqrt(i·u/v), non-negative; mask says whether u/v was square.
+BP_INLINE uint64_t fe_sqrt_ratio_finish(const Fe& u, const Fe& v, const Fe& v3, const Fe& base_pow_p58, Fe& r_out) {
+  Fe r = fe_mul(fe_mul(u, v3), base_pow_p58);
   const Fe check = fe_mul(v, fe_sq(r));
   const Fe neg_u = fe_neg(u);
   const uint64_t correct_sign = fe_eq_mask(check, u);
@@ -251,6 +259,12 @@ BP_INLINE uint64_t fe_sqrt_ratio_m1(const Fe& u, const Fe& v, Fe& r_out) {
   fe_cmov(r, fe_mul(r, kSqrtM1), flipped_sign | flipped_sign_i);
   r_out = fe_abs(r);
   return correct_sign | flipped_sign;
+}
+
+BP_INLINE uint64_t fe_sqrt_ratio_m1(const Fe& u, const Fe& v, Fe& r_out) {
+  Fe v3;
+  const Fe base = fe_sqrt_ratio_base(u, v, v3);
+  return fe_sqrt_ratio_finish(u, v, v3, fe_pow_p58(base), r_out);
 }
 
 BP_INLINE void fe_wipe(Fe& a) {
