@@ -175,7 +175,8 @@ InnerProductProof InnerProductProof::create(Transcript& transcript, const Ristre
 }
 
 Result<InnerProductProof::VerificationScalars> InnerProductProof::verification_scalars(size_t n,
-                                                                                       Transcript& transcript) const {
+                                                                                       Transcript& transcript,
+                                                                                       const Scalar& extra) const {
   const size_t lg_n = L_vec.size();
   if (lg_n >= 32 || R_vec.size() != lg_n || n != (size_t{1} << lg_n)) return ProofError::VerificationError;
   innerproduct_domain_sep(transcript, n);
@@ -188,7 +189,11 @@ Result<InnerProductProof::VerificationScalars> InnerProductProof::verification_s
     out.u_sq.push_back(challenge_scalar(transcript, "u"));
   }
   out.u_inv_sq = out.u_sq;
-  const Scalar all_inv = Scalar::batch_invert(out.u_inv_sq);
+  out.u_inv_sq.push_back(extra);
+  // The product of every inverse, times extra: prod_k u_k⁻¹.
+  const Scalar all_inv = Scalar::batch_invert(out.u_inv_sq) * extra;
+  out.extra_inv = out.u_inv_sq.back();
+  out.u_inv_sq.pop_back();
   for (size_t k = 0; k < lg_n; ++k) {
     out.u_sq[k] = out.u_sq[k].square();
     out.u_inv_sq[k] = out.u_inv_sq[k].square();

@@ -120,9 +120,9 @@ Result<VerificationEquation> verification_equation(const RangeProof& proof, cons
   const Scalar c = Scalar::random(rng);
 
   const size_t nm = n * m;
-  auto ipp_scalars = ipp.verification_scalars(nm, transcript);
+  auto ipp_scalars = ipp.verification_scalars(nm, transcript, y);
   if (!ipp_scalars) return ipp_scalars.error();
-  const auto& [u_sq, u_inv_sq, s] = *ipp_scalars;
+  const auto& [u_sq, u_inv_sq, s, y_inv] = *ipp_scalars;
   const size_t lg = u_sq.size();
   const Scalar& a = ipp.a;
   const Scalar& b = ipp.b;
@@ -160,15 +160,14 @@ Result<VerificationEquation> verification_equation(const RangeProof& proof, cons
   eq.G.reserve(nm);
   eq.H.reserve(nm);
   for (size_t i = 0; i < nm; ++i) eq.G.push_back(minus_z - a * s[i]);
-  const Scalar y_inv = y.invert();
   Scalar exp_y_inv = Scalar::one();
-  for (size_t j = 0, i = 0; j < m; ++j) {
-    Scalar exp_2 = Scalar::one();
-    const Scalar zz_zj = zz * z.pow_vartime(j);
+  Scalar zz_zj = zz;
+  for (size_t j = 0, i = 0; j < m; ++j, zz_zj *= z) {
+    Scalar zz_zj_2i = zz_zj;  // doubled by addition, no multiplication
     for (size_t bit = 0; bit < n; ++bit, ++i) {
-      eq.H.push_back(z + exp_y_inv * (zz_zj * exp_2 - b * s[nm - 1 - i]));
+      eq.H.push_back(z + exp_y_inv * (zz_zj_2i - b * s[nm - 1 - i]));
       exp_y_inv *= y_inv;
-      exp_2 += exp_2;
+      zz_zj_2i += zz_zj_2i;
     }
   }
   return eq;

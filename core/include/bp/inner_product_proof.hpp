@@ -39,8 +39,12 @@ struct InnerProductProof {
   // u_k², u_k⁻² for each round and s_i for each generator index.
   struct VerificationScalars {
     std::vector<Scalar> u_sq, u_inv_sq, s;
+    Scalar extra_inv;  // 1/extra, from the same batch inversion
   };
-  Result<VerificationScalars> verification_scalars(size_t n, Transcript& transcript) const;
+  // `extra` (nonzero) is inverted together with the challenges: the range proof's verifier
+  // needs 1/y, and one inversion costs as much as three hundred multiplications.
+  Result<VerificationScalars> verification_scalars(size_t n, Transcript& transcript,
+                                                   const Scalar& extra = Scalar::one()) const;
 
   size_t serialized_size() const { return (L_vec.size() * 2 + 2) * 32; }
   void append_bytes(std::vector<uint8_t>& out) const;
