@@ -3,6 +3,7 @@
 #include <sodium.h>
 
 #include <cstring>
+#include <x86intrin.h>  // _addcarry_u64: plain adc, any x86-64
 #include <vector>
 
 #include "bp/random.hpp"
@@ -23,7 +24,7 @@ constexpr uint64_t kR3[4] = {0x2a9e49687b83a2dbULL, 0x278324e6aef7f3ecULL, 0x806
 constexpr uint64_t kLInvNeg = 0xd2b51da312547e1bULL;  // -1/l mod 2^64
 
 // r = t - l if t >= l, else t; t has a fifth limb for the carry. Branch free.
-void reduce_once(uint64_t r[4], const uint64_t t[5]) {
+inline __attribute__((always_inline)) void reduce_once(uint64_t r[4], const uint64_t t[5]) {
   uint64_t d[4];
   uint64_t borrow = 0;
   for (int i = 0; i < 4; ++i) {
@@ -37,30 +38,56 @@ void reduce_once(uint64_t r[4], const uint64_t t[5]) {
 }
 
 // Montgomery product a·b/2^256 mod l for a < 2^256 and b < l (result < 2l before the final step).
+// One CIOS round: t = (t + x·b + m·l) / 2^64 with m chosen so the division is exact.
+// Products through u128 (one mul each), sums through explicit add-with-carry chains, and
+// the shape of l used (limb 2 is zero, limb 3 is 2^60: a shift, not a multiplication):
+// written as a loop over arrays with u128 sums, GCC spilled and took twice as long.
+inline __attribute__((always_inline)) void cios_round(uint64_t& t0, uint64_t& t1, uint64_t& t2, uint64_t& t3,
+                                                      uint64_t& t4, uint64_t x, const uint64_t b[4]) {
+  using ull = unsigned long long;
+  ull r0 = t0, r1 = t1, r2 = t2, r3 = t3, r4 = t4, r5 = 0;
+  const u128 p0 = (u128)x * b[0], p1 = (u128)x * b[1], p2 = (u128)x * b[2], p3 = (u128)x * b[3];
+  unsigned char c = _addcarry_u64(0, r0, (uint64_t)p0, &r0);
+  c = _addcarry_u64(c, r1, (uint64_t)p1, &r1);
+  c = _addcarry_u64(c, r2, (uint64_t)p2, &r2);
+  c = _addcarry_u64(c, r3, (uint64_t)p3, &r3);
+  c = _addcarry_u64(c, r4, 0, &r4);
+  r5 = c;
+  c = _addcarry_u64(0, r1, (uint64_t)(p0 >> 64), &r1);
+  c = _addcarry_u64(c, r2, (uint64_t)(p1 >> 64), &r2);
+  c = _addcarry_u64(c, r3, (uint64_t)(p2 >> 64), &r3);
+  c = _addcarry_u64(c, r4, (uint64_t)(p3 >> 64), &r4);
+  r5 += c;
+
+  const uint64_t m = r0 * kLInvNeg;
+  const u128 q0 = (u128)m * kL[0], q1 = (u128)m * kL[1];
+  ull discard;
+  c = _addcarry_u64(0, r0, (uint64_t)q0, &discard);  // zero by the choice of m
+  c = _addcarry_u64(c, r1, (uint64_t)q1, &r1);
+  c = _addcarry_u64(c, r2, 0, &r2);                   // kL[2] == 0
+  c = _addcarry_u64(c, r3, m << 60, &r3);             // kL[3] == 2^60
+  c = _addcarry_u64(c, r4, 0, &r4);
+  r5 += c;
+  c = _addcarry_u64(0, r1, (uint64_t)(q0 >> 64), &r1);
+  c = _addcarry_u64(c, r2, (uint64_t)(q1 >> 64), &r2);
+  c = _addcarry_u64(c, r3, 0, &r3);
+  c = _addcarry_u64(c, r4, m >> 4, &r4);
+  r5 += c;
+  t0 = r1;
+  t1 = r2;
+  t2 = r3;
+  t3 = r4;
+  t4 = r5;
+}
+
 void mont_mul(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
-  uint64_t t[6] = {0, 0, 0, 0, 0, 0};
-  for (int i = 0; i < 4; ++i) {
-    uint64_t carry = 0;
-    for (int j = 0; j < 4; ++j) {
-      const u128 s = (u128)a[i] * b[j] + t[j] + carry;
-      t[j] = (uint64_t)s;
-      carry = (uint64_t)(s >> 64);
-    }
-    u128 s = (u128)t[4] + carry;
-    t[4] = (uint64_t)s;
-    t[5] = (uint64_t)(s >> 64);
-    const uint64_t m = t[0] * kLInvNeg;
-    s = (u128)m * kL[0] + t[0];
-    carry = (uint64_t)(s >> 64);
-    for (int j = 1; j < 4; ++j) {
-      s = (u128)m * kL[j] + t[j] + carry;
-      t[j - 1] = (uint64_t)s;
-      carry = (uint64_t)(s >> 64);
-    }
-    s = (u128)t[4] + carry;
-    t[3] = (uint64_t)s;
-    t[4] = t[5] + (uint64_t)(s >> 64);
-  }
+  static_assert(kL[2] == 0 && kL[3] == uint64_t{1} << 60, "cios_round relies on the shape of l");
+  uint64_t t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0;
+  cios_round(t0, t1, t2, t3, t4, a[0], b);
+  cios_round(t0, t1, t2, t3, t4, a[1], b);
+  cios_round(t0, t1, t2, t3, t4, a[2], b);
+  cios_round(t0, t1, t2, t3, t4, a[3], b);
+  const uint64_t t[5] = {t0, t1, t2, t3, t4};
   reduce_once(r, t);
 }
 
