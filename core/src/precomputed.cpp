@@ -90,12 +90,9 @@ RistrettoPoint straus_mixed_vartime(std::span<const Scalar> fixed_scalars,
   CompletedPoint t{};
   for (int j = plan.top; j >= 0; --j) {
     t = dbl(acc);
-    const size_t end = plan.start[j + 1];
-    for (size_t k = plan.start[j]; k < end; ++k) {
-      if (k + kStrausPrefetchDistance < end) {
-        __builtin_prefetch(plan.terms[k + kStrausPrefetchDistance].entry);
-        __builtin_prefetch(static_cast<const char*>(plan.terms[k + kStrausPrefetchDistance].entry) + 64);
-      }
+    const size_t end = plan.start[256 - j];
+    for (size_t k = plan.start[255 - j]; k < end; ++k) {
+      if (k + kStrausPrefetchDistance < plan.terms.size()) prefetch_term(plan.terms[k + kStrausPrefetchDistance]);
       const StrausTerm& term = plan.terms[k];
       const EdwardsPoint e = to_extended(t);
       if (term.fixed) {

@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "bp/detail/edwards.hpp"
 #include "bp/precomputed.hpp"
 #include "bp/scalar.hpp"
 #include "scalar_recoding.hpp"
@@ -21,7 +22,9 @@ struct StrausTerm {
 
 struct StrausTerms {
   std::vector<StrausTerm> terms;
-  std::vector<uint32_t> start;  // terms of bit j are [start[j], start[j + 1])
+  // In processing order, top bit first: the terms of bit j are [start[255 - j],
+  // start[256 - j]), so the loop reads one contiguous array and can prefetch across bits.
+  std::vector<uint32_t> start;
   int top = -1;                 // highest bit with a term, -1 when there is none
 };
 
@@ -44,7 +47,7 @@ void straus_terms(std::span<const Scalar> fixed_scalars, std::span<const Vartime
   for (size_t i = 0; i < nd; ++i) counts[nf + i] = to_naf_vartime(&digits[(nf + i) * 256], scalars[i], kDynamicNafWidth);
   out.start.assign(257, 0);
   for (size_t i = 0; i < n; ++i)
-    for (int k = 0; k < counts[i]; ++k) ++out.start[digits[i * 256 + k].pos + 1];
+    for (int k = 0; k < counts[i]; ++k) ++out.start[256 - digits[i * 256 + k].pos];
   for (int j = 0; j < 256; ++j) out.start[j + 1] += out.start[j];
   out.terms.resize(out.start[256]);
   std::vector<uint32_t> fill(out.start.begin(), out.start.end() - 1);
@@ -55,14 +58,23 @@ void straus_terms(std::span<const Scalar> fixed_scalars, std::span<const Vartime
       const int index = (d > 0 ? d : -d) / 2;
       const void* entry = i < nf ? static_cast<const void*>(&fixed_tables[i]->odd_multiple(index))
                                  : static_cast<const void*>(dynamic_entry(i - nf, d));
-      out.terms[fill[digit.pos]++] = StrausTerm{entry, static_cast<int8_t>(d > 0 ? 1 : -1), i < nf};
+      out.terms[fill[255 - digit.pos]++] = StrausTerm{entry, static_cast<int8_t>(d > 0 ? 1 : -1), i < nf};
     }
   }
   out.top = 255;
-  while (out.top >= 0 && out.start[out.top + 1] == out.start[out.top]) --out.top;
+  while (out.top >= 0 && out.start[256 - out.top] == out.start[255 - out.top]) --out.top;
 }
 
 // How far ahead the Straus loops prefetch table entries.
 inline constexpr size_t kStrausPrefetchDistance = 4;
+
+// An affine table entry is 120 bytes at a 120-byte stride, so it often spans three cache
+// lines: fetch its first and last byte's lines and the one between.
+inline void prefetch_term(const StrausTerm& term) {
+  const char* p = static_cast<const char*>(term.entry);
+  __builtin_prefetch(p);
+  __builtin_prefetch(p + 64);
+  __builtin_prefetch(p + sizeof(AffineCached) - 1);
+}
 
 }  // namespace bp::detail

@@ -49,12 +49,9 @@ BP_AVX2 RistrettoPoint straus_mixed_vartime(std::span<const Scalar> fixed_scalar
   Extended4 acc = identity4();
   for (int j = plan.top; j >= 0; --j) {
     if (j != plan.top) dbl_to(acc, acc);
-    const size_t end = plan.start[j + 1];
-    for (size_t k = plan.start[j]; k < end; ++k) {
-      if (k + kStrausPrefetchDistance < end) {
-        __builtin_prefetch(plan.terms[k + kStrausPrefetchDistance].entry);
-        __builtin_prefetch(static_cast<const char*>(plan.terms[k + kStrausPrefetchDistance].entry) + 64);
-      }
+    const size_t end = plan.start[256 - j];
+    for (size_t k = plan.start[255 - j]; k < end; ++k) {
+      if (k + kStrausPrefetchDistance < plan.terms.size()) prefetch_term(plan.terms[k + kStrausPrefetchDistance]);
       const StrausTerm& term = plan.terms[k];
       // One addition site for all three kinds of term (the code stays in the micro-op
       // cache); if/else, not a conditional expression, so only one conversion runs.
