@@ -13,12 +13,14 @@ namespace {
 
 using detail::VerificationEquation;
 
-// Sum over the chosen equations of weight_k · equation_k == identity? The generators'
-// scalars are added per generator first, so each fixed generator appears once however many
-// proofs use it; the proofs' own points are all kept.
+// Sum over the chosen equations == identity? Each equation was built already multiplied by
+// its proof's random weight (drawn from libsodium after the proof was fixed), so a bad proof
+// makes any subset that contains it fail except with probability about 1/l, whichever
+// subsets the bisection below tries with the same weights. The generators' scalars are
+// added per generator first, so each fixed generator appears once however many proofs use
+// it; the proofs' own points are all kept.
 bool combined_holds(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
                     const std::vector<VerificationEquation>& eqs, std::span<const size_t> chosen) {
-  SystemRandom rng;
   size_t max_n = 0, max_m = 0, dynamic = 0;
   for (size_t k : chosen) {
     max_n = std::max(max_n, eqs[k].n);
@@ -33,18 +35,15 @@ bool combined_holds(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
   points.reserve(dynamic);
   for (size_t k : chosen) {
     const auto& eq = eqs[k];
-    const Scalar weight = Scalar::random(rng);
-    B += weight * eq.B;
-    B_blinding += weight * eq.B_blinding;
+    B += eq.B;
+    B_blinding += eq.B_blinding;
     for (size_t j = 0; j < eq.m; ++j)
       for (size_t i = 0; i < eq.n; ++i) {
-        G[j * max_n + i] += weight * eq.G[j * eq.n + i];
-        H[j * max_n + i] += weight * eq.H[j * eq.n + i];
+        G[j * max_n + i] += eq.G[j * eq.n + i];
+        H[j * max_n + i] += eq.H[j * eq.n + i];
       }
-    for (size_t i = 0; i < eq.points.size(); ++i) {
-      scalars.push_back(weight * eq.scalars[i]);
-      points.push_back(eq.points[i]);
-    }
+    scalars.insert(scalars.end(), eq.scalars.begin(), eq.scalars.end());
+    points.insert(points.end(), eq.points.begin(), eq.points.end());
   }
   std::vector<Scalar> fixed_scalars{B_blinding, B};
   std::vector<const VartimeBaseTable*> fixed_tables{&pc_gens.B_blinding_table(), &pc_gens.B_table()};
@@ -92,10 +91,12 @@ BatchOutcome verify_batch(const BulletproofGens& bp_gens, const PedersenGens& pc
   auto verify_part = [&](unsigned t) {
     const size_t begin = items.size() * t / threads, end = items.size() * (t + 1) / threads;
     std::vector<size_t> usable;
+    SystemRandom rng;
     for (size_t k = begin; k < end; ++k) {
       const auto& item = items[k];
       auto eq = item.proof && item.transcript
-                    ? detail::verification_equation(*item.proof, bp_gens, *item.transcript, item.commitments, item.n)
+                    ? detail::verification_equation(*item.proof, bp_gens, *item.transcript, item.commitments, item.n,
+                                                    Scalar::random(rng))
                     : Result<VerificationEquation>(ProofError::FormatError);
       if (!eq) {
         failed_by_part[t].push_back(k);

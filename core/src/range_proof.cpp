@@ -94,7 +94,8 @@ namespace detail {
 
 Result<VerificationEquation> verification_equation(const RangeProof& proof, const BulletproofGens& bp_gens,
                                                    Transcript& transcript,
-                                                   std::span<const CompressedRistretto> commitments, size_t n) {
+                                                   std::span<const CompressedRistretto> commitments, size_t n,
+                                                   const Scalar& weight) {
   const size_t m = commitments.size();
   if (!is_valid_bitsize(n)) return ProofError::InvalidBitsize;
   if (bp_gens.gens_capacity() < n || bp_gens.party_capacity() < m) return ProofError::InvalidGeneratorsLength;
@@ -127,7 +128,9 @@ Result<VerificationEquation> verification_equation(const RangeProof& proof, cons
   const Scalar& a = ipp.a;
   const Scalar& b = ipp.b;
   const Scalar zz = z * z;
-  const Scalar minus_z = -z;
+  const Scalar weighted_z = weight * z;
+  const Scalar weighted_a = weight * a;
+  const Scalar weighted_c = weight * c;
 
   VerificationEquation eq;
   eq.n = n;
@@ -136,16 +139,16 @@ Result<VerificationEquation> verification_equation(const RangeProof& proof, cons
   // Points that come with the proof must decode; they are decoded together (four square
   // roots at a time on the AVX2 backend).
   std::vector<CompressedRistretto> encoded{proof.A, proof.S, proof.T_1, proof.T_2};
-  eq.scalars = {Scalar::one(), x, c * x, c * x * x};
+  eq.scalars = {weight, weight * x, weighted_c * x, weighted_c * x * x};
   encoded.insert(encoded.end(), ipp.L_vec.begin(), ipp.L_vec.end());
-  eq.scalars.insert(eq.scalars.end(), u_sq.begin(), u_sq.end());
+  for (const Scalar& u : u_sq) eq.scalars.push_back(weight * u);
   encoded.insert(encoded.end(), ipp.R_vec.begin(), ipp.R_vec.end());
-  eq.scalars.insert(eq.scalars.end(), u_inv_sq.begin(), u_inv_sq.end());
-  Scalar z_exp = Scalar::one();
+  for (const Scalar& u : u_inv_sq) eq.scalars.push_back(weight * u);
+  Scalar weighted_czz_zj = weighted_c * zz;
   for (size_t j = 0; j < m; ++j) {
     encoded.push_back(commitments[j]);
-    eq.scalars.push_back(c * zz * z_exp);
-    z_exp *= z;
+    eq.scalars.push_back(weighted_czz_zj);
+    weighted_czz_zj *= z;
   }
   std::vector<std::optional<RistrettoPoint>> decoded(encoded.size());
   RistrettoPoint::decompress_batch(encoded, decoded);
@@ -154,18 +157,19 @@ Result<VerificationEquation> verification_equation(const RangeProof& proof, cons
     eq.points.push_back(*p);
   }
 
-  eq.B_blinding = -proof.e_blinding - c * proof.t_x_blinding;
-  eq.B = w * (proof.t_x - a * b) + c * (delta(n, m, y, z) - proof.t_x);
-  // g_i = -z - a·s_i on G_i;  h_i = z + y^-i·(z²·z^(i/n)·2^(i%n) - b·s_(nm-1-i)) on H_i.
+  eq.B_blinding = weight * (-proof.e_blinding - c * proof.t_x_blinding);
+  eq.B = weight * (w * (proof.t_x - a * b) + c * (delta(n, m, y, z) - proof.t_x));
+  // g_i = -z - a·s_i on G_i;  h_i = z + y^-i·(z²·z^(i/n)·2^(i%n) - b·s_(nm-1-i)) on H_i;
+  // both times the weight.
   eq.G.reserve(nm);
   eq.H.reserve(nm);
-  for (size_t i = 0; i < nm; ++i) eq.G.push_back(minus_z - a * s[i]);
-  Scalar exp_y_inv = Scalar::one();
+  for (size_t i = 0; i < nm; ++i) eq.G.push_back(-weighted_z - weighted_a * s[i]);
+  Scalar exp_y_inv = weight;  // weight·y^-i
   Scalar zz_zj = zz;
   for (size_t j = 0, i = 0; j < m; ++j, zz_zj *= z) {
     Scalar zz_zj_2i = zz_zj;  // doubled by addition, no multiplication
     for (size_t bit = 0; bit < n; ++bit, ++i) {
-      eq.H.push_back(z + exp_y_inv * (zz_zj_2i - b * s[nm - 1 - i]));
+      eq.H.push_back(weighted_z + exp_y_inv * (zz_zj_2i - b * s[nm - 1 - i]));
       exp_y_inv *= y_inv;
       zz_zj_2i += zz_zj_2i;
     }

@@ -1,4 +1,4 @@
-// The verification equation of one range proof, before any multiplication: the scalars of
+// The verification equation of one range proof, before any point multiplication: the scalars of
 // the fixed generators (B, B̃, the aggregated G and H) and the proof's own points with their
 // scalars; the proof is valid iff their multiscalar sum is the identity. A single
 // verification evaluates it directly; batch verification adds many, each weighted by a
@@ -20,8 +20,12 @@ struct VerificationEquation {
 };
 
 // Runs the transcript and decodes every point; fails with the reference's error kinds.
+// Every scalar comes out multiplied by `weight` (batch verification's random weight): folded
+// into the few factors the scalars are built from, that costs about 2·lg(nm) + 8
+// multiplications instead of 2nm + 2lg(nm) + m + 6 afterwards.
 Result<VerificationEquation> verification_equation(const RangeProof& proof, const BulletproofGens& bp_gens,
                                                    Transcript& transcript,
-                                                   std::span<const CompressedRistretto> commitments, size_t n);
+                                                   std::span<const CompressedRistretto> commitments, size_t n,
+                                                   const Scalar& weight = Scalar::one());
 
 }  // namespace bp::detail
