@@ -5,6 +5,7 @@
 
 #include <sodium.h>
 
+#include <cstring>
 #include <vector>
 
 #include "avx2/edwards4.hpp"
@@ -32,6 +33,37 @@ BP_AVX2 void odd_multiples4(const EdwardsPoint& p, OddMultiples4& out) {
     out.odd[k] = to_cached4(acc);
   }
   for (int k = 0; k < 8; ++k) out.odd_neg[k] = neg(out.odd[k]);
+}
+
+// |digit|·P with the sign applied, from entries[k] = (k+1)·P: ct_select (ct_lookup.hpp)
+// with the eight candidate entries read as AVX2 words and chosen by masks, four times fewer
+// instructions than limb-by-limb conditional moves. Every entry is read whatever the digit.
+BP_AVX2 Cached4 ct_select4(const AffineCached* entries, int8_t digit) {
+  static_assert(sizeof(AffineCached) == 15 * sizeof(uint64_t), "an affine entry is fifteen words");
+  const uint64_t sign_mask = 0 - static_cast<uint64_t>(static_cast<uint8_t>(digit) >> 7);
+  const int64_t abs = (static_cast<int64_t>(digit) ^ static_cast<int64_t>(sign_mask)) - static_cast<int64_t>(sign_mask);
+  const __m256i first_three = _mm256_set_epi64x(0, -1, -1, -1);  // the last word group has three words
+  // The identity: y+x = 1, y-x = 1, 2dxy = 0.
+  __m256i w0 = _mm256_set_epi64x(0, 0, 0, 1), w1 = _mm256_set_epi64x(0, 0, 1, 0), w2 = _mm256_setzero_si256(),
+          w3 = _mm256_setzero_si256();
+  for (int k = 1; k <= 8; ++k) {
+    const uint64_t diff = static_cast<uint64_t>(abs ^ k);
+    const __m256i take = _mm256_set1_epi64x(static_cast<long long>(((diff | (0 - diff)) >> 63) - 1));
+    const auto* words = reinterpret_cast<const long long*>(&entries[k - 1]);
+    w0 = _mm256_blendv_epi8(w0, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words)), take);
+    w1 = _mm256_blendv_epi8(w1, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words + 4)), take);
+    w2 = _mm256_blendv_epi8(w2, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words + 8)), take);
+    w3 = _mm256_blendv_epi8(w3, _mm256_maskload_epi64(words + 12, first_three), take);
+  }
+  alignas(32) uint64_t chosen[16];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(chosen), w0);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(chosen + 4), w1);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(chosen + 8), w2);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(chosen + 12), w3);
+  AffineCached r;
+  std::memcpy(&r, chosen, sizeof r);
+  cneg(r, sign_mask);
+  return to_cached4(r);
 }
 
 }  // namespace
@@ -127,7 +159,7 @@ BP_AVX2 RistrettoPoint multiscalar_mul_ct(std::span<const Scalar> scalars, std::
   for (int j = 63; j >= 0; --j) {
     if (j != 63) mul_by_pow2_in_place(acc, 4);
     for (size_t i = 0; i < n; ++i)
-      add_to(acc, acc, to_cached4(ct_select(&tables[i]->multiple(0), kAffineCachedIdentity, digits[i * 64 + j])));
+      add_to(acc, acc, ct_select4(&tables[i]->multiple(0), digits[i * 64 + j]));
   }
   sodium_memzero(digits.data(), digits.size());
   return RistrettoPoint(to_edwards(acc));
