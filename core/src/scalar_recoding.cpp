@@ -30,8 +30,8 @@ void load_words(uint64_t words[5], const Scalar& s) {
   words[4] = 0;
 }
 
-// The 64 bits from pos on (zeros past the top).
-uint64_t bits64_at(const uint64_t words[5], int pos) {
+// The 64 bits from pos on (zeros past the top); words has a zero word past pos / 64 + 1.
+uint64_t bits64_at(const uint64_t words[], int pos) {
   const int word = pos / 64, bit = pos % 64;
   uint64_t buf = words[word] >> bit;
   if (bit != 0) buf |= words[word + 1] << (64 - bit);
@@ -47,32 +47,29 @@ uint64_t bits_at(const uint64_t words[5], int pos, int count) {
 }  // namespace
 
 int to_naf_vartime(NafDigit out[256], const Scalar& s, int w) {
-  uint64_t words[5];
+  uint64_t words[6] = {};  // two zero words past the top, so every 64-bit read stays inside
   load_words(words, s);
-  const int64_t width = int64_t{1} << w;
-  int64_t carry = 0;
+  const uint64_t mask = (uint64_t{1} << w) - 1, half = uint64_t{1} << (w - 1);
+  uint64_t carry = 0;
   int pos = 0, count = 0;
   while (pos < 256) {
-    if (carry == 0) {
-      // Without a carry the next nonzero digit sits at the next set bit: jump to it.
-      const uint64_t ahead = bits64_at(words, pos);
-      if (ahead == 0) {
-        pos += 64;
-        continue;
-      }
-      pos += __builtin_ctzll(ahead);
-      if (pos >= 256) break;
-    }
-    const int64_t window = carry + static_cast<int64_t>(bits_at(words, pos, w));
-    if ((window & 1) == 0) {
-      // An even window: this digit is zero; the carry moves on with the window.
-      ++pos;
+    // The number still to write is (s >> pos) + carry. Its low 64 bits: skip its trailing
+    // zeros (which also absorbs a carry into a run of ones) and take the odd window there.
+    const uint64_t chunk = bits64_at(words, pos);
+    const uint64_t sum = chunk + carry;
+    if (sum == 0) {  // 64 zeros, or 64 ones plus a carry that moves on
+      pos += 64;
       continue;
     }
-    const int64_t digit = window < width / 2 ? window : window - width;
-    carry = window < width / 2 ? 0 : 1;
-    out[count++] = NafDigit{static_cast<uint8_t>(pos), static_cast<int8_t>(digit)};
-    pos += w;
+    const int tz = __builtin_ctzll(sum);
+    const int at = pos + tz;
+    if (at >= 256) break;
+    uint64_t window = sum >> tz;
+    if (tz + w > 64) window |= bits64_at(words, pos + 64) << (64 - tz);
+    window &= mask;
+    carry = window >= half;
+    out[count++] = NafDigit{static_cast<uint8_t>(at), static_cast<int8_t>(static_cast<int64_t>(window) - static_cast<int64_t>(carry << w))};
+    pos = at + w;
   }
   return count;
 }
