@@ -21,12 +21,21 @@ struct PippengerDigits {
   int32_t at(size_t i, int w) const { return digits[i * max_digits + w]; }
 };
 
+// Window width for n points: grows roughly with log2(n).
+inline int pippenger_window_bits(size_t n) { return n < 500 ? 6 : n < 800 ? 7 : n < 3000 ? 8 : n < 10000 ? 9 : 10; }
+
+// Point additions Pippenger spends on n points (every point once per window, then about
+// three additions' worth per bucket to sum the buckets), for choosing between algorithms.
+inline double pippenger_cost(size_t n) {
+  const int c = pippenger_window_bits(n);
+  return static_cast<double>((256 + c - 1) / c + 1) * (static_cast<double>(n) + 1.5 * static_cast<double>(size_t{1} << c));
+}
+
 // Fixed scalars first, then the others, in one numbering.
 inline void pippenger_digits(std::span<const Scalar> fixed_scalars, std::span<const Scalar> scalars,
                              PippengerDigits& out) {
   const size_t n = fixed_scalars.size() + scalars.size();
-  // Window width grows roughly with log2(n).
-  out.c = n < 500 ? 6 : n < 800 ? 7 : n < 3000 ? 8 : n < 10000 ? 9 : 10;
+  out.c = pippenger_window_bits(n);
   out.max_digits = (256 + out.c - 1) / out.c + 1;
   out.buckets = size_t{1} << (out.c - 1);
   out.digits.resize(n * out.max_digits);
