@@ -89,6 +89,40 @@ ProofSet make_proofs(const BulletproofGens& bp_gens, const PedersenGens& pc_gens
   return set;
 }
 
+// One prove row and one verify row for random values of n bits, m of them, on the active
+// backend.
+void add_prove_verify_rows(std::vector<Row>& rows, const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
+                           size_t n, size_t m, const std::function<void()>& yardstick, int min_runs, double budget) {
+  SystemRandom rng;
+  std::vector<uint64_t> values(m);
+  std::vector<Scalar> blindings(m);
+  for (size_t j = 0; j < m; ++j) {
+    randombytes_buf(&values[j], sizeof values[j]);
+    if (n < 64) values[j] &= (uint64_t{1} << n) - 1;
+    blindings[j] = Scalar::random(rng);
+  }
+  std::vector<uint8_t> proof_bytes;
+  std::vector<CompressedRistretto> commitments;
+  const Timing prove = measure(
+      [&] {
+        Transcript t("bench");
+        auto proved = RangeProof::prove_multiple(bp_gens, pc_gens, t, values, blindings, n);
+        if (!proved) std::abort();
+        proof_bytes = proved->proof.to_bytes();
+        commitments = proved->commitments;
+      },
+      yardstick, min_runs, budget, 200);
+  const RangeProof proof = *RangeProof::from_bytes(proof_bytes);
+  const Timing verify = measure(
+      [&] {
+        Transcript t("bench");
+        if (!proof.verify_multiple(bp_gens, pc_gens, t, commitments, n)) std::abort();
+      },
+      yardstick, min_runs, budget, 500);
+  rows.push_back({"prove", n, m, prove});
+  rows.push_back({"verify", n, m, verify});
+}
+
 }  // namespace
 
 int run_bench(int argc, char** argv) {
@@ -116,36 +150,7 @@ int run_bench(int argc, char** argv) {
   SystemRandom rng;
   std::vector<Row> rows;
   rows.push_back({"yardstick", 0, 0, yardstick_alone});
-  for (const auto& size : sizes) {
-    const size_t n = size.first, m = size.second;
-    std::vector<uint64_t> values(m);
-    std::vector<Scalar> blindings(m);
-    for (size_t j = 0; j < m; ++j) {
-      randombytes_buf(&values[j], sizeof values[j]);
-      if (n < 64) values[j] &= (uint64_t{1} << n) - 1;
-      blindings[j] = Scalar::random(rng);
-    }
-    std::vector<uint8_t> proof_bytes;
-    std::vector<CompressedRistretto> commitments;
-    const Timing prove = measure(
-        [&] {
-          Transcript t("bench");
-          auto proved = RangeProof::prove_multiple(bp_gens, pc_gens, t, values, blindings, n);
-          if (!proved) std::abort();
-          proof_bytes = proved->proof.to_bytes();
-          commitments = proved->commitments;
-        },
-        yardstick, min_runs, budget, 200);
-    const RangeProof proof = *RangeProof::from_bytes(proof_bytes);
-    const Timing verify = measure(
-        [&] {
-          Transcript t("bench");
-          if (!proof.verify_multiple(bp_gens, pc_gens, t, commitments, n)) std::abort();
-        },
-        yardstick, min_runs, budget, 500);
-    rows.push_back({"prove", n, m, prove});
-    rows.push_back({"verify", n, m, verify});
-  }
+  for (const auto& size : sizes) add_prove_verify_rows(rows, bp_gens, pc_gens, size.first, size.second, yardstick, min_runs, budget);
 
   // The other backends this CPU supports, for comparison in the same run (the rows above
   // use the active one, the fastest unless BP_BACKEND says otherwise).
@@ -153,32 +158,7 @@ int run_bench(int argc, char** argv) {
   for (Backend backend : {Backend::portable, Backend::avx2, Backend::avx512ifma}) {
     if (backend == active || !backend_supported(backend)) continue;
     set_backend(backend);
-    for (const auto& size : std::vector<std::pair<size_t, size_t>>{{64, 1}, {64, 16}}) {
-      const size_t n = size.first, m = size.second;
-      std::vector<uint64_t> values(m);
-      std::vector<Scalar> blindings(m);
-      for (size_t j = 0; j < m; ++j) {
-        randombytes_buf(&values[j], sizeof values[j]);
-        blindings[j] = Scalar::random(rng);
-      }
-      std::optional<RangeProof::Proved> proved;
-      const Timing prove = measure(
-          [&] {
-            Transcript t("bench");
-            auto p = RangeProof::prove_multiple(bp_gens, pc_gens, t, values, blindings, n);
-            if (!p) std::abort();
-            proved = std::move(*p);
-          },
-          yardstick, min_runs, budget, 200);
-      const Timing verify = measure(
-          [&] {
-            Transcript t("bench");
-            if (!proved->proof.verify_multiple(bp_gens, pc_gens, t, proved->commitments, n)) std::abort();
-          },
-          yardstick, min_runs, budget, 500);
-      rows.push_back({"prove", n, m, prove});
-      rows.push_back({"verify", n, m, verify});
-    }
+    for (size_t m : {1, 16}) add_prove_verify_rows(rows, bp_gens, pc_gens, 64, m, yardstick, min_runs, budget);
   }
   set_backend(active);
 

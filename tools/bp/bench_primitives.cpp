@@ -109,20 +109,16 @@ std::vector<PrimitiveRow> bench_primitives(const std::function<void()>& yardstic
         scalars[i] = Scalar::random(rng);
         points[i] = RistrettoPoint::basepoint() * Scalar::random(rng);
       }
-      auto vartime = time_op("multiscalar, variable time, per point", 1,
-                             [&] { const auto m = multiscalar_mul_vartime(scalars, points); keep(m); }, yardstick, samples);
-      vartime.ns /= static_cast<double>(size);
-      vartime.size = size;
-      vartime.note = backend_name(backend);
-      rows.push_back(vartime);
-      if (size <= 1024) {
-        auto ct = time_op("multiscalar, constant time, per point", 1,
-                          [&] { const auto m = multiscalar_mul(scalars, points); keep(m); }, yardstick, samples);
-        ct.ns /= static_cast<double>(size);
-        ct.size = size;
-        ct.note = backend_name(backend);
-        rows.push_back(ct);
-      }
+      const auto per_point = [&](std::string op, const std::function<void()>& fn) {
+        auto row = time_op(std::move(op), 1, fn, yardstick, samples);
+        row.ns /= static_cast<double>(size);
+        row.size = size;
+        row.note = backend_name(backend);
+        rows.push_back(row);
+      };
+      per_point("multiscalar, variable time, per point", [&] { const auto m = multiscalar_mul_vartime(scalars, points); keep(m); });
+      if (size <= 1024)
+        per_point("multiscalar, constant time, per point", [&] { const auto m = multiscalar_mul(scalars, points); keep(m); });
     }
   }
   set_backend(active);
