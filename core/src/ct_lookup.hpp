@@ -4,8 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <vector>
 
 #include "bp/detail/edwards.hpp"
+#include "bp/ristretto.hpp"
+#include "scalar_recoding.hpp"
 
 namespace bp::detail {
 
@@ -38,6 +42,24 @@ Entry ct_select(const Entry* entries, const Entry& identity, int8_t digit) {
   }
   cneg(r, sign_mask);
   return r;
+}
+
+// 64 signed radix-16 digits per scalar (scalar i's digit j at i·64 + j), in per-thread
+// scratch that both backends share and the caller wipes: a per-proof allocation above
+// glibc's mmap threshold would be mapped and unmapped every time.
+inline std::vector<int8_t>& ct_digits(std::span<const Scalar> scalars) {
+  thread_local std::vector<int8_t> digits;
+  digits.resize(scalars.size() * 64);
+  for (size_t i = 0; i < scalars.size(); ++i) to_radix16(&digits[i * 64], scalars[i]);
+  return digits;
+}
+
+// 1P..8P for every point, in per-thread scratch like ct_digits.
+inline std::vector<CtLookupTable>& ct_lookup_tables(std::span<const RistrettoPoint> points) {
+  thread_local std::vector<CtLookupTable> tables;
+  tables.resize(points.size());
+  for (size_t i = 0; i < points.size(); ++i) tables[i] = ct_lookup_table(points[i].edwards());
+  return tables;
 }
 
 }  // namespace bp::detail

@@ -19,9 +19,7 @@ using namespace detail;
 RistrettoPoint multiscalar_mul(std::span<const Scalar> scalars, std::span<const CtBaseTable* const> tables) {
   const size_t n = std::min(scalars.size(), tables.size());
   if (active_backend() == Backend::avx2) return avx2::multiscalar_mul_ct(scalars.first(n), tables.first(n));
-  thread_local std::vector<int8_t> digits;
-  digits.resize(n * 64);
-  for (size_t i = 0; i < n; ++i) to_radix16(&digits[i * 64], scalars[i]);
+  auto& digits = ct_digits(scalars.first(n));
   EdwardsPoint acc = kIdentity;
   for (int j = 63; j >= 0; --j) {
     if (j != 63) acc = mul_by_pow2(acc, 4);
@@ -35,16 +33,8 @@ RistrettoPoint multiscalar_mul(std::span<const Scalar> scalars, std::span<const 
 RistrettoPoint multiscalar_mul(std::span<const Scalar> scalars, std::span<const RistrettoPoint> points) {
   const size_t n = std::min(scalars.size(), points.size());
   if (active_backend() == Backend::avx2) return avx2::multiscalar_mul_ct(scalars.first(n), points.first(n));
-  // Reused across calls: a per-proof allocation above glibc's mmap threshold would be
-  // mapped and unmapped every time.
-  thread_local std::vector<CtLookupTable> tables;
-  thread_local std::vector<int8_t> digits;
-  tables.resize(n);
-  digits.resize(n * 64);
-  for (size_t i = 0; i < n; ++i) {
-    tables[i] = ct_lookup_table(points[i].edwards());
-    to_radix16(&digits[i * 64], scalars[i]);
-  }
+  const auto& tables = ct_lookup_tables(points.first(n));
+  auto& digits = ct_digits(scalars.first(n));
   EdwardsPoint acc = kIdentity;
   for (int j = 63; j >= 0; --j) {
     if (j != 63) acc = mul_by_pow2(acc, 4);

@@ -152,9 +152,7 @@ BP_AVX2 RistrettoPoint pippenger_mixed_vartime(std::span<const Scalar> fixed_sca
 
 BP_AVX2 RistrettoPoint multiscalar_mul_ct(std::span<const Scalar> scalars, std::span<const CtBaseTable* const> tables) {
   const size_t n = scalars.size();
-  thread_local std::vector<int8_t> digits;
-  digits.resize(n * 64);
-  for (size_t i = 0; i < n; ++i) to_radix16(&digits[i * 64], scalars[i]);
+  auto& digits = ct_digits(scalars);
   Extended4 acc = identity4();
   for (int j = 63; j >= 0; --j) {
     if (j != 63) mul_by_pow2_in_place(acc, 4);
@@ -167,14 +165,8 @@ BP_AVX2 RistrettoPoint multiscalar_mul_ct(std::span<const Scalar> scalars, std::
 
 BP_AVX2 RistrettoPoint multiscalar_mul_ct(std::span<const Scalar> scalars, std::span<const RistrettoPoint> points) {
   const size_t n = scalars.size();
-  thread_local std::vector<CtLookupTable> tables;
-  thread_local std::vector<int8_t> digits;
-  tables.resize(n);
-  digits.resize(n * 64);
-  for (size_t i = 0; i < n; ++i) {
-    tables[i] = ct_lookup_table(points[i].edwards());
-    to_radix16(&digits[i * 64], scalars[i]);
-  }
+  const auto& tables = ct_lookup_tables(points);
+  auto& digits = ct_digits(scalars);
   Extended4 acc = identity4();
   for (int j = 63; j >= 0; --j) {
     if (j != 63) mul_by_pow2_in_place(acc, 4);
