@@ -159,6 +159,20 @@ BP_AVX2_INLINE Fe4 fe4_negate_lanes(const Fe4& a) {
   return r;
 }
 
+// The ten output sums, kept in ymm0-ymm9 by the multiplication and squaring below, stored
+// to r.
+#define BP_FE4_STORE_SUMS                                                                    \
+  "vmovdqa %%ymm0, 0(%[r])\n\t"                                                             \
+  "vmovdqa %%ymm1, 32(%[r])\n\t"                                                            \
+  "vmovdqa %%ymm2, 64(%[r])\n\t"                                                            \
+  "vmovdqa %%ymm3, 96(%[r])\n\t"                                                            \
+  "vmovdqa %%ymm4, 128(%[r])\n\t"                                                           \
+  "vmovdqa %%ymm5, 160(%[r])\n\t"                                                           \
+  "vmovdqa %%ymm6, 192(%[r])\n\t"                                                           \
+  "vmovdqa %%ymm7, 224(%[r])\n\t"                                                           \
+  "vmovdqa %%ymm8, 256(%[r])\n\t"                                                           \
+  "vmovdqa %%ymm9, 288(%[r])\n\t"
+
 // Four products at once, lane by lane. Inputs below 2^27.7 per limb.
 //   c_k = sum_{i+j=k} a_i·b_j·(2 when i, j both odd) + 19·sum_{i+j=k+10} (the same)
 // since limb offsets add up to one bit short when both are odd, and 2^255 = 19.
@@ -300,16 +314,7 @@ BP_AVX2_OUTLINE void fe4_mul_to(Fe4& r, const Fe4& a, const Fe4& b) {
       "vpmuludq 256(%[b19]), %%ymm10, %%ymm13\n\t" "vpaddq %%ymm13, %%ymm7, %%ymm7\n\t"
       "vpmuludq 288(%[b19]), %%ymm11, %%ymm12\n\t" "vpaddq %%ymm12, %%ymm8, %%ymm8\n\t"
       "vpmuludq 0(%[b]), %%ymm10, %%ymm13\n\t" "vpaddq %%ymm13, %%ymm9, %%ymm9\n\t"
-      "vmovdqa %%ymm0, 0(%[r])\n\t"
-      "vmovdqa %%ymm1, 32(%[r])\n\t"
-      "vmovdqa %%ymm2, 64(%[r])\n\t"
-      "vmovdqa %%ymm3, 96(%[r])\n\t"
-      "vmovdqa %%ymm4, 128(%[r])\n\t"
-      "vmovdqa %%ymm5, 160(%[r])\n\t"
-      "vmovdqa %%ymm6, 192(%[r])\n\t"
-      "vmovdqa %%ymm7, 224(%[r])\n\t"
-      "vmovdqa %%ymm8, 256(%[r])\n\t"
-      "vmovdqa %%ymm9, 288(%[r])\n\t"
+      BP_FE4_STORE_SUMS
       :
       : [a] "r"(a.l), [b] "r"(b.l), [b19] "r"(b19), [r] "r"(r.l)
       : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12",
@@ -414,16 +419,7 @@ BP_AVX2_OUTLINE void fe4_sq_to(Fe4& r, const Fe4& a) {
       "vpaddq %%ymm10, %%ymm10, %%ymm11\n\t"
       "vpaddq %%ymm11, %%ymm11, %%ymm12\n\t"
       "vpmuludq 288(%[a19]), %%ymm11, %%ymm13\n\t" "vpaddq %%ymm13, %%ymm8, %%ymm8\n\t"
-      "vmovdqa %%ymm0, 0(%[r])\n\t"
-      "vmovdqa %%ymm1, 32(%[r])\n\t"
-      "vmovdqa %%ymm2, 64(%[r])\n\t"
-      "vmovdqa %%ymm3, 96(%[r])\n\t"
-      "vmovdqa %%ymm4, 128(%[r])\n\t"
-      "vmovdqa %%ymm5, 160(%[r])\n\t"
-      "vmovdqa %%ymm6, 192(%[r])\n\t"
-      "vmovdqa %%ymm7, 224(%[r])\n\t"
-      "vmovdqa %%ymm8, 256(%[r])\n\t"
-      "vmovdqa %%ymm9, 288(%[r])\n\t"
+      BP_FE4_STORE_SUMS
       :
       : [a] "r"(a.l), [a19] "r"(a19), [r] "r"(r.l)
       : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12",
