@@ -75,12 +75,14 @@ void RistrettoPoint::decompress_batch(std::span<const CompressedRistretto> in,
   for (size_t first = 0; first < n; first += 4) {
     Decoding d[4];
     Fe bases[4], powers[4];
-    for (size_t lane = 0; lane < 4; ++lane) {
-      d[lane] = decode_start(in[std::min(first + lane, n - 1)]);  // a short last group repeats its last encoding
+    const size_t used = std::min<size_t>(4, n - first);
+    for (size_t lane = 0; lane < used; ++lane) {
+      d[lane] = decode_start(in[first + lane]);
       bases[lane] = d[lane].sqrt_base;
     }
+    for (size_t lane = used; lane < 4; ++lane) bases[lane] = bases[used - 1];  // a short last group pads its lanes
     avx2::pow_p58_x4(bases, powers);
-    for (size_t lane = 0; lane < 4 && first + lane < n; ++lane) out[first + lane] = decode_finish(d[lane], powers[lane]);
+    for (size_t lane = 0; lane < used; ++lane) out[first + lane] = decode_finish(d[lane], powers[lane]);
   }
 }
 
