@@ -5,11 +5,10 @@
 
 #include <vector>
 
-#include "avx2/msm_avx2.hpp"
-#include "bp/backend.hpp"
 #include "bp/msm.hpp"
 #include "bp/precomputed.hpp"
 #include "ct_lookup.hpp"
+#include "msm_kernels.hpp"
 #include "scalar_recoding.hpp"
 
 namespace bp {
@@ -18,7 +17,7 @@ using namespace detail;
 
 RistrettoPoint multiscalar_mul(std::span<const Scalar> scalars, std::span<const CtBaseTable* const> tables) {
   const size_t n = std::min(scalars.size(), tables.size());
-  if (active_backend() == Backend::avx2) return avx2::multiscalar_mul_ct(scalars.first(n), tables.first(n));
+  if (const MsmKernels* vector = active_msm_kernels()) return vector->ct_with_tables(scalars.first(n), tables.first(n));
   auto& digits = ct_digits(scalars.first(n));
   EdwardsPoint acc = kIdentity;
   for (int j = 63; j >= 0; --j) {
@@ -32,7 +31,7 @@ RistrettoPoint multiscalar_mul(std::span<const Scalar> scalars, std::span<const 
 
 RistrettoPoint multiscalar_mul(std::span<const Scalar> scalars, std::span<const RistrettoPoint> points) {
   const size_t n = std::min(scalars.size(), points.size());
-  if (active_backend() == Backend::avx2) return avx2::multiscalar_mul_ct(scalars.first(n), points.first(n));
+  if (const MsmKernels* vector = active_msm_kernels()) return vector->ct_with_points(scalars.first(n), points.first(n));
   const auto& tables = ct_lookup_tables(points.first(n));
   auto& digits = ct_digits(scalars.first(n));
   EdwardsPoint acc = kIdentity;

@@ -4,8 +4,7 @@
 
 #include "bp/msm.hpp"
 #include "bp/precomputed.hpp"
-#include "avx2/msm_avx2.hpp"
-#include "bp/backend.hpp"
+#include "msm_kernels.hpp"
 #include "pippenger_digits.hpp"
 
 namespace bp {
@@ -37,7 +36,8 @@ RistrettoPoint pippenger_vartime_mixed(std::span<const Scalar> fixed_scalars,
   fixed_tables = fixed_tables.first(nf);
   scalars = scalars.first(nd);
   points = points.first(nd);
-  if (active_backend() == Backend::avx2) return avx2::pippenger_mixed_vartime(fixed_scalars, fixed_tables, scalars, points);
+  if (const MsmKernels* vector = active_msm_kernels())
+    return vector->pippenger_mixed_vartime(fixed_scalars, fixed_tables, scalars, points);
   if (nf + nd == 0) return RistrettoPoint::identity();
 
   thread_local PippengerDigits plan;

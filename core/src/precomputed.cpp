@@ -3,8 +3,7 @@
 #include <algorithm>
 
 #include "bp/msm.hpp"
-#include "avx2/msm_avx2.hpp"
-#include "bp/backend.hpp"
+#include "msm_kernels.hpp"
 #include "pippenger_digits.hpp"
 #include "scalar_recoding.hpp"
 #include "straus_terms.hpp"
@@ -135,7 +134,8 @@ RistrettoPoint multiscalar_mul_vartime(std::span<const Scalar> fixed_scalars,
   fixed_tables = fixed_tables.first(nf);
   scalars = scalars.first(nd);
   points = points.first(nd);
-  if (active_backend() == Backend::avx2) return avx2::straus_mixed_vartime(fixed_scalars, fixed_tables, scalars, points);
+  if (const MsmKernels* vector = active_msm_kernels())
+    return vector->straus_mixed_vartime(fixed_scalars, fixed_tables, scalars, points);
   return straus_mixed_vartime(fixed_scalars, fixed_tables, scalars, points);
 }
 

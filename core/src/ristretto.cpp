@@ -68,7 +68,8 @@ std::optional<RistrettoPoint> RistrettoPoint::decompress(const CompressedRistret
 void RistrettoPoint::decompress_batch(std::span<const CompressedRistretto> in,
                                       std::span<std::optional<RistrettoPoint>> out) {
   const size_t n = std::min(in.size(), out.size());
-  if (active_backend() != Backend::avx2) {
+  // Every IFMA CPU has AVX2: that backend decodes with the AVX2 exponentiation too.
+  if (active_backend() == Backend::portable || !backend_supported(Backend::avx2)) {
     for (size_t i = 0; i < n; ++i) out[i] = decompress(in[i]);
     return;
   }

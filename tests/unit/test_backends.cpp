@@ -1,8 +1,10 @@
 // Every field backend against the portable one: field operations on random and edge-case
 // elements (and long chains of them, which is where a wrong limb bound shows), point
 // formulas, every multiscalar multiplication, and whole proofs made from the same
-// randomness, which must agree byte for byte. A backend this CPU cannot run is reported
-// and skipped; the whole test suite also runs once per supported backend (see CMakeLists).
+// randomness, which must agree byte for byte. The IFMA backend runs on its instructions
+// where the CPU has them and on emulated ones (ifma/v4_emulated.hpp) everywhere else, so
+// its code is checked on every machine; an AVX2 backend this CPU cannot run is reported
+// and skipped. The curve-level tests also run once per backend (see CMakeLists).
 #include <doctest/doctest.h>
 #include <sodium.h>
 
@@ -10,6 +12,8 @@
 #include <vector>
 
 #include "avx2/edwards4.hpp"
+#include "ifma/ifma_emulated.hpp"
+#include "ifma_emulated_kernels.hpp"
 #include "bp/backend.hpp"
 #include "bp/msm.hpp"
 #include "bp/precomputed.hpp"
@@ -64,18 +68,6 @@ std::vector<Fe> edge_elements() {
 
 enum class Op { mul, sq, add, sub };
 
-BP_AVX2 void avx2_op(Op op, const Fe a[4], const Fe b[4], Fe out[4]) {
-  using namespace bp::detail::avx2;
-  const Fe4 x = fe4_from_lanes(a[0], a[1], a[2], a[3]);
-  const Fe4 y = fe4_from_lanes(b[0], b[1], b[2], b[3]);
-  switch (op) {
-    case Op::mul: fe4_to_lanes(fe4_mul(x, y), out); break;
-    case Op::sq: fe4_to_lanes(fe4_sq(x), out); break;
-    case Op::add: fe4_to_lanes(fe4_add(x, y), out); break;
-    case Op::sub: fe4_to_lanes(fe4_sub(x, y), out); break;
-  }
-}
-
 Fe portable_op(Op op, const Fe& a, const Fe& b) {
   switch (op) {
     case Op::mul: return fe_mul(a, b);
@@ -87,18 +79,7 @@ Fe portable_op(Op op, const Fe& a, const Fe& b) {
 }
 
 // x <- (x + y)·(y - x), then x², y <- x·y, many times over: every output feeds the next
-// operation unreduced, as in the point formulas.
-BP_AVX2 void avx2_chain(const Fe a[4], const Fe b[4], int rounds, Fe out[4]) {
-  using namespace bp::detail::avx2;
-  Fe4 x = fe4_from_lanes(a[0], a[1], a[2], a[3]);
-  Fe4 y = fe4_from_lanes(b[0], b[1], b[2], b[3]);
-  for (int i = 0; i < rounds; ++i) {
-    x = fe4_sq(fe4_mul(fe4_add(x, y), fe4_sub(y, x)));
-    y = fe4_mul(x, fe4_add(y, y));
-  }
-  fe4_to_lanes(fe4_add(x, y), out);
-}
-
+// operation unreduced, as in the point formulas (lanes_chain does the same four at once).
 Fe portable_chain(Fe x, Fe y, int rounds) {
   for (int i = 0; i < rounds; ++i) {
     x = fe_sq(fe_mul(fe_add(x, y), fe_sub(y, x)));
@@ -119,17 +100,25 @@ struct PointResults {
   EdwardsPoint sum, difference, doubled, sum_affine, difference_affine, via_cached;
 };
 
-BP_AVX2 PointResults avx2_points(const EdwardsPoint& p, const EdwardsPoint& q, const AffineCached& q_affine) {
-  using namespace bp::detail::avx2;
-  const Extended4 p4 = to_extended4(p);
-  const Cached4 q4 = to_cached4(to_cached(q));
-  return {to_edwards(add(p4, q4)),
-          to_edwards(add(p4, neg(q4))),
-          to_edwards(dbl(p4)),
-          to_edwards(add(p4, to_cached4(q_affine))),
-          to_edwards(add(p4, to_cached4_negated(q_affine))),
-          to_edwards(add(p4, to_cached4(to_extended4(q))))};
-}
+}  // namespace
+
+// The four-lane helpers once for each vector backend: AVX2 (functions need the target) and
+// the IFMA code over emulated instructions (plain functions).
+namespace avx2_lanes {
+using namespace bp::detail::avx2;
+#define BP_TEST_LANES_FN BP_AVX2
+#include "four_lane_helpers.inc"
+#undef BP_TEST_LANES_FN
+}  // namespace avx2_lanes
+
+namespace ifma_lanes {
+using namespace bp::detail::ifma_emulated;
+#define BP_TEST_LANES_FN
+#include "four_lane_helpers.inc"
+#undef BP_TEST_LANES_FN
+}  // namespace ifma_lanes
+
+namespace {
 
 RistrettoPoint random_point() {
   CompressedRistretto c;
@@ -167,11 +156,29 @@ TEST_CASE("the backend is chosen from the CPU and BP_BACKEND, and switches on re
   set_backend(Backend::portable);
   CHECK(active_backend() == Backend::portable);
   if (!backend_supported(Backend::avx512ifma)) CHECK_THROWS_AS(set_backend(Backend::avx512ifma), std::invalid_argument);
+  {
+    // With IFMA kernels installed (emulated here when the CPU has none) the backend can
+    // be chosen, and afterwards it is as before.
+    const bool had_ifma = backend_supported(Backend::avx512ifma);
+    {
+      bp::test::IfmaAvailable ifma;
+      BackendGuard inner;  // restores the backend before ifma uninstalls emulated kernels
+      CHECK(backend_supported(Backend::avx512ifma));
+      set_backend(Backend::avx512ifma);
+      CHECK(active_backend() == Backend::avx512ifma);
+    }
+    CHECK(backend_supported(Backend::avx512ifma) == had_ifma);
+  }
   MESSAGE("active backend at start: " << std::string(backend_name(guard.saved)));
 }
 
-TEST_CASE("AVX2 field operations equal the portable ones on random and edge-case elements") {
-  if (!have_avx2()) return;
+namespace {
+
+using LanesOp = void (*)(Op, const Fe[4], const Fe[4], Fe[4]);
+using LanesChain = void (*)(const Fe[4], const Fe[4], int, Fe[4]);
+using LanesPoints = PointResults (*)(const EdwardsPoint&, const EdwardsPoint&, const AffineCached&);
+
+void check_field_ops(LanesOp lanes_op) {
   std::vector<Fe> inputs = edge_elements();
   for (int i = 0; i < 400; ++i) inputs.push_back(random_fe());
   for (Op op : {Op::mul, Op::sq, Op::add, Op::sub}) {
@@ -182,7 +189,7 @@ TEST_CASE("AVX2 field operations equal the portable ones on random and edge-case
         a[lane] = inputs[(i + lane) % inputs.size()];
         b[lane] = inputs[(i * 7 + lane * 3 + 1) % inputs.size()];
       }
-      avx2_op(op, a, b, out);
+      lanes_op(op, a, b, out);
       for (int lane = 0; lane < 4; ++lane) REQUIRE(bytes_of(out[lane]) == bytes_of(portable_op(op, a[lane], b[lane])));
     }
   }
@@ -192,13 +199,12 @@ TEST_CASE("AVX2 field operations equal the portable ones on random and edge-case
     for (const Fe& y : edges) {
       const Fe a[4] = {x, y, x, y}, b[4] = {y, x, x, y};
       Fe out[4];
-      avx2_op(Op::mul, a, b, out);
+      lanes_op(Op::mul, a, b, out);
       for (int lane = 0; lane < 4; ++lane) CHECK(bytes_of(out[lane]) == bytes_of(fe_mul(a[lane], b[lane])));
     }
 }
 
-TEST_CASE("long chains of unreduced AVX2 field operations stay equal to the portable ones") {
-  if (!have_avx2()) return;
+void check_chains(LanesChain lanes_chain) {
   const auto edges = edge_elements();
   for (int trial = 0; trial < 20; ++trial) {
     Fe a[4], b[4], out[4];
@@ -206,19 +212,18 @@ TEST_CASE("long chains of unreduced AVX2 field operations stay equal to the port
       a[lane] = trial < 4 ? edges[(trial + lane) % edges.size()] : random_fe();
       b[lane] = trial < 4 ? edges[(trial * 3 + lane + 2) % edges.size()] : random_fe();
     }
-    avx2_chain(a, b, 200, out);
+    lanes_chain(a, b, 200, out);
     for (int lane = 0; lane < 4; ++lane) REQUIRE(bytes_of(out[lane]) == bytes_of(portable_chain(a[lane], b[lane], 200)));
   }
 }
 
-TEST_CASE("AVX2 point addition, subtraction and doubling equal the portable formulas") {
-  if (!have_avx2()) return;
+void check_point_formulas(LanesPoints lanes_points) {
   const auto identity = RistrettoPoint::identity();
   for (int trial = 0; trial < 200; ++trial) {
     const RistrettoPoint p = trial == 0 ? identity : random_point();
     const RistrettoPoint q = trial == 1 ? identity : trial == 2 ? p : random_point();
     const auto tables = VartimeBaseTable::build(std::span<const RistrettoPoint>(&q, 1));
-    const PointResults r = avx2_points(p.edwards(), q.edwards(), tables[0].odd_multiple(0));
+    const PointResults r = lanes_points(p.edwards(), q.edwards(), tables[0].odd_multiple(0));
     const EdwardsPoint sum = (p + q).edwards(), difference = (p - q).edwards();
     CHECK(same_point(r.sum, sum));
     CHECK(same_point(r.difference, difference));
@@ -229,9 +234,45 @@ TEST_CASE("AVX2 point addition, subtraction and doubling equal the portable form
   }
 }
 
+// The backends this machine runs, IFMA included while an IfmaAvailable is alive.
+std::vector<Backend> backends_to_compare() {
+  std::vector<Backend> out;
+  for (Backend b : {Backend::portable, Backend::avx2, Backend::avx512ifma})
+    if (backend_supported(b)) out.push_back(b);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("AVX2 field operations equal the portable ones on random and edge-case elements") {
+  if (have_avx2()) check_field_ops(avx2_lanes::lanes_op);
+}
+
+TEST_CASE("IFMA field operations (emulated instructions) equal the portable ones on random and edge-case elements") {
+  check_field_ops(ifma_lanes::lanes_op);
+}
+
+TEST_CASE("long chains of unreduced AVX2 field operations stay equal to the portable ones") {
+  if (have_avx2()) check_chains(avx2_lanes::lanes_chain);
+}
+
+TEST_CASE("long chains of IFMA field operations (emulated instructions) stay equal to the portable ones") {
+  check_chains(ifma_lanes::lanes_chain);
+}
+
+TEST_CASE("AVX2 point addition, subtraction and doubling equal the portable formulas") {
+  if (have_avx2()) check_point_formulas(avx2_lanes::lanes_points);
+}
+
+TEST_CASE("IFMA point addition, subtraction and doubling (emulated instructions) equal the portable formulas") {
+  check_point_formulas(ifma_lanes::lanes_points);
+}
+
 TEST_CASE("every multiscalar multiplication gives the same point on every backend") {
-  if (!have_avx2()) return;
+  bp::test::IfmaAvailable ifma;
   BackendGuard guard;
+  const auto backends = backends_to_compare();
+  MESSAGE("comparing " << backends.size() << " backends" << std::string(ifma.emulated() ? ", IFMA on emulated instructions" : ""));
   const auto& gens = bp::test::gens();
   const auto G = gens.G_aggregated(64, 16);
   const auto tables = gens.G_tables_aggregated(64, 16);
@@ -248,9 +289,10 @@ TEST_CASE("every multiscalar multiplication gives the same point on every backen
     const std::span<const Scalar> ct_scalars(scalars.data(), std::min<size_t>(n, 64));
     const std::span<const CtBaseTable* const> ct_table_span(ct_tables.data(), ct_scalars.size());
 
-    std::vector<CompressedRistretto> results[2];
-    for (int b = 0; b < 2; ++b) {
-      set_backend(b == 0 ? Backend::portable : Backend::avx2);
+    std::vector<std::vector<CompressedRistretto>> results(backends.size());
+    for (size_t b = 0; b < backends.size(); ++b) {
+      CAPTURE(std::string(backend_name(backends[b])));
+      set_backend(backends[b]);
       auto& out = results[b];
       out.push_back(multiscalar_mul_vartime(scalars, points).compress());
       out.push_back(detail::straus_vartime(scalars, points).compress());
@@ -260,16 +302,20 @@ TEST_CASE("every multiscalar multiplication gives the same point on every backen
       if (n <= 200) out.push_back(multiscalar_mul(scalars, points).compress());
       out.push_back(multiscalar_mul(ct_scalars, ct_table_span).compress());
     }
-    CHECK(results[0] == results[1]);
-    // And the variable-time result is the sum it should be (checked on the portable side
-    // by test_msm against libsodium): the constant-time one agrees with it.
-    if (n <= 200) CHECK(results[1][0] == results[1][5]);
+    for (size_t b = 1; b < backends.size(); ++b) {
+      CAPTURE(std::string(backend_name(backends[b])));
+      CHECK(results[0] == results[b]);
+      // And the variable-time result is the sum it should be (checked on the portable
+      // side by test_msm against libsodium): the constant-time one agrees with it.
+      if (n <= 200) CHECK(results[b][0] == results[b][5]);
+    }
   }
 }
 
 TEST_CASE("proofs made from the same randomness are byte-identical on every backend, and verify on each") {
-  if (!have_avx2()) return;
+  bp::test::IfmaAvailable ifma;
   BackendGuard guard;
+  const auto backends = backends_to_compare();
   const auto doc = bp::test::load_vectors("rangeproofs.json");
   int compared = 0;
   for (const auto& tc : doc["cases"]) {
@@ -277,9 +323,10 @@ TEST_CASE("proofs made from the same randomness are byte-identical on every back
     const size_t n = tc["n"], m = tc["m"];
     std::vector<uint64_t> values;
     for (const auto& v : tc["values"]) values.push_back(std::stoull(v.get<std::string>()));
-    std::string proofs[2];
-    for (int b = 0; b < 2; ++b) {
-      set_backend(b == 0 ? Backend::portable : Backend::avx2);
+    std::vector<std::string> proofs(backends.size());
+    for (size_t b = 0; b < backends.size(); ++b) {
+      CAPTURE(std::string(backend_name(backends[b])));
+      set_backend(backends[b]);
       const auto seed_bytes = bp::test::hex_bytes(tc["rng_seed_hex"]);
       std::array<uint8_t, 32> seed{};
       std::copy(seed_bytes.begin(), seed_bytes.end(), seed.begin());
@@ -293,8 +340,7 @@ TEST_CASE("proofs made from the same randomness are byte-identical on every back
       Transcript tv(tc["transcript_label"].get<std::string>());
       CHECK(proved->proof.verify_multiple(bp::test::gens(), bp::test::pc(), tv, proved->commitments, n).ok());
     }
-    CHECK(proofs[0] == proofs[1]);
-    CHECK(proofs[1] == tc["proof"].get<std::string>());
+    for (const auto& proof : proofs) CHECK(proof == tc["proof"].get<std::string>());
     ++compared;
   }
   CHECK(compared == 9);

@@ -11,7 +11,7 @@ namespace bp {
 enum class Backend {
   portable,    // radix 2^51, five 64-bit limbs, any 64-bit CPU
   avx2,        // radix 2^25.5, four elements per AVX2 register (x86-64 with AVX2)
-  avx512ifma,  // radix 2^52 with 52-bit multiply-add: not built yet (see README)
+  avx512ifma,  // radix 2^51, four elements per register, 52-bit multiply-adds (AVX-512 IFMA + VL)
 };
 
 const char* backend_name(Backend backend);

@@ -39,8 +39,6 @@ BP_AVX2_INLINE EdwardsPoint to_edwards(const Extended4& p) {
 
 BP_AVX2_INLINE Extended4 identity4() { return to_extended4(kIdentity); }
 
-inline constexpr Fe kFeTwo{{2, 0, 0, 0, 0}};
-
 // From the portable operand forms (no multiplication: only a change of radix and layout).
 // Table entries are stored carried.
 BP_AVX2_INLINE Cached4 to_cached4(const CachedPoint& q) {

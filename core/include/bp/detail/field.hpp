@@ -24,6 +24,7 @@ inline constexpr uint64_t kLow51 = (uint64_t{1} << 51) - 1;
 
 inline constexpr Fe kFeZero{{0, 0, 0, 0, 0}};
 inline constexpr Fe kFeOne{{1, 0, 0, 0, 0}};
+inline constexpr Fe kFeTwo{{2, 0, 0, 0, 0}};
 
 // Curve and ristretto255 constants (RFC 9496 section 4.1), as 51-bit limbs.
 inline constexpr Fe kD{{0x34dca135978a3ULL, 0x1a8283b156ebdULL, 0x5e7a26001c029ULL, 0x739c663a03cbbULL,

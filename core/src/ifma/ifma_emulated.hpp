@@ -1,0 +1,16 @@
+// The IFMA backend's field and point arithmetic compiled over emulated instructions
+// (v4_emulated.hpp): the same source as ifma.hpp, runnable on any CPU, for the tests.
+#pragma once
+
+#include "bp/detail/edwards.hpp"
+#include "ct_lookup.hpp"
+#include "ifma/v4_emulated.hpp"
+
+namespace bp::detail::ifma_emulated {
+
+#define BP_LANES_INLINE inline
+#include "ifma/field52x4.inc"
+#include "ifma/edwards52x4.inc"
+#undef BP_LANES_INLINE
+
+}  // namespace bp::detail::ifma_emulated
