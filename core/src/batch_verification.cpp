@@ -18,7 +18,7 @@ using detail::VerificationEquation;
 // makes any subset that contains it fail except with probability about 1/l, whichever
 // subsets the bisection below tries with the same weights. The generators' scalars are
 // added per generator first, so each fixed generator appears once however many proofs use
-// it; the proofs' own points are all kept.
+// it (generators no chosen proof reaches are left out); the proofs' own points are all kept.
 bool combined_holds(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
                     const std::vector<VerificationEquation>& eqs, std::span<const size_t> chosen) {
   size_t max_n = 0, max_m = 0, dynamic = 0;
@@ -45,23 +45,8 @@ bool combined_holds(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
     scalars.insert(scalars.end(), eq.scalars.begin(), eq.scalars.end());
     points.insert(points.end(), eq.points.begin(), eq.points.end());
   }
-  std::vector<Scalar> fixed_scalars{B_blinding, B};
-  std::vector<const VartimeBaseTable*> fixed_tables{&pc_gens.B_blinding_table(), &pc_gens.B_table()};
-  fixed_scalars.reserve(2 + 2 * G.size());
-  fixed_tables.reserve(2 + 2 * G.size());
-  for (size_t j = 0; j < max_m; ++j) {
-    const auto g = bp_gens.G_tables(j, max_n);
-    const auto h = bp_gens.H_tables(j, max_n);
-    for (size_t i = 0; i < max_n; ++i) {
-      // In a batch of mixed sizes no proof reaches some generators: leave them out.
-      if (G[j * max_n + i].is_zero() && H[j * max_n + i].is_zero()) continue;
-      fixed_scalars.push_back(G[j * max_n + i]);
-      fixed_tables.push_back(g[i]);
-      fixed_scalars.push_back(H[j * max_n + i]);
-      fixed_tables.push_back(h[i]);
-    }
-  }
-  return multiscalar_mul_vartime(fixed_scalars, fixed_tables, scalars, points).is_identity();
+  return detail::generator_sum_is_identity(bp_gens, pc_gens, max_n, max_m, B_blinding, B, G, H, std::move(scalars),
+                                           std::move(points));
 }
 
 // Appends to `failed` the chosen equations that fail, halving the set until each failing

@@ -63,7 +63,8 @@ BulletproofGens::BulletproofGens(size_t gens_capacity, size_t party_capacity)
     : gens_capacity_(gens_capacity),
       party_capacity_(party_capacity),
       G_(gens_capacity * party_capacity),
-      H_(gens_capacity * party_capacity) {
+      H_(gens_capacity * party_capacity),
+      tables_(std::make_unique<Tables>(party_capacity)) {
   for (size_t j = 0; j < party_capacity; ++j) {
     std::array<uint8_t, 5> label = {'G', static_cast<uint8_t>(j), static_cast<uint8_t>(j >> 8),
                                     static_cast<uint8_t>(j >> 16), static_cast<uint8_t>(j >> 24)};
@@ -92,8 +93,30 @@ const BulletproofGens::Tables& BulletproofGens::tables() const {
     tables_->H = VartimeBaseTable::build(H_);
     tables_->G_ct = CtBaseTable::build(G_);
     tables_->H_ct = CtBaseTable::build(H_);
+    tables_->ready.store(true, std::memory_order_release);
   });
   return *tables_;
+}
+
+const BulletproofGens::ShiftedTables& BulletproofGens::shifted_tables(size_t party) const {
+  ShiftedTables& t = tables_->shifted[party];
+  std::call_once(t.built, [&] {
+    t.G = ShiftedBaseTable::build(G(party, gens_capacity_));
+    t.H = ShiftedBaseTable::build(H(party, gens_capacity_));
+    t.ready.store(true, std::memory_order_release);
+  });
+  return t;
+}
+
+std::vector<const ShiftedBaseTable*> BulletproofGens::gather_shifted(bool h, size_t first_party, size_t parties,
+                                                                     size_t n) const {
+  std::vector<const ShiftedBaseTable*> out;
+  out.reserve(parties * n);
+  for (size_t j = first_party; j < first_party + parties; ++j) {
+    const auto& t = shifted_tables(j);
+    for (size_t i = 0; i < n; ++i) out.push_back(h ? &t.H[i] : &t.G[i]);
+  }
+  return out;
 }
 
 template <class Table>
@@ -126,9 +149,27 @@ std::vector<const CtBaseTable*> BulletproofGens::H_ct_tables(size_t j, size_t n)
   return gather_tables(tables().H_ct, j, 1, n);
 }
 
+std::vector<const ShiftedBaseTable*> BulletproofGens::G_shifted_tables(size_t j, size_t n) const {
+  return gather_shifted(false, j, 1, n);
+}
+std::vector<const ShiftedBaseTable*> BulletproofGens::H_shifted_tables(size_t j, size_t n) const {
+  return gather_shifted(true, j, 1, n);
+}
+std::vector<const ShiftedBaseTable*> BulletproofGens::G_shifted_tables_aggregated(size_t n, size_t m) const {
+  return gather_shifted(false, 0, m, n);
+}
+std::vector<const ShiftedBaseTable*> BulletproofGens::H_shifted_tables_aggregated(size_t n, size_t m) const {
+  return gather_shifted(true, 0, m, n);
+}
+
 size_t BulletproofGens::table_bytes() const {
-  return (tables_->G.size() + tables_->H.size()) * sizeof(VartimeBaseTable) +
-         (tables_->G_ct.size() + tables_->H_ct.size()) * sizeof(CtBaseTable);
+  size_t bytes = 0;
+  if (tables_->ready.load(std::memory_order_acquire))
+    bytes += (tables_->G.size() + tables_->H.size()) * sizeof(VartimeBaseTable) +
+             (tables_->G_ct.size() + tables_->H_ct.size()) * sizeof(CtBaseTable);
+  for (const auto& t : tables_->shifted)
+    if (t.ready.load(std::memory_order_acquire)) bytes += (t.G.size() + t.H.size()) * sizeof(ShiftedBaseTable);
+  return bytes;
 }
 
 }  // namespace bp

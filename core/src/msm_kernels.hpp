@@ -20,6 +20,9 @@ struct MsmKernels {
   RistrettoPoint (*pippenger_mixed_vartime)(std::span<const Scalar> fixed_scalars,
                                             std::span<const VartimeBaseTable* const> fixed_tables,
                                             std::span<const Scalar> scalars, std::span<const RistrettoPoint> points);
+  // Fixed points only, as shifted tables: one bucket pass.
+  RistrettoPoint (*shifted_buckets_vartime)(std::span<const Scalar> scalars,
+                                            std::span<const ShiftedBaseTable* const> tables);
   // Constant time, secret scalars.
   RistrettoPoint (*ct_with_tables)(std::span<const Scalar> scalars, std::span<const CtBaseTable* const> tables);
   RistrettoPoint (*ct_with_points)(std::span<const Scalar> scalars, std::span<const RistrettoPoint> points);

@@ -20,7 +20,7 @@ constexpr size_t kPippengerThreshold = 190;  // below this Straus does less work
 namespace detail {
 
 RistrettoPoint straus_vartime(std::span<const Scalar> scalars, std::span<const RistrettoPoint> points) {
-  return multiscalar_mul_vartime({}, {}, scalars, points);
+  return multiscalar_mul_vartime({}, std::span<const VartimeBaseTable* const>{}, scalars, points);
 }
 
 RistrettoPoint pippenger_vartime(std::span<const Scalar> scalars, std::span<const RistrettoPoint> points) {
@@ -68,13 +68,7 @@ RistrettoPoint pippenger_vartime_mixed(std::span<const Scalar> fixed_scalars,
       else if (d < 0)
         buckets[-d - 1] = to_extended(sub(buckets[-d - 1], cached[i]));
     }
-    // sum_k k·bucket[k-1] as a running sum of suffix sums.
-    EdwardsPoint running = buckets[plan.buckets - 1];
-    EdwardsPoint window_sum = running;
-    for (size_t k = plan.buckets - 1; k-- > 0;) {
-      running = running + buckets[k];
-      window_sum = window_sum + running;
-    }
+    const EdwardsPoint window_sum = sum_of_bucket_multiples(buckets);
     total = (w == plan.count - 1) ? window_sum : mul_by_pow2(total, plan.c) + window_sum;
   }
   return RistrettoPoint(total);

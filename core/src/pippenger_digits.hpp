@@ -1,11 +1,14 @@
-// The signed radix-2^c digits of a Pippenger multiscalar multiplication, shared by every
-// backend's bucket loop.
+// The signed radix-2^c digits of the bucket methods (Pippenger, and the single pass over
+// shifted tables), shared by every backend's bucket loop.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "bp/detail/edwards.hpp"
+#include "bp/precomputed.hpp"
 #include "bp/scalar.hpp"
 #include "scalar_recoding.hpp"
 
@@ -43,6 +46,39 @@ inline void pippenger_digits(std::span<const Scalar> fixed_scalars, std::span<co
   size_t i = 0;
   for (const auto* part : {&fixed_scalars, &scalars})
     for (const Scalar& s : *part) out.count = to_signed_radix_vartime(&out.digits[i++ * out.max_digits], s, out.c);
+}
+
+// ShiftedBaseTable's single bucket pass: every scalar's kWindows signed radix-2^11 digits
+// (scalar i's window w at i·kWindows + w) into 2^10 buckets.
+inline constexpr size_t kShiftedBuckets = size_t{1} << (ShiftedBaseTable::kWindowBits - 1);
+
+inline void shifted_digits(std::span<const Scalar> scalars, std::vector<int32_t>& out) {
+  constexpr int kWindows = ShiftedBaseTable::kWindows;
+  out.resize(scalars.size() * kWindows);
+  for (size_t i = 0; i < scalars.size(); ++i) {
+    // The recoder writes one digit per 11 bits of 256 and a final carry: the last two are
+    // zero for a canonical scalar (below 2^253).
+    int32_t all[(256 + ShiftedBaseTable::kWindowBits - 1) / ShiftedBaseTable::kWindowBits + 1];
+    to_signed_radix_vartime(all, scalars[i], ShiftedBaseTable::kWindowBits);
+    std::copy(all, all + kWindows, &out[i * kWindows]);
+  }
+}
+
+// Additions the single pass spends on n fixed points: one per nonzero digit (23 of the 24
+// windows carry bits), then about three per bucket to sum the buckets.
+inline double shifted_buckets_cost(size_t n) {
+  return 23.0 * static_cast<double>(n) + 3.0 * static_cast<double>(kShiftedBuckets);
+}
+
+// sum_k k·buckets[k-1], as a running sum of suffix sums.
+inline EdwardsPoint sum_of_bucket_multiples(std::span<const EdwardsPoint> buckets) {
+  EdwardsPoint running = buckets.back();
+  EdwardsPoint sum = running;
+  for (size_t k = buckets.size() - 1; k-- > 0;) {
+    running = running + buckets[k];
+    sum = sum + running;
+  }
+  return sum;
 }
 
 }  // namespace bp::detail

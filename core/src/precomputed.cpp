@@ -14,18 +14,9 @@ using namespace detail;
 
 namespace {
 
-// For every point P: first, first + step, first + 2·step, ... (count entries), in affine
-// form, with one field inversion shared by all of them. first(P) is P or 2P·0 + P; step(P)
-// is P or 2P, which covers both "all multiples" and "odd multiples".
-std::vector<AffineCached> affine_progressions(std::span<const RistrettoPoint> points, size_t count, bool odd_only) {
-  const size_t total = points.size() * count;
-  std::vector<EdwardsPoint> multiples(total);
-  for (size_t p = 0; p < points.size(); ++p) {
-    const EdwardsPoint& P = points[p].edwards();
-    const CachedPoint step = to_cached(odd_only ? dbl(P) : P);
-    multiples[p * count] = P;
-    for (size_t k = 1; k < count; ++k) multiples[p * count + k] = to_extended(add(multiples[p * count + k - 1], step));
-  }
+// The points in affine form, with one field inversion shared by all of them.
+std::vector<AffineCached> to_affine_cached(const std::vector<EdwardsPoint>& multiples) {
+  const size_t total = multiples.size();
   std::vector<Fe> prefix(total);
   Fe acc = kFeOne;
   for (size_t i = 0; i < total; ++i) {
@@ -44,12 +35,38 @@ std::vector<AffineCached> affine_progressions(std::span<const RistrettoPoint> po
   return out;
 }
 
+// For every point P: P, P + step, P + 2·step, ... (count entries) in affine form, where
+// step is P or 2P, which covers both "all multiples" and "odd multiples".
+std::vector<AffineCached> affine_progressions(std::span<const RistrettoPoint> points, size_t count, bool odd_only) {
+  std::vector<EdwardsPoint> multiples(points.size() * count);
+  for (size_t p = 0; p < points.size(); ++p) {
+    const EdwardsPoint& P = points[p].edwards();
+    const CachedPoint step = to_cached(odd_only ? dbl(P) : P);
+    multiples[p * count] = P;
+    for (size_t k = 1; k < count; ++k) multiples[p * count + k] = to_extended(add(multiples[p * count + k - 1], step));
+  }
+  return to_affine_cached(multiples);
+}
+
 }  // namespace
 
 std::vector<VartimeBaseTable> VartimeBaseTable::build(std::span<const RistrettoPoint> points) {
   const auto all = affine_progressions(points, kEntries, true);
   std::vector<VartimeBaseTable> tables(points.size());
   for (size_t i = 0; i < all.size(); ++i) tables[i / kEntries].entries_[i % kEntries] = all[i];
+  return tables;
+}
+
+std::vector<ShiftedBaseTable> ShiftedBaseTable::build(std::span<const RistrettoPoint> points) {
+  std::vector<EdwardsPoint> shifted(points.size() * kWindows);
+  for (size_t p = 0; p < points.size(); ++p) {
+    shifted[p * kWindows] = points[p].edwards();
+    for (int k = 1; k < kWindows; ++k)
+      shifted[p * kWindows + k] = mul_by_pow2(shifted[p * kWindows + k - 1], kWindowBits);
+  }
+  const auto all = to_affine_cached(shifted);
+  std::vector<ShiftedBaseTable> tables(points.size());
+  for (size_t i = 0; i < all.size(); ++i) tables[i / kWindows].entries_[i % kWindows] = all[i];
   return tables;
 }
 
@@ -119,7 +136,42 @@ RistrettoPoint straus_mixed_vartime(std::span<const Scalar> fixed_scalars,
   return RistrettoPoint(to_extended(t));
 }
 
+// One bucket pass over every window of every fixed point (ShiftedBaseTable).
+RistrettoPoint shifted_buckets_vartime(std::span<const Scalar> scalars, std::span<const ShiftedBaseTable* const> tables) {
+  if (const MsmKernels* vector = active_msm_kernels()) return vector->shifted_buckets_vartime(scalars, tables);
+  thread_local std::vector<int32_t> digits;
+  thread_local std::vector<EdwardsPoint> buckets;
+  shifted_digits(scalars, digits);
+  buckets.assign(kShiftedBuckets, kIdentity);
+  for (size_t i = 0; i < scalars.size(); ++i) {
+    const int32_t* d = &digits[i * ShiftedBaseTable::kWindows];
+    for (int w = 0; w < ShiftedBaseTable::kWindows; ++w) {
+      const AffineCached& p = tables[i]->shifted(w);
+      if (d[w] > 0)
+        buckets[d[w] - 1] = to_extended(add(buckets[d[w] - 1], p));
+      else if (d[w] < 0)
+        buckets[-d[w] - 1] = to_extended(sub(buckets[-d[w] - 1], p));
+    }
+  }
+  return RistrettoPoint(sum_of_bucket_multiples(buckets));
+}
+
 }  // namespace
+
+bool shifted_tables_pay(size_t fixed_points) {
+  const double fixed = static_cast<double>(fixed_points);
+  const double straus = (fixed_points >= kMixedPippengerThreshold ? 1.4 : 1.0) * 256.0 / 9.0 * fixed;
+  return shifted_buckets_cost(fixed_points) < std::min(straus, pippenger_cost(fixed_points));
+}
+
+RistrettoPoint multiscalar_mul_vartime(std::span<const Scalar> fixed_scalars,
+                                       std::span<const ShiftedBaseTable* const> fixed_tables,
+                                       std::span<const Scalar> scalars, std::span<const RistrettoPoint> points) {
+  const size_t nf = std::min(fixed_scalars.size(), fixed_tables.size());
+  const RistrettoPoint others = multiscalar_mul_vartime(scalars, points);
+  if (nf == 0) return others;
+  return shifted_buckets_vartime(fixed_scalars.first(nf), fixed_tables.first(nf)) + others;
+}
 
 RistrettoPoint multiscalar_mul_vartime(std::span<const Scalar> fixed_scalars,
                                        std::span<const VartimeBaseTable* const> fixed_tables,

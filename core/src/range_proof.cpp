@@ -184,16 +184,8 @@ Status RangeProof::verify_multiple(const BulletproofGens& bp_gens, const Pederse
                                    size_t n) const {
   auto eq = detail::verification_equation(*this, bp_gens, transcript, commitments, n);
   if (!eq) return eq.error();
-  // The fixed generators go through their precomputed tables.
-  std::vector<Scalar> fixed_scalars{eq->B_blinding, eq->B};
-  std::vector<const VartimeBaseTable*> fixed_tables{&pc_gens.B_blinding_table(), &pc_gens.B_table()};
-  fixed_scalars.insert(fixed_scalars.end(), eq->G.begin(), eq->G.end());
-  fixed_scalars.insert(fixed_scalars.end(), eq->H.begin(), eq->H.end());
-  const auto G = bp_gens.G_tables_aggregated(n, eq->m);
-  const auto H = bp_gens.H_tables_aggregated(n, eq->m);
-  fixed_tables.insert(fixed_tables.end(), G.begin(), G.end());
-  fixed_tables.insert(fixed_tables.end(), H.begin(), H.end());
-  if (!multiscalar_mul_vartime(fixed_scalars, fixed_tables, eq->scalars, eq->points).is_identity())
+  if (!detail::generator_sum_is_identity(bp_gens, pc_gens, n, eq->m, eq->B_blinding, eq->B, eq->G, eq->H,
+                                         std::move(eq->scalars), std::move(eq->points)))
     return ProofError::VerificationError;
   return Ok{};
 }

@@ -1,11 +1,13 @@
-// Multiscalar multiplication: the constant-time and both variable-time algorithms against
-// a naive sum of libsodium scalar multiplications.
+// Multiscalar multiplication: the constant-time and both variable-time algorithms, and the
+// ones reading precomputed tables (NAF, shifted, constant time), against a naive sum of
+// libsodium scalar multiplications.
 #include <doctest/doctest.h>
 #include <sodium.h>
 
 #include <vector>
 
 #include "bp/msm.hpp"
+#include "bp/precomputed.hpp"
 
 using bp::CompressedRistretto;
 using bp::RistrettoPoint;
@@ -66,5 +68,60 @@ TEST_CASE("large Pippenger instances agree with Straus") {
     CAPTURE(n);
     const Instance in = make_instance(n, false);
     CHECK(bp::detail::pippenger_vartime(in.scalars, in.points).compress() == in.expected);
+  }
+}
+
+TEST_CASE("shifted tables hold P, 2^11·P, 2^22·P, ...") {
+  const Instance in = make_instance(3, false);
+  const auto tables = bp::ShiftedBaseTable::build(in.points);
+  REQUIRE(tables.size() == 3);
+  for (size_t p = 0; p < 3; ++p) {
+    RistrettoPoint expected = in.points[p];
+    const std::vector<const bp::ShiftedBaseTable*> table{&tables[p]};
+    // l - 1 has bit 252 set, so its digits carry into the last window (2^253·P).
+    const std::vector<Scalar> minus_one{-Scalar::one()};
+    CHECK(bp::multiscalar_mul_vartime(minus_one, table, {}, {}).compress() == (-in.points[p]).compress());
+    for (int k = 0; k + 1 < bp::ShiftedBaseTable::kWindows; ++k) {
+      CAPTURE(k);
+      // The scalar 2^(11k) has one nonzero digit, in window k: the sum is that entry.
+      std::array<uint8_t, 32> bytes{};
+      bytes[(11 * k) / 8] = static_cast<uint8_t>(1u << ((11 * k) % 8));
+      const std::vector<Scalar> scalar{*Scalar::from_canonical_bytes(bytes)};
+      CHECK(bp::multiscalar_mul_vartime(scalar, table, {}, {}).compress() == expected.compress());
+      for (int d = 0; d < 11; ++d) expected = expected + expected;
+    }
+  }
+}
+
+TEST_CASE("multiplications through precomputed tables agree with the naive sum") {
+  for (size_t n : {0, 1, 2, 5, 40, 300, 1100}) {
+    for (bool edge : {false, true}) {
+      CAPTURE(n);
+      CAPTURE(edge);
+      const Instance in = make_instance(n, edge);
+      const auto naf = bp::VartimeBaseTable::build(in.points);
+      const auto shifted = bp::ShiftedBaseTable::build(in.points);
+      std::vector<const bp::VartimeBaseTable*> naf_ptrs;
+      std::vector<const bp::ShiftedBaseTable*> shifted_ptrs;
+      for (size_t i = 0; i < n; ++i) {
+        naf_ptrs.push_back(&naf[i]);
+        shifted_ptrs.push_back(&shifted[i]);
+      }
+      // All fixed, and the first third fixed with the rest as plain points.
+      const size_t k = n / 3;
+      const std::span<const Scalar> all(in.scalars), first(in.scalars.data(), k), rest(in.scalars.data() + k, n - k);
+      const std::span<const RistrettoPoint> rest_points(in.points.data() + k, n - k);
+      CHECK(bp::multiscalar_mul_vartime(all, naf_ptrs, {}, {}).compress() == in.expected);
+      CHECK(bp::multiscalar_mul_vartime(first, std::span(naf_ptrs).first(k), rest, rest_points).compress() == in.expected);
+      CHECK(bp::multiscalar_mul_vartime(all, shifted_ptrs, {}, {}).compress() == in.expected);
+      CHECK(bp::multiscalar_mul_vartime(first, std::span(shifted_ptrs).first(k), rest, rest_points).compress() ==
+            in.expected);
+      if (n <= 300) {
+        const auto ct = bp::CtBaseTable::build(in.points);
+        std::vector<const bp::CtBaseTable*> ct_ptrs;
+        for (const auto& t : ct) ct_ptrs.push_back(&t);
+        CHECK(bp::multiscalar_mul(all, ct_ptrs).compress() == in.expected);
+      }
+    }
   }
 }

@@ -1,6 +1,7 @@
 // The fixed generators, derived exactly as the reference implementation derives them.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -55,16 +56,33 @@ class BulletproofGens {
   // Constant-time tables of party j's first n generators (for the prover's secret scalars).
   std::vector<const CtBaseTable*> G_ct_tables(size_t j, size_t n) const;
   std::vector<const CtBaseTable*> H_ct_tables(size_t j, size_t n) const;
-  // Bytes held by the tables once built (zero before).
+  // Shifted tables (ShiftedBaseTable) of the same points, for verifications large enough
+  // to repay them (shifted_tables_pay): each party's built on its first use, separately
+  // from the others (thread-safe; 2.9 KB per generator, 0.36 MiB per party of 64).
+  std::vector<const ShiftedBaseTable*> G_shifted_tables(size_t j, size_t n) const;
+  std::vector<const ShiftedBaseTable*> H_shifted_tables(size_t j, size_t n) const;
+  std::vector<const ShiftedBaseTable*> G_shifted_tables_aggregated(size_t n, size_t m) const;
+  std::vector<const ShiftedBaseTable*> H_shifted_tables_aggregated(size_t n, size_t m) const;
+  // Bytes held by the tables built so far (zero before any).
   size_t table_bytes() const;
 
  private:
-  struct Tables {
+  struct ShiftedTables {
     std::once_flag built;
+    std::atomic<bool> ready{false};
+    std::vector<ShiftedBaseTable> G, H;  // one party's
+  };
+  struct Tables {
+    explicit Tables(size_t parties) : shifted(parties) {}
+    std::once_flag built;
+    std::atomic<bool> ready{false};
     std::vector<VartimeBaseTable> G, H;
     std::vector<CtBaseTable> G_ct, H_ct;
+    std::vector<ShiftedTables> shifted;  // per party
   };
   const Tables& tables() const;
+  const ShiftedTables& shifted_tables(size_t party) const;
+  std::vector<const ShiftedBaseTable*> gather_shifted(bool h, size_t first_party, size_t parties, size_t n) const;
   template <class Table>
   std::vector<const Table*> gather_tables(const std::vector<Table>& all, size_t first_party, size_t parties,
                                           size_t n) const;
@@ -74,7 +92,7 @@ class BulletproofGens {
   size_t gens_capacity_;
   size_t party_capacity_;
   std::vector<RistrettoPoint> G_, H_;  // party-major, gens_capacity_ per party
-  std::unique_ptr<Tables> tables_ = std::make_unique<Tables>();
+  std::unique_ptr<Tables> tables_;
 };
 
 }  // namespace bp
