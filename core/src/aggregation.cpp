@@ -230,8 +230,12 @@ RangeProof dealer_assemble(Transcript& t, const BulletproofGens& bp_gens, const 
     l.insert(l.end(), share.l_vec.begin(), share.l_vec.end());
     r.insert(r.end(), share.r_vec.begin(), share.r_vec.end());
   }
-  proof.ipp = InnerProductProof::create(t, Q, G_factors, H_factors, bp_gens.G_tables_aggregated(n, m),
-                                        bp_gens.H_tables_aggregated(n, m), std::move(l), std::move(r));
+  // Long vectors (m >= 16 for n = 64) repay the shifted tables in the unfolded rounds.
+  const bool shifted = shifted_tables_pay(nm);
+  proof.ipp = InnerProductProof::create(
+      t, Q, G_factors, H_factors, bp_gens.G_tables_aggregated(n, m), bp_gens.H_tables_aggregated(n, m), std::move(l),
+      std::move(r), shifted ? bp_gens.G_shifted_tables_aggregated(n, m) : std::vector<const ShiftedBaseTable*>{},
+      shifted ? bp_gens.H_shifted_tables_aggregated(n, m) : std::vector<const ShiftedBaseTable*>{});
   return proof;
 }
 

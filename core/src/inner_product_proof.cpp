@@ -74,6 +74,18 @@ void folded_rounds(Transcript& transcript, const RistrettoPoint& Q, std::vector<
   for (auto& k : scalars) k.wipe();
 }
 
+// One unfolded round's multiscalar multiplication: scalars[j] on G_j where on_G[j], on H_j
+// otherwise, plus c·Q, through one kind of table (NAF or shifted).
+template <class Table>
+CompressedRistretto round_commitment(std::span<const Scalar> scalars, const std::vector<bool>& on_G,
+                                     std::span<const Table* const> G, std::span<const Table* const> H,
+                                     const Scalar& c, const RistrettoPoint& Q) {
+  std::vector<const Table*> tables(scalars.size());
+  for (size_t j = 0; j < scalars.size(); ++j) tables[j] = on_G[j] ? G[j] : H[j];
+  return multiscalar_mul_vartime(scalars, tables, std::span<const Scalar>(&c, 1), std::span<const RistrettoPoint>(&Q, 1))
+      .compress();
+}
+
 // Below this many generators every round works on the original generators; above it, the
 // first kUnfoldedRounds do, then the generators are folded once and the rest proceeds on
 // them. The break-even follows from counting point additions (docs/range-proof.md).
@@ -86,8 +98,10 @@ InnerProductProof InnerProductProof::create(Transcript& transcript, const Ristre
                                             std::span<const Scalar> G_factors, std::span<const Scalar> H_factors,
                                             std::span<const VartimeBaseTable* const> G_tables,
                                             std::span<const VartimeBaseTable* const> H_tables, std::vector<Scalar> a,
-                                            std::vector<Scalar> b) {
+                                            std::vector<Scalar> b, std::span<const ShiftedBaseTable* const> G_shifted,
+                                            std::span<const ShiftedBaseTable* const> H_shifted) {
   const size_t N = G_tables.size();
+  const bool shifted = G_shifted.size() == N && H_shifted.size() == N && shifted_tables_pay(N);
   innerproduct_domain_sep(transcript, N);
   InnerProductProof proof;
 
@@ -95,7 +109,11 @@ InnerProductProof InnerProductProof::create(Transcript& transcript, const Ristre
   std::vector<Scalar> coeff_G(G_factors.begin(), G_factors.end());
   std::vector<Scalar> coeff_H(H_factors.begin(), H_factors.end());
   std::vector<Scalar> scalars(N);
-  std::vector<const VartimeBaseTable*> tables(N);
+  std::vector<bool> on_G(N);
+  auto commitment = [&](const Scalar& c) {
+    return shifted ? round_commitment(scalars, on_G, G_shifted, H_shifted, c, Q)
+                   : round_commitment(scalars, on_G, G_tables, H_tables, c, Q);
+  };
 
   size_t n = N;
   const size_t stop_at = N >= kHybridFrom ? N >> kUnfoldedRounds : 1;
@@ -108,30 +126,16 @@ InnerProductProof InnerProductProof::create(Transcript& transcript, const Ristre
     // (with a_lo) and H from the low half (with b_hi); R the other way round.
     for (size_t j = 0; j < N; ++j) {
       const size_t i = j % n;
-      if (i >= half) {
-        scalars[j] = a[i - half] * coeff_G[j];
-        tables[j] = G_tables[j];
-      } else {
-        scalars[j] = b[i + half] * coeff_H[j];
-        tables[j] = H_tables[j];
-      }
+      on_G[j] = i >= half;
+      scalars[j] = on_G[j] ? a[i - half] * coeff_G[j] : b[i + half] * coeff_H[j];
     }
-    const CompressedRistretto L =
-        multiscalar_mul_vartime(scalars, tables, std::span<const Scalar>(&c_L, 1), std::span<const RistrettoPoint>(&Q, 1))
-            .compress();
+    const CompressedRistretto L = commitment(c_L);
     for (size_t j = 0; j < N; ++j) {
       const size_t i = j % n;
-      if (i < half) {
-        scalars[j] = a[i + half] * coeff_G[j];
-        tables[j] = G_tables[j];
-      } else {
-        scalars[j] = b[i - half] * coeff_H[j];
-        tables[j] = H_tables[j];
-      }
+      on_G[j] = i < half;
+      scalars[j] = on_G[j] ? a[i + half] * coeff_G[j] : b[i - half] * coeff_H[j];
     }
-    const CompressedRistretto R =
-        multiscalar_mul_vartime(scalars, tables, std::span<const Scalar>(&c_R, 1), std::span<const RistrettoPoint>(&Q, 1))
-            .compress();
+    const CompressedRistretto R = commitment(c_R);
 
     const Scalar u = record_round(transcript, proof, L, R);
     const Scalar u_inv = u.invert();

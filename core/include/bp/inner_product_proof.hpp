@@ -29,11 +29,14 @@ struct InnerProductProof {
   // The generators are never folded: round k's L and R are computed on the original G_i and
   // H_i (through their precomputed tables) with each scalar multiplied by the product of the
   // challenges the folding would have applied. The proof is the same; the work is not.
+  // Shifted tables of the same generators, when given and the vectors are long enough to
+  // repay them (shifted_tables_pay), serve those rounds instead.
   static InnerProductProof create(Transcript& transcript, const RistrettoPoint& Q, std::span<const Scalar> G_factors,
                                   std::span<const Scalar> H_factors,
                                   std::span<const VartimeBaseTable* const> G_tables,
                                   std::span<const VartimeBaseTable* const> H_tables, std::vector<Scalar> a_vec,
-                                  std::vector<Scalar> b_vec);
+                                  std::vector<Scalar> b_vec, std::span<const ShiftedBaseTable* const> G_shifted = {},
+                                  std::span<const ShiftedBaseTable* const> H_shifted = {});
 
   // Replays the transcript and returns the scalars of the verification equation:
   // u_k², u_k⁻² for each round and s_i for each generator index.
