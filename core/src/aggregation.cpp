@@ -217,7 +217,7 @@ RangeProof dealer_assemble(Transcript& t, const BulletproofGens& bp_gens, const 
   const size_t nm = n * m;
   std::vector<Scalar> G_factors(nm, Scalar::one());
   std::vector<Scalar> H_factors(nm);
-  const Scalar y_inv = bit_round.challenge.y.invert();
+  const Scalar y_inv = bit_round.challenge.y.invert_vartime();
   Scalar exp = Scalar::one();
   for (auto& f : H_factors) {
     f = exp;
@@ -249,8 +249,8 @@ bool audit_share_vartime(const BulletproofGens& bp_gens, const PedersenGens& pc_
   const Scalar& x = poly_challenge.x;
   const Scalar zz = z * z;
   const Scalar z_j = z.pow_vartime(j);
-  const Scalar y_jn_inv = y.pow_vartime(j * n).invert();
-  const Scalar y_inv = y.invert();
+  const Scalar y_jn_inv = y.pow_vartime(j * n).invert_vartime();
+  const Scalar y_inv = y.invert_vartime();
 
   if (!(share.t_x == inner_product(share.l_vec, share.r_vec))) return false;
 

@@ -59,7 +59,7 @@ void folded_rounds(Transcript& transcript, const RistrettoPoint& Q, std::vector<
     const CompressedRistretto L = commit(0, half, half, 0, c_L);
     const CompressedRistretto R = commit(half, 0, 0, half, c_R);
     const Scalar u = record_round(transcript, proof, L, R);
-    const Scalar u_inv = u.invert();
+    const Scalar u_inv = u.invert_vartime();
     fold_witness(a, b, u, u_inv, half);
     for (size_t i = 0; i < half; ++i) {
       const Scalar g_scalars[2] = {u_inv, u};
@@ -138,7 +138,7 @@ InnerProductProof InnerProductProof::create(Transcript& transcript, const Ristre
     const CompressedRistretto R = commitment(c_R);
 
     const Scalar u = record_round(transcript, proof, L, R);
-    const Scalar u_inv = u.invert();
+    const Scalar u_inv = u.invert_vartime();
 
     fold_witness(a, b, u, u_inv, half);
     // G' = u⁻¹·G_lo + u·G_hi and H' = u·H_lo + u⁻¹·H_hi, applied to the coefficients.
@@ -195,7 +195,7 @@ Result<InnerProductProof::VerificationScalars> InnerProductProof::verification_s
   out.u_inv_sq = out.u_sq;
   out.u_inv_sq.push_back(extra);
   // The product of every inverse, times extra: prod_k u_k⁻¹.
-  const Scalar all_inv = Scalar::batch_invert(out.u_inv_sq) * extra;
+  const Scalar all_inv = Scalar::batch_invert_vartime(out.u_inv_sq) * extra;
   out.extra_inv = out.u_inv_sq.back();
   out.u_inv_sq.pop_back();
   for (size_t k = 0; k < lg_n; ++k) {

@@ -240,16 +240,20 @@ Scalar Scalar::pow_vartime(uint64_t e) const {
   return r;
 }
 
-Scalar Scalar::batch_invert(std::span<Scalar> xs) {
-  if (xs.empty()) return one();
+namespace {
+
+// Montgomery's trick: every element inverted in place with one inversion.
+template <class Invert>
+Scalar batch_invert_with(std::span<Scalar> xs, Invert invert) {
+  if (xs.empty()) return Scalar::one();
   // prefix[i] = x_0 ... x_{i-1}
   std::vector<Scalar> prefix(xs.size());
-  Scalar acc = one();
+  Scalar acc = Scalar::one();
   for (size_t i = 0; i < xs.size(); ++i) {
     prefix[i] = acc;
     acc = acc * xs[i];
   }
-  const Scalar all_inv = acc.invert();
+  const Scalar all_inv = invert(acc);
   Scalar running = all_inv;
   for (size_t i = xs.size(); i-- > 0;) {
     const Scalar inv = running * prefix[i];
@@ -257,6 +261,90 @@ Scalar Scalar::batch_invert(std::span<Scalar> xs) {
     xs[i] = inv;
   }
   return all_inv;
+}
+
+// Plain (not Montgomery) residues below l, four little-endian words: the steps of the
+// binary extended Euclidean algorithm.
+bool words_equal_one(const uint64_t x[4]) { return x[0] == 1 && (x[1] | x[2] | x[3]) == 0; }
+
+bool words_less(const uint64_t a[4], const uint64_t b[4]) {
+  for (int i = 3; i >= 0; --i)
+    if (a[i] != b[i]) return a[i] < b[i];
+  return false;
+}
+
+// a -= b, returning the borrow.
+uint64_t words_sub(uint64_t a[4], const uint64_t b[4]) {
+  unsigned char borrow = 0;
+  for (int i = 0; i < 4; ++i) {
+    unsigned long long d;
+    borrow = _subborrow_u64(borrow, a[i], b[i], &d);
+    a[i] = d;
+  }
+  return borrow;
+}
+
+void words_add_l(uint64_t a[4]) {
+  unsigned char carry = 0;
+  for (int i = 0; i < 4; ++i) {
+    unsigned long long s;
+    carry = _addcarry_u64(carry, a[i], kL[i], &s);
+    a[i] = s;
+  }
+}
+
+void words_shr1(uint64_t a[4]) {
+  for (int i = 0; i < 3; ++i) a[i] = (a[i] >> 1) | (a[i + 1] << 63);
+  a[3] >>= 1;
+}
+
+// x/2 mod l: x + l is even when x is odd, and below 2^254, so nothing overflows.
+void words_half_mod_l(uint64_t x[4]) {
+  if (x[0] & 1) words_add_l(x);
+  words_shr1(x);
+}
+
+// x -= y mod l.
+void words_sub_mod_l(uint64_t x[4], const uint64_t y[4]) {
+  if (words_sub(x, y)) words_add_l(x);
+}
+
+}  // namespace
+
+Scalar Scalar::invert_vartime() const {
+  static constexpr uint64_t kOne[4] = {1, 0, 0, 0};
+  if (is_zero()) return Scalar();
+  // Invariants: x1·a = u and x2·a = v (mod l), with u, v shrinking to gcd(a, l) = 1.
+  uint64_t u[4], v[4] = {kL[0], kL[1], kL[2], kL[3]}, x1[4] = {1, 0, 0, 0}, x2[4] = {0, 0, 0, 0};
+  mont_mul(u, m_, kOne);  // out of Montgomery form
+  while (!words_equal_one(u) && !words_equal_one(v)) {
+    while ((u[0] & 1) == 0) {
+      words_shr1(u);
+      words_half_mod_l(x1);
+    }
+    while ((v[0] & 1) == 0) {
+      words_shr1(v);
+      words_half_mod_l(x2);
+    }
+    if (words_less(u, v)) {
+      words_sub(v, u);
+      words_sub_mod_l(x2, x1);
+    } else {
+      words_sub(u, v);
+      words_sub_mod_l(x1, x2);
+    }
+  }
+  Scalar r;
+  mont_mul(r.m_, words_equal_one(u) ? x1 : x2, kR2);  // back into Montgomery form
+  return r;
+}
+
+Scalar Scalar::batch_invert(std::span<Scalar> xs) {
+  return batch_invert_with(xs, [](const Scalar& x) { return x.invert(); });
+}
+
+Scalar Scalar::batch_invert_vartime(std::span<Scalar> xs) {
+  return batch_invert_with(xs, [](const Scalar& x) { return x.invert_vartime(); });
 }
 
 bool Scalar::is_zero() const { return *this == Scalar(); }
@@ -276,6 +364,16 @@ Scalar Scalar::select(const Scalar& a, const Scalar& b, uint64_t mask) {
 void Scalar::wipe() { sodium_memzero(m_, sizeof m_); }
 
 Scalar sum_of_powers(const Scalar& x, size_t n) {
+  if (n != 0 && (n & (n - 1)) == 0) {
+    // A power of two (every n here): 1 + ... + x^(2k-1) = (1 + ... + x^(k-1))·(1 + x^k),
+    // 2·log2(n) multiplications instead of n.
+    Scalar sum = Scalar::one(), power = x;  // the sum up to x^(k-1), and x^k, for k = 1
+    for (size_t k = 1; k < n; k *= 2) {
+      sum *= Scalar::one() + power;
+      power = power.square();
+    }
+    return sum;
+  }
   Scalar sum, power = Scalar::one();
   for (size_t i = 0; i < n; ++i) {
     sum += power;

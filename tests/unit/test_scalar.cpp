@@ -3,6 +3,7 @@
 #include <sodium.h>
 
 #include <array>
+#include <vector>
 
 #include "bp/scalar.hpp"
 #include "vectors.hpp"
@@ -33,10 +34,9 @@ TEST_CASE("arithmetic agrees with libsodium on random scalars") {
     CHECK((S(a) * S(b)).to_bytes() == expect);
     crypto_core_ristretto255_scalar_negate(expect.data(), a.data());
     CHECK((-S(a)).to_bytes() == expect);
-    if (iter % 10 == 0) {
-      crypto_core_ristretto255_scalar_invert(expect.data(), a.data());
-      CHECK(S(a).invert().to_bytes() == expect);
-    }
+    crypto_core_ristretto255_scalar_invert(expect.data(), a.data());
+    CHECK(S(a).invert_vartime().to_bytes() == expect);
+    if (iter % 10 == 0) CHECK(S(a).invert().to_bytes() == expect);
   }
 }
 
@@ -83,4 +83,38 @@ TEST_CASE("small values, powers and batch inversion") {
   Scalar::batch_invert(xs);
   for (size_t i = 0; i < xs.size(); ++i) CHECK(xs[i] * copy[i] == Scalar::one());
   CHECK(Scalar::zero().invert().is_zero());
+}
+
+TEST_CASE("variable-time inversion: edge values and batches") {
+  // 1, 2, l - 1, l - 2, small values and powers of two (long runs of halvings).
+  std::vector<Scalar> values = {Scalar::one(), Scalar::from_u64(2), -Scalar::one(), -Scalar::from_u64(2)};
+  for (uint64_t v : std::initializer_list<uint64_t>{3, 19, 255, uint64_t{1} << 32, uint64_t{1} << 63, UINT64_MAX})
+    values.push_back(Scalar::from_u64(v));
+  Scalar power = Scalar::one();
+  for (int i = 0; i < 252; ++i) power = power + power;
+  values.push_back(power);  // 2^252
+  for (const Scalar& x : values) {
+    CHECK(x.invert_vartime() == x.invert());
+    CHECK(x.invert_vartime() * x == Scalar::one());
+  }
+  CHECK(Scalar::zero().invert_vartime().is_zero());
+  std::vector<Scalar> xs;
+  for (int i = 0; i < 9; ++i) xs.push_back(S(random_canonical()));
+  auto ct = xs, vt = xs;
+  const Scalar all_ct = Scalar::batch_invert(ct), all_vt = Scalar::batch_invert_vartime(vt);
+  CHECK(all_ct == all_vt);
+  CHECK(ct == vt);
+}
+
+TEST_CASE("sum of powers by halving equals the plain sum") {
+  const Scalar x = S(random_canonical());
+  for (size_t n : {0, 1, 2, 3, 4, 7, 8, 64, 100, 256, 4096}) {
+    CAPTURE(n);
+    Scalar expect, power = Scalar::one();
+    for (size_t i = 0; i < n; ++i) {
+      expect += power;
+      power *= x;
+    }
+    CHECK(bp::sum_of_powers(x, n) == expect);
+  }
 }
