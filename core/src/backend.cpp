@@ -31,7 +31,10 @@ bool cpu_has_avx512ifma() {
 }
 
 std::atomic<const detail::MsmKernels*>& ifma_kernels() {
-  static std::atomic<const detail::MsmKernels*> kernels{cpu_has_avx512ifma() ? &detail::ifma::kMsmKernels : nullptr};
+  static std::atomic<const detail::MsmKernels*> kernels{
+      cpu_has_avx512ifma() && detail::msm_kernels_agree_with_portable(detail::ifma::kMsmKernels)
+          ? &detail::ifma::kMsmKernels
+          : nullptr};
   return kernels;
 }
 

@@ -28,10 +28,17 @@ struct MsmKernels {
   RistrettoPoint (*ct_with_points)(std::span<const Scalar> scalars, std::span<const RistrettoPoint> points);
 };
 
+// Whether every entry point gives the portable arithmetic's result on a small known
+// instance (fixed tables, Pippenger, shifted tables, both constant-time forms). Checked
+// once before hardware IFMA kernels are first used, so a CPU or compiler fault there falls
+// back to AVX2 instead of producing proofs that do not verify.
+bool msm_kernels_agree_with_portable(const MsmKernels& kernels);
+
 // The active backend's kernels; null for the portable backend.
 const MsmKernels* active_msm_kernels();
 
-// The AVX-512 IFMA kernels: the hardware ones when the CPU has IFMA, otherwise none
+// The AVX-512 IFMA kernels: the hardware ones when the CPU has IFMA (and they pass
+// msm_kernels_agree_with_portable), otherwise none
 // (and the backend is unsupported) until a test installs the same code compiled over
 // emulated instructions (ifma/v4_emulated.hpp), so that it is checked on every machine.
 const MsmKernels* ifma_msm_kernels();

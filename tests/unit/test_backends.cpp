@@ -244,6 +244,16 @@ std::vector<Backend> backends_to_compare() {
 
 }  // namespace
 
+TEST_CASE("the kernels' self-check passes every vector backend and catches a wrong kernel") {
+  CHECK(msm_kernels_agree_with_portable(ifma_emulated::kMsmKernels));
+  if (have_avx2()) CHECK(msm_kernels_agree_with_portable(avx2::kMsmKernels));
+  MsmKernels broken = ifma_emulated::kMsmKernels;
+  broken.ct_with_points = [](std::span<const Scalar> scalars, std::span<const RistrettoPoint> points) {
+    return ifma_emulated::kMsmKernels.ct_with_points(scalars.first(scalars.size() - 1), points.first(points.size() - 1));
+  };
+  CHECK_FALSE(msm_kernels_agree_with_portable(broken));
+}
+
 TEST_CASE("AVX2 field operations equal the portable ones on random and edge-case elements") {
   if (have_avx2()) check_field_ops(avx2_lanes::lanes_op);
 }
