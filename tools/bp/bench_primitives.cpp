@@ -69,17 +69,20 @@ std::vector<PrimitiveRow> bench_primitives(const std::function<void()>& yardstic
                          yardstick, samples));
   rows.push_back(time_op("point doubling", reps, [&] { p = dbl(p); keep(p); }, yardstick, samples));
   for (size_t k = rows.size() - 4; k < rows.size(); ++k) rows[k].note = "portable";
-  if (backend_supported(Backend::avx2)) {
+  for (Backend backend : {Backend::avx2, Backend::avx512ifma}) {
+    const FourLaneLoops* loops = four_lane_loops(backend);
+    if (loops == nullptr) continue;
+    const std::string name = backend_name(backend);
     const auto loop_row = [&](std::string op, void (*loop)(size_t), std::string note) {
       auto row = time_op(std::move(op), 1, [&] { loop(reps); }, yardstick, samples);
       row.ns /= static_cast<double>(reps);
       row.note = std::move(note);
       rows.push_back(row);
     };
-    loop_row("field multiplication", avx2_field_mul_loop, "avx2, four at once (one per lane)");
-    loop_row("field squaring", avx2_field_sq_loop, "avx2, four at once (one per lane)");
-    loop_row("point addition (extended + cached)", avx2_point_add_loop, "avx2");
-    loop_row("point doubling", avx2_point_dbl_loop, "avx2");
+    loop_row("field multiplication", loops->field_mul, name + ", four at once (one per lane)");
+    loop_row("field squaring", loops->field_sq, name + ", four at once (one per lane)");
+    loop_row("point addition (extended + cached)", loops->point_add, name);
+    loop_row("point doubling", loops->point_dbl, name);
   }
 
   const RistrettoPoint r = RistrettoPoint::basepoint() + RistrettoPoint(p);
