@@ -56,8 +56,8 @@ inline void shifted_digits(std::span<const Scalar> scalars, std::vector<int32_t>
   constexpr int kWindows = ShiftedBaseTable::kWindows;
   out.resize(scalars.size() * kWindows);
   for (size_t i = 0; i < scalars.size(); ++i) {
-    // The recoder writes one digit per 11 bits of 256 and a final carry: the last two are
-    // zero for a canonical scalar (below 2^253).
+    // The recoder writes 24 digits (11 bits each, up to bit 264) and a final carry, which
+    // is zero for a canonical scalar (below 2^253): the 24 windows hold the whole scalar.
     int32_t all[(256 + ShiftedBaseTable::kWindowBits - 1) / ShiftedBaseTable::kWindowBits + 1];
     to_signed_radix_vartime(all, scalars[i], ShiftedBaseTable::kWindowBits);
     std::copy(all, all + kWindows, &out[i * kWindows]);

@@ -82,13 +82,19 @@ namespace {
 // Below this many points Straus always wins (its tables stay in cache).
 constexpr size_t kMixedPippengerThreshold = 768;
 
-// Above it, the cheaper of the two by counting point additions: Straus spends 256/9 per
-// fixed point (width-8 NAF), times 1.4 for the cache misses once the tables outgrow the L2
-// cache (measured: the inner-product prover's 1025-point MSMs run 10% faster with Straus,
-// the m = 16 verifier's 2100 points and a 64-proof batch's 1200 mostly dynamic points run
-// faster with Pippenger, as this count predicts), and 256/6 plus its table per other point.
+// Additions Straus spends on its fixed points: 256/9 each (width-8 NAF), times 1.4 for the
+// cache misses once the MSM has enough points (all of them) for the tables to outgrow the
+// L2 cache (measured: the inner-product prover's 1025-point MSMs ran 10% faster with
+// Straus, the m = 16 verifier's 2100 points and a 64-proof batch's 1200 mostly dynamic
+// points faster with Pippenger, as this count predicts).
+double straus_fixed_cost(size_t fixed, size_t all_points) {
+  return (all_points >= kMixedPippengerThreshold ? 1.4 : 1.0) * 256.0 / 9.0 * static_cast<double>(fixed);
+}
+
+// Above the threshold, the cheaper of the two by counting point additions: the fixed
+// points' cost above, and 256/6 plus its table per other point.
 bool straus_cheaper(size_t fixed, size_t dynamic) {
-  const double straus = 1.4 * 256.0 / 9.0 * static_cast<double>(fixed) + 53.0 * static_cast<double>(dynamic);
+  const double straus = straus_fixed_cost(fixed, fixed + dynamic) + 53.0 * static_cast<double>(dynamic);
   return straus < pippenger_cost(fixed + dynamic);
 }
 
@@ -159,9 +165,7 @@ RistrettoPoint shifted_buckets_vartime(std::span<const Scalar> scalars, std::spa
 }  // namespace
 
 bool shifted_tables_pay(size_t fixed_points) {
-  const double fixed = static_cast<double>(fixed_points);
-  const double straus = (fixed_points >= kMixedPippengerThreshold ? 1.4 : 1.0) * 256.0 / 9.0 * fixed;
-  return shifted_buckets_cost(fixed_points) < std::min(straus, pippenger_cost(fixed_points));
+  return shifted_buckets_cost(fixed_points) < std::min(straus_fixed_cost(fixed_points, fixed_points), pippenger_cost(fixed_points));
 }
 
 RistrettoPoint multiscalar_mul_vartime(std::span<const Scalar> fixed_scalars,
