@@ -101,7 +101,7 @@ InnerProductProof InnerProductProof::create(Transcript& transcript, const Ristre
                                             std::vector<Scalar> b, std::span<const ShiftedBaseTable* const> G_shifted,
                                             std::span<const ShiftedBaseTable* const> H_shifted) {
   const size_t N = G_tables.size();
-  const bool shifted = G_shifted.size() == N && H_shifted.size() == N && shifted_tables_pay(N);
+  const bool shifted = G_shifted.size() == N && H_shifted.size() == N;
   innerproduct_domain_sep(transcript, N);
   InnerProductProof proof;
 

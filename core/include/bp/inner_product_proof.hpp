@@ -29,8 +29,8 @@ struct InnerProductProof {
   // The generators are never folded: round k's L and R are computed on the original G_i and
   // H_i (through their precomputed tables) with each scalar multiplied by the product of the
   // challenges the folding would have applied. The proof is the same; the work is not.
-  // Shifted tables of the same generators, when given and the vectors are long enough to
-  // repay them (shifted_tables_pay), serve those rounds instead.
+  // Shifted tables of the same generators, when given, serve those rounds instead (the
+  // caller builds and passes them when shifted_tables_pay(N) says they repay).
   static InnerProductProof create(Transcript& transcript, const RistrettoPoint& Q, std::span<const Scalar> G_factors,
                                   std::span<const Scalar> H_factors,
                                   std::span<const VartimeBaseTable* const> G_tables,
