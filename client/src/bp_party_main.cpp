@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -30,6 +31,9 @@ constexpr const char* kUsage =
     "                [--timeout-ms T]\n"
     "      prints the final JSON (bits, label, commitments, proof, padding, position, session,\n"
     "      dealer_key, dealer_signature); on an abort exits 2 with 'abort: <reason> blamed=[..]'\n"
+    "  bp-party sessions --dealer ws[s]://HOST:PORT --key OPERATOR_KEY_FILE [--cancel ID1,ID2,...]\n"
+    "      lists the open sessions this operator key created on that dealer (one line each: id,\n"
+    "      phase, parties joined/total, bits), after cancelling those given with --cancel\n"
     "  --key may be left out only against a dealer run with --allow-anonymous.\n"
     "  --dealer-key HEX|FILE refuses a dealer with any other key.\n"
     "  --dealer may end in a path prefix (wss://lb.example/bp): the WebSocket path is PREFIX/v1/session/ID.\n"
@@ -177,6 +181,33 @@ int join(int argc, char** argv) {
   return 0;
 }
 
+int sessions(int argc, char** argv) {
+  const Flags f = parse(argc, argv, {"dealer", "ca", "insecure-skip-verify", "key", "dealer-key", "cancel"});
+  if (!f.error.empty()) return usage_error(f.error);
+  const auto dealer = bp::client::parse_endpoint(f.get("dealer"));
+  if (!dealer) return usage_error("--dealer must be ws://HOST:PORT or wss://HOST:PORT");
+  std::vector<std::string> cancel;
+  const std::string ids = f.get("cancel");
+  for (size_t start = 0; start < ids.size();) {
+    const size_t comma = std::min(ids.find(',', start), ids.size());
+    cancel.push_back(ids.substr(start, comma - start));
+    if (!bp::wire::valid_session_id(cancel.back())) return usage_error("--cancel: '" + cancel.back() + "' is not a session id");
+    start = comma + 1;
+  }
+  std::string error;
+  const auto options = common_options(f, error);
+  if (!options) return usage_error(error);
+  auto listing = bp::client::manage_sessions(*dealer, cancel, *options);
+  if (!listing) return client_failure(listing.error());
+  for (const auto& id : cancel)
+    if (std::find(listing->not_cancelled.begin(), listing->not_cancelled.end(), id) == listing->not_cancelled.end())
+      std::printf("cancelled %s\n", id.c_str());
+  for (const auto& id : listing->not_cancelled) std::fprintf(stderr, "not cancelled (not an open session of yours): %s\n", id.c_str());
+  for (const auto& s : listing->sessions)
+    std::printf("%s %s %zu/%zu n=%zu\n", s.session_id.c_str(), s.phase.c_str(), s.joined, s.parties, s.n);
+  return listing->not_cancelled.empty() ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -189,5 +220,6 @@ int main(int argc, char** argv) {
   if (command == "keygen") return keygen(argc, argv);
   if (command == "create-session") return create_session(argc, argv);
   if (command == "join") return join(argc, argv);
+  if (command == "sessions") return sessions(argc, argv);
   return usage_error("unknown command '" + command + "'");
 }

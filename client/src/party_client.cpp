@@ -151,6 +151,9 @@ class Conversation : public ConversationBase, public std::enable_shared_from_thi
     beast::get_lowest_layer(ws_).async_connect(
         results, [self = shared_from_this()](beast::error_code ec, const tcp::endpoint&) {
           if (ec) return self->fail({ClientErrorKind::Transport, "connect: " + ec.message(), {}});
+          // Every round is one small frame the dealer waits for: never hold one back for Nagle.
+          beast::error_code ignored;
+          beast::get_lowest_layer(self->ws_).socket().set_option(tcp::no_delay(true), ignored);
           if constexpr (Tls) {
             auto& ssl = self->ws_.next_layer();
             if (!SSL_set_tlsext_host_name(ssl.native_handle(), self->dealer_.host.c_str()))
@@ -172,7 +175,8 @@ class Conversation : public ConversationBase, public std::enable_shared_from_thi
   void websocket_handshake() {
     ws_.binary(true);
     ws_.read_message_max(1 << 20);
-    ws_.async_handshake(dealer_.host, target_, [self = shared_from_this()](beast::error_code ec) {
+    ws_.async_handshake(upgrade_response_, dealer_.host, target_, [self = shared_from_this()](beast::error_code ec) {
+      if (ec == websocket::error::upgrade_declined) return self->fail(self->declined());
       if (ec) return self->fail({ClientErrorKind::Transport, "handshake: " + ec.message(), {}});
       self->read();  // the dealer speaks first
     });
@@ -204,6 +208,15 @@ class Conversation : public ConversationBase, public std::enable_shared_from_thi
       if (step->done) return self->finish();
       self->read();
     });
+  }
+
+  // The dealer answered the upgrade with an HTTP status (at capacity, too many connections
+  // from our address, ...): its one-line reason is the error, not a bare transport failure.
+  ClientError declined() const {
+    std::string reason = upgrade_response_.body().substr(0, 200);
+    while (!reason.empty() && (reason.back() == '\n' || reason.back() == '\r')) reason.pop_back();
+    if (reason.empty()) reason = "the dealer declined the WebSocket upgrade";
+    return {ClientErrorKind::Aborted, reason + " (HTTP " + std::to_string(upgrade_response_.result_int()) + ")", {}};
   }
 
   // Records what our signatures will be bound to: the dealer's nonce and key, and over TLS
@@ -286,6 +299,7 @@ class Conversation : public ConversationBase, public std::enable_shared_from_thi
   bool greeted_ = false;
   OnFail on_fail_;
   beast::flat_buffer buffer_;
+  websocket::response_type upgrade_response_;
   std::vector<std::vector<uint8_t>> queue_;
   bool writing_ = false;
   bool finished_ = false;
@@ -516,6 +530,27 @@ void async_create_session(asio::io_context& ioc, const Endpoint& dealer, const S
   converse(ioc, dealer, session_id, options, std::move(opening), std::move(on_message), std::move(on_fail));
 }
 
+void async_manage_sessions(asio::io_context& ioc, const Endpoint& dealer, const std::vector<std::string>& cancel,
+                           const Options& options, std::function<void(ClientResult<SessionListing>)> handler) {
+  auto done = std::make_shared<std::function<void(ClientResult<SessionListing>)>>(std::move(handler));
+  auto on_fail = [done](ClientError e) { (*done)(std::move(e)); };
+  auto on_message = [done](wire::Message message, const wire::ChannelContext&) -> ClientResult<Step> {
+    auto* list = std::get_if<wire::SessionListMsg>(&message);
+    if (!list) return protocol_error("expected SessionList");
+    (*done)(SessionListing{std::move(list->sessions), std::move(list->not_cancelled)});
+    return Step{{}, true};
+  };
+  auto opening = [cancel, identity = options.identity](const wire::ChannelContext& channel) {
+    wire::ManageSessionsMsg manage{cancel, std::nullopt};
+    if (identity) {
+      const auto& key = identity->public_key();
+      manage.operator_auth = wire::KeySignature{key, identity->sign(wire::manage_statement(channel, manage, key))};
+    }
+    return wire::Message{std::move(manage)};
+  };
+  converse(ioc, dealer, "", options, std::move(opening), std::move(on_message), std::move(on_fail));
+}
+
 namespace {
 template <class T, class Start>
 ClientResult<T> run_blocking(Start&& start) {
@@ -539,6 +574,13 @@ ClientResult<SessionInfo> create_session(const Endpoint& dealer, const SessionRe
                                          const Options& options) {
   return run_blocking<SessionInfo>([&](asio::io_context& ioc, auto handler) {
     async_create_session(ioc, dealer, request, options, std::move(handler));
+  });
+}
+
+ClientResult<SessionListing> manage_sessions(const Endpoint& dealer, const std::vector<std::string>& cancel,
+                                             const Options& options) {
+  return run_blocking<SessionListing>([&](asio::io_context& ioc, auto handler) {
+    async_manage_sessions(ioc, dealer, cancel, options, std::move(handler));
   });
 }
 

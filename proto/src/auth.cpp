@@ -52,6 +52,14 @@ std::vector<uint8_t> create_statement(const ChannelContext& channel, const Creat
   return s.field(operator_key).take();
 }
 
+std::vector<uint8_t> manage_statement(const ChannelContext& channel, const ManageSessionsMsg& manage,
+                                      const PublicKey& operator_key) {
+  Statement s("bp-agg/v1 manage");
+  s.channel(channel).number(manage.cancel.size());
+  for (const auto& id : manage.cancel) s.field(id);
+  return s.field(operator_key).take();
+}
+
 std::vector<uint8_t> result_statement(const PublicKey& dealer_key, const std::string& session_id,
                                       const mpc::AggregationResult& result) {
   Statement s("bp-agg/v1 result");

@@ -262,6 +262,35 @@ Result<Message, CodecError> decode_body(const pb::Envelope& env, const Limits& l
       BP_TRY(key, fixed<kPublicKeyBytes>(m.dealer_key(), "dealer key"));
       return Message{HelloMsg{nonce, key, m.anonymous_allowed(), m.tls_channel_binding()}};
     }
+    case pb::Envelope::kManageSessions: {
+      const auto& m = env.manage_sessions();
+      if (static_cast<size_t>(m.cancel_size()) > kMaxManagedIds) return error(CodecErrorKind::TooMany, "too many ids");
+      ManageSessionsMsg out;
+      for (const auto& id : m.cancel()) {
+        if (!valid_session_id(id)) return error(CodecErrorKind::BadLength, "malformed session id");
+        out.cancel.push_back(id);
+      }
+      BP_TRY(auth, key_signature(m.operator_key(), m.signature(), "operator key"));
+      out.operator_auth = auth;
+      return Message{std::move(out)};
+    }
+    case pb::Envelope::kSessionList: {
+      const auto& m = env.session_list();
+      if (static_cast<size_t>(m.sessions_size()) > kMaxListedSessions ||
+          static_cast<size_t>(m.not_cancelled_size()) > kMaxManagedIds)
+        return error(CodecErrorKind::TooMany, "too many sessions listed");
+      SessionListMsg out;
+      for (const auto& s : m.sessions()) {
+        if (!valid_session_id(s.session_id())) return error(CodecErrorKind::BadLength, "malformed session id");
+        if (s.phase().size() > 32) return error(CodecErrorKind::TooMany, "phase name too long");
+        out.sessions.push_back({s.session_id(), s.n(), s.parties(), s.joined(), s.phase()});
+      }
+      for (const auto& id : m.not_cancelled()) {
+        if (!valid_session_id(id)) return error(CodecErrorKind::BadLength, "malformed session id");
+        out.not_cancelled.push_back(id);
+      }
+      return Message{std::move(out)};
+    }
     case pb::Envelope::BODY_NOT_SET:
       break;
   }
@@ -375,6 +404,26 @@ std::vector<uint8_t> encode(const Message& message) {
         m->set_party_key(text_of(j.party_auth->key));
         m->set_signature(text_of(j.party_auth->signature));
       }
+    }
+    void operator()(const ManageSessionsMsg& r) {
+      auto* m = env.mutable_manage_sessions();
+      for (const auto& id : r.cancel) m->add_cancel(id);
+      if (r.operator_auth) {
+        m->set_operator_key(text_of(r.operator_auth->key));
+        m->set_signature(text_of(r.operator_auth->signature));
+      }
+    }
+    void operator()(const SessionListMsg& l) {
+      auto* m = env.mutable_session_list();
+      for (const auto& s : l.sessions) {
+        auto* out = m->add_sessions();
+        out->set_session_id(s.session_id);
+        out->set_n(static_cast<uint32_t>(s.n));
+        out->set_parties(static_cast<uint32_t>(s.parties));
+        out->set_joined(static_cast<uint32_t>(s.joined));
+        out->set_phase(s.phase);
+      }
+      for (const auto& id : l.not_cancelled) m->add_not_cancelled(id);
     }
     void operator()(const JoinedMsg& j) {
       auto* m = env.mutable_joined();

@@ -50,6 +50,20 @@ std::optional<std::string> AuthPolicy::check_create(const wire::ChannelContext& 
   return std::nullopt;
 }
 
+std::optional<std::string> AuthPolicy::check_manage(const wire::ChannelContext& channel,
+                                                    const wire::ManageSessionsMsg& manage) const {
+  if (!manage.operator_auth) {
+    if (!allow_anonymous_) return "managing sessions needs an operator's signature";
+    return std::nullopt;
+  }
+  const auto& auth = *manage.operator_auth;
+  if (std::find(operators_.begin(), operators_.end(), auth.key) == operators_.end())
+    return "unknown operator key " + wire::public_key_hex(auth.key);
+  if (!wire::verify_signature(auth.key, wire::manage_statement(channel, manage, auth.key), auth.signature))
+    return "the operator's signature does not verify for this connection";
+  return std::nullopt;
+}
+
 std::optional<std::string> AuthPolicy::check_join(const wire::ChannelContext& channel,
                                                   const wire::JoinSessionMsg& join) const {
   if (!join.party_auth) return std::nullopt;  // the session decides whether it takes anonymous parties

@@ -20,6 +20,28 @@ bool to_u64(const std::string& s, uint64_t max, uint64_t& out) {
   return out <= max;
 }
 
+// "30d", "12h", "15m", "90s" or a plain number of seconds; 0 means never.
+bool parse_duration_s(const std::string& v, uint64_t& out) {
+  if (v.empty()) return false;
+  uint64_t unit = 1;
+  std::string digits = v;
+  switch (v.back()) {
+    case 's': unit = 1; break;
+    case 'm': unit = 60; break;
+    case 'h': unit = 3600; break;
+    case 'd': unit = 86400; break;
+    default: unit = 0;
+  }
+  if (unit != 0)
+    digits.pop_back();
+  else
+    unit = 1;
+  uint64_t n;
+  if (!to_u64(digits, 100ull * 365 * 86400 / unit, n)) return false;
+  out = n * unit;
+  return true;
+}
+
 template <class T>
 Setter number(T DealerConfig::*field, uint64_t max) {
   return [field, max](DealerConfig& c, const std::string& v) {
@@ -47,7 +69,32 @@ const std::map<std::string, std::pair<Setter, const char*>>& options() {
               "SQLite file recording every session's outcome; default none"}},
       {"max-frame-bytes", {number(&DealerConfig::max_frame_bytes, 16 << 20), "largest WebSocket message; default 65536"}},
       {"max-sessions", {number(&DealerConfig::max_sessions, 1000000), "running sessions at once; default 1000"}},
-      {"max-connections", {number(&DealerConfig::max_connections, 1000000), "open connections; default 4096"}},
+      {"max-connections", {number(&DealerConfig::max_connections, 1000000),
+                           "open connections (lowered at start if the fd limit cannot hold them); default 4096"}},
+      {"max-connections-per-ip", {number(&DealerConfig::max_connections_per_ip, 1000000),
+                                  "open connections from one address; default 64"}},
+      {"request-timeout-ms", {number(&DealerConfig::request_timeout_ms, 600000),
+                              "time a WebSocket has after the upgrade (and after each operator request) to send "
+                              "its next request; default 10000"}},
+      {"max-sessions-per-operator", {number(&DealerConfig::max_sessions_per_operator, 1000000),
+                                     "open sessions one operator key may hold; default 200"}},
+      {"max-sessions-per-ip", {number(&DealerConfig::max_sessions_per_ip, 1000000),
+                               "open sessions created from one address; default 200"}},
+      {"max-anonymous-sessions-per-ip", {number(&DealerConfig::max_anonymous_sessions_per_ip, 1000000),
+                                         "open unsigned sessions created from one address; default 20"}},
+      {"outcome-retention", {[](DealerConfig& c, const std::string& v) { return parse_duration_s(v, c.outcome_retention_s); },
+                             "delete outcome records older than this (N, Ns, Nm, Nh or Nd; 0 keeps them); "
+                             "default 30d"}},
+      {"outcome-cache", {number(&DealerConfig::outcome_cache, 10000000),
+                         "outcomes kept in memory (the only copy without --db); default 4096"}},
+      {"verify-threads", {number(&DealerConfig::verify_threads, 256),
+                          "threads for POST /v1/verify, apart from the session threads; default 1"}},
+      {"verify-queue", {number(&DealerConfig::verify_queue, 100000),
+                        "verification requests that may wait; more are answered 503; default 8"}},
+      {"verify-per-ip-per-s", {number(&DealerConfig::verify_per_ip_per_s, 1000000),
+                               "verification requests one address may make per second (429 beyond); default 10"}},
+      {"max-http-body-bytes", {number(&DealerConfig::max_http_body_bytes, 64 << 20),
+                               "largest HTTP request body (413 beyond); default 1048576"}},
       {"max-parties", {number(&DealerConfig::max_parties, 64), "parties per session, at most 64; default 64"}},
       {"handshake-timeout-ms", {number(&DealerConfig::handshake_timeout_ms, 600000),
                                 "time a new connection has to send its request or upgrade; default 5000"}},

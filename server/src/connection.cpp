@@ -27,12 +27,30 @@ std::string endpoint_text(const asio::ip::tcp::socket& socket) {
   return ec ? "unknown" : ep.address().to_string() + ":" + std::to_string(ep.port());
 }
 
+// A parse error the client caused and deserves an answer to (as opposed to a connection
+// that closed, timed out or broke, which gets none).
+std::optional<unsigned> status_for_parse_error(const beast::error_code& ec) {
+  if (ec == http::error::header_limit) return 431;
+  if (ec == http::error::body_limit) return 413;
+  if (ec.category() == beast::error_code(http::error::end_of_stream).category() && ec != http::error::end_of_stream &&
+      ec != http::error::partial_message && ec != http::error::need_more)
+    return 400;
+  return std::nullopt;
+}
+
+std::string json_error(const std::string& why) { return "{\"error\":" + json_string(why) + "}\n"; }
+
+constexpr size_t kMaxProofsPerRequest = 256;
+constexpr size_t kMaxHeaderBytes = 8192;
+constexpr size_t kMaxDrainBytes = 1 << 20;  // read (and drop) after an error answer, so it is not lost to a reset
+
 }  // namespace
 
 // ---- HTTP ----
 
 template <class Stream>
-HttpConnection<Stream>::HttpConnection(Stream stream, ConnectionEnv env) : stream_(std::move(stream)), env_(env) {
+HttpConnection<Stream>::HttpConnection(Stream stream, ConnectionEnv env, std::unique_ptr<AdmissionTicket> ticket)
+    : stream_(std::move(stream)), env_(env), ticket_(std::move(ticket)) {
   env_.metrics->connection_opened();
 }
 
@@ -57,90 +75,148 @@ void HttpConnection<Stream>::run() {
 }
 
 template <class Stream>
+HttpResponse HttpConnection<Stream>::reply(unsigned status, const std::string& content_type, std::string body) const {
+  HttpResponse res{static_cast<http::status>(status), parser_ ? parser_->get().version() : 11};
+  res.set(http::field::server, "bp-dealer");
+  res.set(http::field::content_type, content_type);
+  if (status == 503 || status == 429) res.set(http::field::retry_after, "1");
+  res.keep_alive(parser_ && parser_->is_header_done() && parser_->get().keep_alive() && status < 400);
+  res.body() = std::move(body);
+  res.prepare_payload();
+  return res;
+}
+
+template <class Stream>
 void HttpConnection<Stream>::close() {
+  // Half-close, then read (and drop) what the client still sends for a moment: closing with
+  // unread bytes would reset the connection and could destroy the answer just written.
+  auto self = shared_from_this();
+  auto drain = [self](auto&& again, beast::error_code ec, size_t n) -> void {
+    self->drained_ += n;
+    if (ec || self->drained_ > kMaxDrainBytes) return;
+    self->stream_.async_read_some(asio::buffer(self->drain_),
+                                  [self, again](beast::error_code ec, size_t n) { again(again, ec, n); });
+  };
+  beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(1));
   if constexpr (kTls<Stream>) {
-    stream_.async_shutdown([self = shared_from_this()](beast::error_code) {});
+    stream_.async_shutdown([self](beast::error_code) {});
   } else {
     beast::error_code ignored;
     stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
+    drain(drain, {}, 0);
   }
 }
 
 template <class Stream>
 void HttpConnection<Stream>::read_request() {
-  request_ = {};
-  // A client that opens a connection and says nothing (slowloris) is dropped after this long.
-  beast::get_lowest_layer(stream_).expires_after(std::chrono::milliseconds(env_.config->handshake_timeout_ms));
-  http::async_read(stream_, buffer_, request_,
+  parser_.emplace();
+  parser_->header_limit(kMaxHeaderBytes);
+  parser_->body_limit(env_.config->max_http_body_bytes);
+  // A client that opens a connection and says nothing (slowloris) is dropped after this long;
+  // a refused one sooner, since it holds one of the few refusal slots.
+  const uint32_t timeout_ms = ticket_->refused() ? std::min<uint32_t>(env_.config->handshake_timeout_ms, 2000)
+                                                 : env_.config->handshake_timeout_ms;
+  beast::get_lowest_layer(stream_).expires_after(std::chrono::milliseconds(timeout_ms));
+  http::async_read(stream_, buffer_, *parser_,
                    [self = shared_from_this()](beast::error_code ec, size_t) { self->on_request(ec); });
 }
 
 template <class Stream>
 void HttpConnection<Stream>::on_request(beast::error_code ec) {
-  if (ec) return;  // closed, timed out or not HTTP: nothing to answer
-  if (websocket::is_upgrade(request_)) {
+  if (ec) {
+    const auto status = status_for_parse_error(ec);
+    if (!status) return;  // closed, timed out or broken: nobody to answer
+    env_.metrics->refused(std::to_string(*status));
+    const std::string why =
+        *status == 431   ? "request header fields too large (at most " + std::to_string(kMaxHeaderBytes) + " bytes)"
+        : *status == 413 ? "request body too large (at most " + std::to_string(env_.config->max_http_body_bytes) + " bytes)"
+                         : "bad request: " + ec.message();
+    return write(std::make_shared<HttpResponse>(reply(*status, "text/plain", why + "\n")));
+  }
+  if (ticket_->refused()) {
+    env_.metrics->refused(std::to_string(ticket_->status()));
+    return write(std::make_shared<HttpResponse>(reply(ticket_->status(), "text/plain", ticket_->reason() + "\n")));
+  }
+  auto& request = parser_->get();
+  if (websocket::is_upgrade(request)) {
     upgraded_ = true;
     beast::get_lowest_layer(stream_).expires_never();
-    std::make_shared<WsConnection<Stream>>(std::move(stream_), env_)->run(std::move(request_));
+    std::make_shared<WsConnection<Stream>>(std::move(stream_), env_, std::move(ticket_))->run(parser_->release());
     return;
   }
-  auto response = std::make_shared<http::response<http::string_body>>(respond());
+  if (request.method() == http::verb::post && request.target() == "/v1/verify") return start_verification();
+  write(std::make_shared<HttpResponse>(respond()));
+}
+
+template <class Stream>
+void HttpConnection<Stream>::write(std::shared_ptr<HttpResponse> response) {
   // The answer gets its own deadline: a batch verification may have used up the request's.
   beast::get_lowest_layer(stream_).expires_after(std::chrono::milliseconds(env_.config->handshake_timeout_ms));
   http::async_write(stream_, *response, [self = shared_from_this(), response](beast::error_code ec, size_t) {
-    if (ec || !response->keep_alive()) return self->close();
+    if (ec) return;
+    if (!response->keep_alive()) return self->close();
     self->read_request();
   });
 }
 
 template <class Stream>
-http::response<http::string_body> HttpConnection<Stream>::respond() {
-  http::response<http::string_body> res{http::status::ok, request_.version()};
-  res.set(http::field::server, "bp-dealer");
-  res.keep_alive(request_.keep_alive());
-  const std::string target(request_.target());
-  auto reply = [&](http::status status, std::string content_type, std::string body) {
-    res.result(status);
-    res.set(http::field::content_type, content_type);
-    res.body() = std::move(body);
-    res.prepare_payload();
-    return res;
-  };
-  if (request_.method() == http::verb::post && target == "/v1/verify") return verify_request(reply);
-  if (request_.method() != http::verb::get)
-    return reply(http::status::method_not_allowed, "text/plain", "GET, or POST /v1/verify\n");
-  if (target == "/healthz") return reply(http::status::ok, "text/plain", "ok\n");
-  if (target == "/metrics")
-    return reply(http::status::ok, "text/plain; version=0.0.4", env_.metrics->prometheus_text());
+HttpResponse HttpConnection<Stream>::respond() {
+  const auto& request = parser_->get();
+  const std::string target(request.target());
+  if (request.method() != http::verb::get) return reply(405, "text/plain", "GET, or POST /v1/verify\n");
+  if (target == "/healthz") return reply(200, "text/plain", "ok\n");
+  if (target == "/metrics") return reply(200, "text/plain; version=0.0.4", env_.metrics->prometheus_text());
   static const std::string kSessions = "/v1/sessions/";
   if (target.rfind(kSessions, 0) == 0) {
-    if (auto json = env_.store->find_json(target.substr(kSessions.size())))
-      return reply(http::status::ok, "application/json", *json + "\n");
-    return reply(http::status::not_found, "application/json", "{\"error\":\"no such session outcome\"}\n");
+    const std::string id = target.substr(kSessions.size());
+    if (!wire::valid_session_id(id)) return reply(400, "application/json", json_error("a session id is 32 lowercase hex characters"));
+    if (auto json = env_.store->find_json(id)) return reply(200, "application/json", *json + "\n");
+    return reply(404, "application/json", json_error("no such session outcome"));
   }
-  return reply(http::status::not_found, "text/plain", "not found\n");
+  return reply(404, "text/plain", "not found\n");
 }
 
 // POST /v1/verify: the body is proofs as JSON lines; all of them go through one batch
-// verification. Public data only, so no key is asked for; the size is capped.
+// verification. Public data only, so no key is asked for; size and rate are capped, and the
+// parsing and verification run on the verification pool, never on a session thread.
 template <class Stream>
-template <class Reply>
-http::response<http::string_body> HttpConnection<Stream>::verify_request(Reply& reply) {
-  constexpr size_t kMaxProofs = 256;
-  auto records = wire::parse_proof_records(request_.body(), kMaxProofs);
-  if (!records) return reply(http::status::bad_request, "application/json", "{\"error\":" + json_string(records.error()) + "}\n");
-  const auto outcome = wire::verify_records(*records, *env_.bp_gens, *env_.pc_gens);
-  std::string failed;
-  for (size_t k : outcome.failed) failed += (failed.empty() ? "" : ",") + std::to_string(k);
-  return reply(http::status::ok, "application/json",
-               std::string("{\"ok\":") + (outcome.ok() ? "true" : "false") + ",\"proofs\":" +
-                   std::to_string(records->size()) + ",\"failed\":[" + failed + "]}\n");
+void HttpConnection<Stream>::start_verification() {
+  auto body = std::make_shared<std::string>(std::move(parser_->get().body()));
+  if (body->find_first_not_of(" \t\r\n") == std::string::npos)
+    return write(std::make_shared<HttpResponse>(reply(400, "application/json", json_error("no proofs in the request"))));
+  auto answer = std::make_shared<HttpResponse>(reply(200, "application/json", ""));
+  auto job = [self = shared_from_this(), body, answer] {
+    auto records = wire::parse_proof_records(*body, kMaxProofsPerRequest);
+    if (!records) {
+      answer->result(http::status::bad_request);
+      answer->keep_alive(false);
+      answer->body() = json_error(records.error());
+    } else {
+      const auto outcome = wire::verify_records(*records, *self->env_.bp_gens, *self->env_.pc_gens);
+      std::string failed;
+      for (size_t k : outcome.failed) failed += (failed.empty() ? "" : ",") + std::to_string(k);
+      answer->body() = std::string("{\"ok\":") + (outcome.ok() ? "true" : "false") +
+                       ",\"proofs\":" + std::to_string(records->size()) + ",\"failed\":[" + failed + "]}\n";
+    }
+    answer->prepare_payload();
+    asio::post(self->stream_.get_executor(), [self, answer] { self->write(answer); });
+  };
+  const auto admitted = env_.verifier->submit(ticket_->address(), std::move(job));
+  if (admitted == VerifyPool::Admit::Queued) return;
+  const bool rate = admitted == VerifyPool::Admit::RateLimited;
+  env_.metrics->refused(rate ? "verify_rate" : "verify_queue");
+  write(std::make_shared<HttpResponse>(
+      reply(rate ? 429 : 503, "application/json",
+            json_error(rate ? "too many verification requests from your address (at most " +
+                                  std::to_string(env_.config->verify_per_ip_per_s) + " per second)"
+                            : "the verification queue is full; try again shortly"))));
 }
 
 // ---- WebSocket ----
 
 template <class Stream>
-WsConnection<Stream>::WsConnection(Stream stream, ConnectionEnv env) : ws_(std::move(stream)), env_(env) {
+WsConnection<Stream>::WsConnection(Stream stream, ConnectionEnv env, std::unique_ptr<AdmissionTicket> ticket)
+    : ws_(std::move(stream)), request_deadline_(ws_.get_executor()), env_(env), ticket_(std::move(ticket)) {
   peer_ = endpoint_text(beast::get_lowest_layer(ws_).socket());
 }
 
@@ -165,6 +241,7 @@ void WsConnection<Stream>::run(http::request<http::string_body> upgrade) {
   ws_.async_accept(*req, [self = shared_from_this(), req](beast::error_code ec) {
     if (ec) return;
     self->greet();
+    self->arm_request_deadline();
     self->read_frame();
   });
 }
@@ -186,6 +263,18 @@ void WsConnection<Stream>::greet() {
       wire::encode(wire::HelloMsg{channel_.nonce, channel_.dealer_key, env_.auth->anonymous_allowed(), kTls<Stream>})));
 }
 
+// An upgraded connection that is not (yet) in a session must keep asking for something, or
+// it gives its slot back: without this a socket could sit here for ever, answering pings.
+template <class Stream>
+void WsConnection<Stream>::arm_request_deadline() {
+  request_deadline_.expires_after(std::chrono::milliseconds(env_.config->request_timeout_ms));
+  request_deadline_.async_wait([self = shared_from_this()](beast::error_code ec) {
+    if (ec || (self->state_ != State::AwaitingRequest && self->state_ != State::Operator)) return;
+    self->env_.metrics->refused("request_timeout");
+    self->refuse("no request within " + std::to_string(self->env_.config->request_timeout_ms) + " ms");
+  });
+}
+
 template <class Stream>
 void WsConnection<Stream>::read_frame() {
   buffer_.clear();
@@ -195,7 +284,8 @@ void WsConnection<Stream>::read_frame() {
 template <class Stream>
 void WsConnection<Stream>::on_frame(beast::error_code ec, size_t bytes) {
   if (ec) {
-    const auto session = seat_session();
+    request_deadline_.cancel();
+    const auto session = state_ == State::Seated ? seat_session() : nullptr;
     if (ec == websocket::error::message_too_big) {
       if (session) session->misbehaved(position_, shared_from_this(), "frame over the size limit");
       spdlog::warn("peer={} sent a frame over {} bytes", peer_, env_.config->max_frame_bytes);
@@ -203,62 +293,103 @@ void WsConnection<Stream>::on_frame(beast::error_code ec, size_t bytes) {
       session->disconnected(position_, shared_from_this());
     }
     closed_ = true;
+    state_ = State::Closing;
     return;
   }
   env_.metrics->bytes_in(bytes);
   const auto data = buffer_.data();
   auto decoded = wire::decode({static_cast<const uint8_t*>(data.data()), data.size()},
                               wire::Limits{env_.config->max_frame_bytes});
-  if (!decoded) {
-    const std::string reason = "malformed frame: " + wire::describe(decoded.error());
-    if (auto session = seat_session()) {
-      session->misbehaved(position_, shared_from_this(), reason);
-      // keep reading: the session closes us once it has told everyone
-    } else {
-      return refuse(reason);
-    }
-  } else {
-    handle(std::move(*decoded));
+  switch (state_) {
+    case State::Seated:
+      if (auto session = seat_session()) {
+        if (decoded)
+          session->deliver(position_, shared_from_this(), std::move(*decoded));
+        else  // keep reading: the session closes us once it has told everyone
+          session->misbehaved(position_, shared_from_this(), "malformed frame: " + wire::describe(decoded.error()));
+      }
+      break;
+    case State::AwaitingRequest:
+    case State::Operator:
+      if (!decoded) return refuse("malformed frame: " + wire::describe(decoded.error()));
+      on_request(std::move(*decoded));
+      break;
+    case State::Joining:  // nothing is read while a join is decided
+    case State::Closing:
+      return;
   }
-  if (!closed_) read_frame();
+  // A join waits for the session's answer before the next frame is read (see the header).
+  if (!closed_ && (state_ == State::Seated || state_ == State::AwaitingRequest || state_ == State::Operator))
+    read_frame();
 }
 
 template <class Stream>
-void WsConnection<Stream>::handle(wire::Message message) {
-  if (seated_) {
-    if (auto session = seat_session()) session->deliver(position_, shared_from_this(), std::move(message));
-    return;
-  }
-  const auto* named = std::get_if<wire::CreateSessionMsg>(&message) ? &std::get<wire::CreateSessionMsg>(message).session_id
-                      : std::get_if<wire::JoinSessionMsg>(&message)  ? &std::get<wire::JoinSessionMsg>(message).session_id
-                                                                     : nullptr;
+void WsConnection<Stream>::on_request(wire::Message message) {
+  const std::string* named = nullptr;
+  if (auto* c = std::get_if<wire::CreateSessionMsg>(&message)) named = &c->session_id;
+  if (auto* j = std::get_if<wire::JoinSessionMsg>(&message)) named = &j->session_id;
   if (named && !path_session_.empty() && *named != path_session_)
     return refuse("the URL names session " + path_session_ + " but the request names " + *named);
-  if (auto* create = std::get_if<wire::CreateSessionMsg>(&message)) {
-    if (auto why = env_.auth->check_create(channel_, *create)) return refuse(*why);
-    auto created = env_.registry->create(*create);
-    if (auto* why = std::get_if<std::string>(&created)) return refuse(*why);
-    const auto& session = std::get<0>(created);
-    auto frame = std::make_shared<const std::vector<uint8_t>>(wire::encode(wire::SessionCreatedMsg{
-        session->id(), mpc::session_label(session->id(), create->n, create->parties, create->label)}));
-    send(frame);
-    return;
+  if (auto* c = std::get_if<wire::CreateSessionMsg>(&message)) return create(*c);
+  if (auto* m = std::get_if<wire::ManageSessionsMsg>(&message)) return manage(*m);
+  if (auto* j = std::get_if<wire::JoinSessionMsg>(&message)) {
+    if (state_ == State::Operator) return refuse("an operator's connection cannot join a session");
+    return join(*j);
   }
-  if (auto* join = std::get_if<wire::JoinSessionMsg>(&message)) {
-    auto session = env_.registry->find(join->session_id);
-    if (!session) return refuse("no such session");
-    if (auto why = env_.auth->check_join(channel_, *join)) return refuse(*why);
-    std::optional<wire::PublicKey> key;
-    if (join->party_auth) key = join->party_auth->key;
-    session->join(shared_from_this(), join->resume_token, key);
-    return;
+  refuse(state_ == State::Operator ? "an operator's connection sends only CreateSession or ManageSessions"
+                                   : "join a session first");
+}
+
+template <class Stream>
+SessionOwner WsConnection<Stream>::owner(const std::optional<wire::KeySignature>& auth) const {
+  return SessionOwner{auth ? std::optional(auth->key) : std::nullopt, ticket_->address()};
+}
+
+template <class Stream>
+void WsConnection<Stream>::create(const wire::CreateSessionMsg& request) {
+  if (auto why = env_.auth->check_create(channel_, request)) return refuse(*why);
+  auto created = env_.registry->create(request, owner(request.operator_auth));
+  if (auto* why = std::get_if<std::string>(&created)) return refuse(*why);
+  const auto& session = std::get<0>(created);
+  state_ = State::Operator;
+  arm_request_deadline();
+  send(std::make_shared<const std::vector<uint8_t>>(wire::encode(wire::SessionCreatedMsg{
+      session->id(), mpc::session_label(session->id(), request.n, request.parties, request.label)})));
+}
+
+template <class Stream>
+void WsConnection<Stream>::manage(const wire::ManageSessionsMsg& request) {
+  if (auto why = env_.auth->check_manage(channel_, request)) return refuse(*why);
+  wire::SessionListMsg answer;
+  for (const auto& s : env_.registry->manage(owner(request.operator_auth), request.cancel, answer.not_cancelled)) {
+    if (answer.sessions.size() == wire::kMaxListedSessions) break;
+    answer.sessions.push_back({s.id, s.n, s.parties, s.joined, s.phase});
   }
-  refuse("join a session first");
+  for (const auto& id : request.cancel)
+    if (std::find(answer.not_cancelled.begin(), answer.not_cancelled.end(), id) == answer.not_cancelled.end())
+      spdlog::info("session={} cancelled by its operator from {}", id, peer_);
+  state_ = State::Operator;
+  arm_request_deadline();
+  send(std::make_shared<const std::vector<uint8_t>>(wire::encode(answer)));
+}
+
+template <class Stream>
+void WsConnection<Stream>::join(const wire::JoinSessionMsg& request) {
+  auto session = env_.registry->find(request.session_id);
+  if (!session) return refuse("no such session");
+  if (auto why = env_.auth->check_join(channel_, request)) return refuse(*why);
+  std::optional<wire::PublicKey> key;
+  if (request.party_auth) key = request.party_auth->key;
+  state_ = State::Joining;
+  request_deadline_.cancel();  // the session's own deadline covers the rest of this connection's life
+  session->join(shared_from_this(), request.resume_token, key);
 }
 
 template <class Stream>
 void WsConnection<Stream>::refuse(const std::string& reason) {
   spdlog::warn("peer={} refused: {}", peer_, reason);
+  state_ = State::Closing;
+  request_deadline_.cancel();
   send(std::make_shared<const std::vector<uint8_t>>(wire::encode(wire::AbortMsg{reason, {}})));
   close();
 }
@@ -266,9 +397,11 @@ void WsConnection<Stream>::refuse(const std::string& reason) {
 template <class Stream>
 void WsConnection<Stream>::seated(std::weak_ptr<AggregationSession> session, size_t position) {
   asio::post(ws_.get_executor(), [self = shared_from_this(), session = std::move(session), position] {
+    if (self->state_ != State::Joining) return;  // closed meanwhile
     self->session_ = session;
     self->position_ = position;
-    self->seated_ = true;
+    self->state_ = State::Seated;
+    self->read_frame();  // the frames that followed the join, and every later one
   });
 }
 
@@ -284,6 +417,8 @@ void WsConnection<Stream>::send(std::shared_ptr<const std::vector<uint8_t>> fram
 template <class Stream>
 void WsConnection<Stream>::close() {
   asio::post(ws_.get_executor(), [self = shared_from_this()] {
+    if (self->state_ != State::Seated) self->state_ = State::Closing;
+    self->request_deadline_.cancel();
     self->close_after_writes_ = true;
     if (!self->writing_) self->write_next();
   });

@@ -5,14 +5,20 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/strand.hpp>
+#include <filesystem>
 #include <optional>
 #include <stdexcept>
+#include <atomic>
 #include <thread>
 #include <unordered_map>
 
+#include <sys/resource.h>
+
+#include "admission.hpp"
 #include "connection.hpp"
 #include "outcome_store.hpp"
 #include "registry.hpp"
+#include "verify_pool.hpp"
 
 namespace bp::server {
 
@@ -29,38 +35,35 @@ struct DealerServer::Impl {
   PedersenGens pc_gens;
   SessionRegistry registry;
   std::optional<asio::ssl::context> tls;  // set when the dealer serves wss:// and https://
+  Admission admission;
   tcp::acceptor acceptor;
   asio::signal_set signals;
   asio::steady_timer drain_timer;
+  asio::steady_timer accept_backoff;  // on the acceptor's strand
+  std::chrono::milliseconds backoff{0};
+  asio::steady_timer prune_timer;
   std::chrono::steady_clock::time_point drain_started;
-  bool stopping = false;
-  // Connections per address in the current one-second window (accept runs on one strand).
-  std::unordered_map<std::string, uint32_t> connects_this_second;
-  std::chrono::steady_clock::time_point window_start = std::chrono::steady_clock::now();
-
-  bool over_rate(const tcp::socket& socket) {
-    boost::system::error_code ec;
-    const auto remote = socket.remote_endpoint(ec);
-    if (ec) return true;
-    const auto now = std::chrono::steady_clock::now();
-    if (now - window_start >= std::chrono::seconds(1)) {
-      connects_this_second.clear();
-      window_start = now;
-    }
-    return ++connects_this_second[remote.address().to_string()] > config.max_connects_per_ip_per_s;
-  }
+  std::atomic<bool> stopping{false};
+  // Last: its threads run jobs that hold connections, which must go before the io_context.
+  VerifyPool verifier;
 
   explicit Impl(DealerConfig c)
       : config(std::move(c)),
         auth(config),
         ioc(static_cast<int>(config.threads)),
-        store(config.db_path),
+        store(config.db_path, config.outcome_cache),
         registry(ioc, config,
                  SessionEnv{&bp_gens, &pc_gens, &metrics, std::chrono::milliseconds(config.reconnect_grace_ms),
-                            [this](const SessionOutcome& o) { store.record(o); }, &auth.dealer()}),
+                            [this](const SessionOutcome& o) { store.record(o); }, &auth.dealer()},
+                 store),
+        admission(config.max_connections, config.max_connections_per_ip, config.max_connects_per_ip_per_s),
         acceptor(asio::make_strand(ioc)),
         signals(ioc, SIGTERM, SIGINT),
-        drain_timer(ioc) {
+        drain_timer(ioc),
+        accept_backoff(acceptor.get_executor()),
+        prune_timer(ioc),
+        verifier(config.verify_threads, config.verify_queue, config.verify_per_ip_per_s) {
+    fit_connections_to_fd_limit();
     if (!config.tls_cert.empty()) {
       tls.emplace(asio::ssl::context::tls_server);
       tls->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
@@ -80,26 +83,96 @@ struct DealerServer::Impl {
     (void)bp_gens.G_tables(0, 1);
   }
 
+  // Every connection is a descriptor: raise the soft limit to the hard one, and when even
+  // that cannot hold --max-connections (plus the refusal slots and what the daemon itself
+  // has open), lower the limit rather than meet EMFILE under load.
+  void fit_connections_to_fd_limit() {
+    rlimit limit{};
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+    if (limit.rlim_cur < limit.rlim_max) {
+      limit.rlim_cur = limit.rlim_max;
+      setrlimit(RLIMIT_NOFILE, &limit);
+      getrlimit(RLIMIT_NOFILE, &limit);
+    }
+    size_t open_now = 0;
+    std::error_code ec;
+    for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec); !ec && it != std::filesystem::directory_iterator();
+         it.increment(ec))
+      ++open_now;
+    constexpr size_t kSpare = 32;  // database journal, TLS files, logs, resolver, a margin
+    const size_t needed = config.max_connections + Admission::kRefusalBudget + open_now + kSpare;
+    if (limit.rlim_cur != RLIM_INFINITY && needed > limit.rlim_cur) {
+      const size_t fits = limit.rlim_cur > Admission::kRefusalBudget + open_now + kSpare + 1
+                              ? limit.rlim_cur - Admission::kRefusalBudget - open_now - kSpare
+                              : 1;
+      spdlog::warn("the file descriptor limit ({}) cannot hold --max-connections {}: serving at most {} connections "
+                   "(raise the limit with ulimit -n, or LimitNOFILE= in a unit file)",
+                   limit.rlim_cur, config.max_connections, fits);
+      admission.lower_max_connections(fits);
+    }
+    spdlog::info("file descriptor limit {}; at most {} connections, {} per address", limit.rlim_cur,
+                 admission.max_connections(), config.max_connections_per_ip);
+  }
+
   void accept() {
     acceptor.async_accept(asio::make_strand(ioc), [this](boost::system::error_code ec, tcp::socket socket) {
-      if (ec) {
-        if (!stopping) accept();
-        return;
-      }
-      if (metrics.connections() >= static_cast<long>(config.max_connections)) {
-        spdlog::warn("refusing a connection: {} open, the limit", metrics.connections());
-        socket.close(ec);
-      } else if (over_rate(socket)) {
-        spdlog::warn("refusing a connection: over {} per second from one address", config.max_connects_per_ip_per_s);
-        socket.close(ec);
-      } else {
-        const ConnectionEnv env{&config, &registry, &store, &metrics, &auth, &bp_gens, &pc_gens};
-        if (tls)
-          std::make_shared<HttpConnection<TlsStream>>(TlsStream(std::move(socket), *tls), env)->run();
-        else
-          std::make_shared<HttpConnection<PlainStream>>(PlainStream(std::move(socket)), env)->run();
-      }
+      if (stopping) return;
+      if (ec) return accept_failed(ec);
+      if (backoff.count() != 0) spdlog::info("accepting connections again");
+      backoff = std::chrono::milliseconds(0);
+      admit(std::move(socket));
       accept();
+    });
+  }
+
+  // Out of descriptors (or memory), accept fails at once for as long as the condition lasts;
+  // re-arming straight away would spin a core. Wait, doubling up to a second, and say so once.
+  void accept_failed(const boost::system::error_code& ec) {
+    const bool resources = ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space ||
+                           ec == asio::error::no_memory || ec.value() == ENFILE;
+    if (!resources) return accept();  // a connection that went away before we took it
+    if (backoff.count() == 0) {
+      spdlog::error("accept: {}; new connections wait until descriptors free up", ec.message());
+      metrics.refused("accept_" + std::string(ec == asio::error::no_descriptors ? "emfile" : "resources"));
+    }
+    backoff = std::min(std::chrono::milliseconds(1000), std::max(std::chrono::milliseconds(10), backoff * 2));
+    accept_backoff.expires_after(backoff);
+    accept_backoff.async_wait([this](boost::system::error_code wait_ec) {
+      if (!wait_ec && !stopping) accept();
+    });
+  }
+
+  void admit(tcp::socket socket) {
+    boost::system::error_code ec;
+    const auto remote = socket.remote_endpoint(ec);
+    if (ec) return;
+    // Each round is a small frame the peer waits for: never hold one back for Nagle.
+    socket.set_option(tcp::no_delay(true), ec);
+    auto ticket = admission.admit(remote.address().to_string());
+    if (!ticket) {  // even the refusal slots are taken: no answer but the close
+      metrics.refused("dropped");
+      return;
+    }
+    if (ticket->refused())
+      spdlog::warn("refusing a connection from {}: {}", remote.address().to_string(), ticket->reason());
+    const ConnectionEnv env{&config, &registry, &store, &metrics, &auth, &bp_gens, &pc_gens, &verifier};
+    if (tls)
+      std::make_shared<HttpConnection<TlsStream>>(TlsStream(std::move(socket), *tls), env, std::move(ticket))->run();
+    else
+      std::make_shared<HttpConnection<PlainStream>>(PlainStream(std::move(socket)), env, std::move(ticket))->run();
+  }
+
+  // Outcome records past the retention go in the background, a few times per retention period.
+  void schedule_prune() {
+    if (config.outcome_retention_s == 0) return;
+    const auto every = std::chrono::seconds(std::clamp<uint64_t>(config.outcome_retention_s / 4, 1, 600));
+    prune_timer.expires_after(every);
+    prune_timer.async_wait([this](boost::system::error_code ec) {
+      if (ec || stopping) return;
+      const size_t gone = store.prune(std::chrono::seconds(config.outcome_retention_s));
+      if (gone != 0) spdlog::info("deleted {} outcome records older than {} s", gone, config.outcome_retention_s);
+      (void)registry.running();  // forget finished sessions even when nobody creates new ones
+      schedule_prune();
     });
   }
 
@@ -107,10 +180,14 @@ struct DealerServer::Impl {
   void begin_shutdown() {
     if (stopping) return;
     stopping = true;
+    prune_timer.cancel();
     spdlog::info("shutting down: no new connections; {} sessions running get up to {} ms", registry.running(),
                  config.shutdown_grace_ms);
-    boost::system::error_code ec;
-    acceptor.close(ec);
+    asio::post(acceptor.get_executor(), [this] {
+      boost::system::error_code ignored;
+      accept_backoff.cancel();
+      acceptor.close(ignored);
+    });
     registry.stop_accepting();
     drain_started = std::chrono::steady_clock::now();
     drain();
@@ -142,7 +219,8 @@ void DealerServer::run() {
   d.signals.async_wait([&d](boost::system::error_code ec, int) {
     if (!ec) d.begin_shutdown();
   });
-  d.accept();
+  asio::post(d.acceptor.get_executor(), [&d] { d.accept(); });
+  d.schedule_prune();
   std::vector<std::thread> workers;
   for (unsigned i = 1; i < d.config.threads; ++i) workers.emplace_back([&d] { d.ioc.run(); });
   d.ioc.run();

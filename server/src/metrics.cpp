@@ -10,6 +10,11 @@ void Metrics::session_aborted(const std::string& reason) {
   ++aborted_by_reason_[reason];
 }
 
+void Metrics::refused(const std::string& reason) {
+  std::lock_guard lock(mutex_);
+  ++refused_by_reason_[reason];
+}
+
 void Metrics::round_latency(const std::string& round, double seconds) {
   std::lock_guard lock(mutex_);
   Histogram& h = rounds_[round];
@@ -42,6 +47,10 @@ std::string Metrics::prometheus_text() const {
   line("# TYPE bp_sessions_aborted_total counter");
   for (const auto& [reason, n] : aborted_by_reason_)
     line("bp_sessions_aborted_total{reason=\"" + reason + "\"} " + std::to_string(n));
+  line("# HELP bp_refused_total Connections and requests turned away by a limit, by what answered them.");
+  line("# TYPE bp_refused_total counter");
+  for (const auto& [reason, n] : refused_by_reason_)
+    line("bp_refused_total{reason=\"" + reason + "\"} " + std::to_string(n));
   line("# HELP bp_round_latency_seconds Time from a round's start until every party's message arrived.");
   line("# TYPE bp_round_latency_seconds histogram");
   for (const auto& [round, h] : rounds_) {

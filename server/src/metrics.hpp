@@ -22,6 +22,8 @@ class Metrics {
   void bytes_in(size_t n) { bytes_in_ += n; }
   void bytes_out(size_t n) { bytes_out_ += n; }
   void round_latency(const std::string& round, double seconds);
+  // A request or connection turned away by a limit ("503", "431", "verify_rate", "dropped", ...).
+  void refused(const std::string& reason);
 
   long running_sessions() const { return sessions_started_ - sessions_completed_ - aborted_total_; }
   long connections() const { return connections_; }
@@ -40,6 +42,7 @@ class Metrics {
   std::atomic<uint64_t> bytes_in_{0}, bytes_out_{0};
   mutable std::mutex mutex_;
   std::map<std::string, uint64_t> aborted_by_reason_;
+  std::map<std::string, uint64_t> refused_by_reason_;
   std::map<std::string, Histogram> rounds_;
 };
 

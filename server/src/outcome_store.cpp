@@ -20,7 +20,7 @@ std::string json_array(const std::vector<T>& items, F&& each) {
 
 }  // namespace
 
-OutcomeStore::OutcomeStore(const std::string& db_path) {
+OutcomeStore::OutcomeStore(const std::string& db_path, size_t cache_entries) : cache_entries_(cache_entries) {
   if (db_path.empty()) return;
   if (sqlite3_open(db_path.c_str(), &db_) != SQLITE_OK) {
     const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
@@ -32,7 +32,8 @@ OutcomeStore::OutcomeStore(const std::string& db_path) {
   const char* schema =
       "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
       "CREATE TABLE IF NOT EXISTS session_outcomes (id TEXT PRIMARY KEY, ok INTEGER NOT NULL, json TEXT NOT NULL,"
-      " recorded_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);";
+      " recorded_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);"
+      "CREATE INDEX IF NOT EXISTS session_outcomes_recorded_at ON session_outcomes (recorded_at);";
   if (sqlite3_exec(db_, schema, nullptr, nullptr, &err) != SQLITE_OK) {
     const std::string why = err ? err : "unknown";
     sqlite3_free(err);
@@ -49,8 +50,7 @@ OutcomeStore::~OutcomeStore() {
 std::string OutcomeStore::to_json(const SessionOutcome& o) {
   std::string out = "{\"session_id\":" + json_string(o.id) + ",\"status\":\"" + (o.ok ? "completed" : "aborted") +
                     "\",\"bits\":" + std::to_string(o.params.n) + ",\"parties\":" + std::to_string(o.params.parties) +
-                    ",\"label\":" + json_string(o.params.label) +
-                    ",\"peers\":" + json_array(o.peers, [](const std::string& p) { return json_string(p); });
+                    ",\"label\":" + json_string(o.params.label);
   if (o.result) {
     const auto& r = o.result->result;
     out += ",\"commitments\":" +
@@ -66,24 +66,51 @@ std::string OutcomeStore::to_json(const SessionOutcome& o) {
   return out + "}";
 }
 
-void OutcomeStore::record(const SessionOutcome& outcome) {
-  const std::string json = to_json(outcome);
+void OutcomeStore::remember_locked(const std::string& id, std::string json,
+                                   std::chrono::system_clock::time_point recorded) {
+  if (cache_entries_ == 0) return;
+  if (auto it = cache_.find(id); it != cache_.end()) {
+    recency_.splice(recency_.begin(), recency_, it->second.order);
+    return;
+  }
+  while (cache_.size() >= cache_entries_) {
+    cache_.erase(recency_.back());
+    recency_.pop_back();
+  }
+  recency_.push_front(id);
+  cache_.emplace(id, Cached{std::move(json), recorded, recency_.begin()});
+}
+
+bool OutcomeStore::record(const SessionOutcome& outcome) {
+  std::string json = to_json(outcome);
   std::lock_guard lock(mutex_);
-  memory_[outcome.id] = json;
-  if (!db_) return;
-  sqlite3_stmt* stmt = nullptr;
-  sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO session_outcomes (id, ok, json) VALUES (?, ?, ?)", -1, &stmt, nullptr);
-  sqlite3_bind_text(stmt, 1, outcome.id.c_str(), -1, SQLITE_TRANSIENT);
-  sqlite3_bind_int(stmt, 2, outcome.ok ? 1 : 0);
-  sqlite3_bind_text(stmt, 3, json.c_str(), -1, SQLITE_TRANSIENT);
-  if (sqlite3_step(stmt) != SQLITE_DONE)
-    spdlog::error("session={} could not be recorded: {}", outcome.id, sqlite3_errmsg(db_));
-  sqlite3_finalize(stmt);
+  if (cache_.count(outcome.id) != 0) {
+    spdlog::error("session={} has a record already; the new outcome is not recorded", outcome.id);
+    return false;
+  }
+  if (db_) {
+    sqlite3_stmt* stmt = nullptr;
+    sqlite3_prepare_v2(db_, "INSERT INTO session_outcomes (id, ok, json) VALUES (?, ?, ?)", -1, &stmt, nullptr);
+    sqlite3_bind_text(stmt, 1, outcome.id.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(stmt, 2, outcome.ok ? 1 : 0);
+    sqlite3_bind_text(stmt, 3, json.c_str(), -1, SQLITE_TRANSIENT);
+    const int rc = sqlite3_step(stmt);
+    sqlite3_finalize(stmt);
+    if (rc != SQLITE_DONE) {
+      spdlog::error("session={} could not be recorded: {}", outcome.id, sqlite3_errmsg(db_));
+      return false;
+    }
+  }
+  remember_locked(outcome.id, std::move(json), std::chrono::system_clock::now());
+  return true;
 }
 
 std::optional<std::string> OutcomeStore::find_json(const std::string& session_id) {
   std::lock_guard lock(mutex_);
-  if (auto it = memory_.find(session_id); it != memory_.end()) return it->second;
+  if (auto it = cache_.find(session_id); it != cache_.end()) {
+    recency_.splice(recency_.begin(), recency_, it->second.order);
+    return it->second.json;
+  }
   if (!db_) return std::nullopt;
   sqlite3_stmt* stmt = nullptr;
   sqlite3_prepare_v2(db_, "SELECT json FROM session_outcomes WHERE id = ?", -1, &stmt, nullptr);
@@ -92,6 +119,36 @@ std::optional<std::string> OutcomeStore::find_json(const std::string& session_id
   if (sqlite3_step(stmt) == SQLITE_ROW) out = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
   sqlite3_finalize(stmt);
   return out;
+}
+
+bool OutcomeStore::contains(const std::string& session_id) { return find_json(session_id).has_value(); }
+
+size_t OutcomeStore::prune(std::chrono::seconds age) {
+  std::lock_guard lock(mutex_);
+  const auto cutoff = std::chrono::system_clock::now() - age;
+  size_t gone = 0;
+  for (auto it = cache_.begin(); it != cache_.end();) {
+    if (it->second.recorded < cutoff) {
+      recency_.erase(it->second.order);
+      it = cache_.erase(it);
+      if (!db_) ++gone;
+    } else {
+      ++it;
+    }
+  }
+  if (!db_) return gone;
+  sqlite3_stmt* stmt = nullptr;
+  sqlite3_prepare_v2(db_, "DELETE FROM session_outcomes WHERE recorded_at < datetime('now', ?)", -1, &stmt, nullptr);
+  const std::string modifier = "-" + std::to_string(age.count()) + " seconds";
+  sqlite3_bind_text(stmt, 1, modifier.c_str(), -1, SQLITE_TRANSIENT);
+  if (sqlite3_step(stmt) != SQLITE_DONE) spdlog::error("pruning old outcomes failed: {}", sqlite3_errmsg(db_));
+  sqlite3_finalize(stmt);
+  return static_cast<size_t>(sqlite3_changes(db_));
+}
+
+size_t OutcomeStore::cached() const {
+  std::lock_guard lock(mutex_);
+  return cache_.size();
 }
 
 }  // namespace bp::server

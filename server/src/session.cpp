@@ -30,14 +30,31 @@ std::vector<T> collect(std::vector<std::optional<wire::Message>>& inbox) {
 
 AggregationSession::AggregationSession(asio::io_context& ioc, std::string id, mpc::SessionParams params,
                                        std::vector<wire::PublicKey> allowed, std::chrono::milliseconds round_timeout,
-                                       SessionEnv env)
+                                       SessionEnv env, SessionOwner owner)
     : strand_(asio::make_strand(ioc)),
       id_(std::move(id)),
       params_(std::move(params)),
       allowed_(std::move(allowed)),
       round_timeout_(round_timeout),
       env_(std::move(env)),
-      deadline_(strand_) {}
+      deadline_(strand_),
+      owner_(std::move(owner)) {}
+
+SessionSnapshot AggregationSession::snapshot() const {
+  return {id_, params_.n, params_.parties, public_joined_.load(), phase_name(public_phase_.load())};
+}
+
+void AggregationSession::set_phase(Phase phase) {
+  phase_ = phase;
+  public_phase_ = phase;
+}
+
+void AggregationSession::record_and_finish(const SessionOutcome& outcome) {
+  set_phase(Phase::Done);
+  deadline_.cancel();
+  env_.record(outcome);
+  finished_flag_ = true;  // only now may the registry forget the id: the store has it
+}
 
 const char* AggregationSession::phase_name(Phase p) {
   switch (p) {
@@ -174,6 +191,7 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
   seat.peer = link->peer();
   seat.token.resize(wire::kResumeTokenBytes);
   randombytes_buf(seat.token.data(), seat.token.size());
+  public_joined_ = seats_taken();
   env_.metrics->party_joined();
   link->seated(weak_from_this(), *position);
   link->send(frame_of(wire::JoinedMsg{*position, params_.n, params_.parties, params_.label, seat.token}));
@@ -192,7 +210,7 @@ void AggregationSession::start_round(Phase phase) {
                                 std::chrono::duration<double>(std::chrono::steady_clock::now() - round_started_).count());
   // Bit commitments may arrive while others are still joining; later rounds start empty.
   if (phase != Phase::BitCommitments) inbox_.assign(params_.parties, std::nullopt);
-  phase_ = phase;
+  set_phase(phase);
   round_started_ = std::chrono::steady_clock::now();
   arm_deadline();
 }
@@ -269,16 +287,11 @@ void AggregationSession::broadcast(const wire::Message& message) {
 }
 
 void AggregationSession::finish_ok(mpc::AggregationResult result) {
-  phase_ = Phase::Done;
-  finished_flag_ = true;
-  deadline_.cancel();
   wire::ResultMsg signed_result{std::move(result), std::nullopt};
   const auto& dealer = *env_.dealer_key;
   signed_result.attestation = wire::Attestation{
       id_, dealer.public_key(), dealer.sign(wire::result_statement(dealer.public_key(), id_, signed_result.result))};
-  SessionOutcome outcome{id_, params_, true, {}, {}, {}, signed_result};
-  for (const auto& seat : seats_) outcome.peers.push_back(seat.peer);
-  env_.record(outcome);  // durable before anyone is told
+  record_and_finish(SessionOutcome{id_, params_, true, {}, {}, signed_result});  // durable before anyone is told
   env_.metrics->session_completed();
   spdlog::info("session={} completed: {}-byte proof for {} parties", id_, signed_result.result.proof.to_bytes().size(),
                params_.parties);
@@ -288,12 +301,7 @@ void AggregationSession::finish_ok(mpc::AggregationResult result) {
 
 void AggregationSession::abort(const std::string& reason, std::vector<size_t> blamed) {
   if (phase_ == Phase::Done) return;
-  phase_ = Phase::Done;
-  finished_flag_ = true;
-  deadline_.cancel();
-  SessionOutcome outcome{id_, params_, false, reason, blamed, {}, std::nullopt};
-  for (const auto& seat : seats_) outcome.peers.push_back(seat.peer);
-  env_.record(outcome);
+  record_and_finish(SessionOutcome{id_, params_, false, reason, blamed, std::nullopt});
   // Prometheus label: the reason's first word (the error kind), not the free text.
   env_.metrics->session_aborted(reason.substr(0, reason.find_first_of(":( ")));
   std::string blamed_text;

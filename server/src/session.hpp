@@ -41,7 +41,6 @@ struct SessionOutcome {
   bool ok = false;
   std::string reason;           // abort reason (empty when ok)
   std::vector<size_t> blamed;   // positions
-  std::vector<std::string> peers;  // who sat where
   std::optional<wire::ResultMsg> result;  // with the dealer's attestation
 };
 
@@ -55,11 +54,29 @@ struct SessionEnv {
   const wire::Identity* dealer_key;  // signs every result
 };
 
+// Who created a session: an operator key, or (anonymous) nobody but an address. Caps on open
+// sessions count per owner, and only the owner may list or cancel it.
+struct SessionOwner {
+  std::optional<wire::PublicKey> operator_key;
+  std::string address;
+  bool same_as(const SessionOwner& other) const {
+    return operator_key ? operator_key == other.operator_key : !other.operator_key && address == other.address;
+  }
+};
+
+// A session as its owner sees it in a listing (read from any thread).
+struct SessionSnapshot {
+  std::string id;
+  size_t n = 0, parties = 0, joined = 0;
+  std::string phase;
+};
+
 class AggregationSession : public std::enable_shared_from_this<AggregationSession> {
  public:
   // `allowed` lists the parties' keys in position order; empty: anyone may join (anonymous).
   AggregationSession(boost::asio::io_context& ioc, std::string id, mpc::SessionParams params,
-                     std::vector<wire::PublicKey> allowed, std::chrono::milliseconds round_timeout, SessionEnv env);
+                     std::vector<wire::PublicKey> allowed, std::chrono::milliseconds round_timeout, SessionEnv env,
+                     SessionOwner owner = {});
 
   void start();
   // `party_key` is the key whose signature the connection has already checked, if any.
@@ -72,7 +89,10 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   void shutdown(std::string reason);
 
   const std::string& id() const { return id_; }
+  // True once the outcome is recorded (so the store knows the id before the registry forgets it).
   bool finished() const { return finished_flag_; }
+  const SessionOwner& owner() const { return owner_; }
+  SessionSnapshot snapshot() const;
 
  private:
   enum class Phase { Joining, BitCommitments, PolyCommitments, ProofShares, Done };
@@ -91,6 +111,8 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   size_t seats_taken() const;
   void on_deliver(size_t position, const std::shared_ptr<PartyLink>& link, wire::Message message);
   bool from_seat(size_t position, const std::shared_ptr<PartyLink>& link) const;
+  void set_phase(Phase phase);
+  void record_and_finish(const SessionOutcome& outcome);
   void start_round(Phase phase);
   void arm_deadline();
   void on_deadline();
@@ -117,6 +139,9 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   std::vector<std::vector<uint8_t>> last_accepted_;   // each position's last accepted frame
   std::shared_ptr<const std::vector<uint8_t>> last_broadcast_;  // resent to a resuming party
   std::atomic<bool> finished_flag_{false};
+  SessionOwner owner_;
+  std::atomic<Phase> public_phase_{Phase::Joining};  // copies for snapshot(), which runs off the strand
+  std::atomic<size_t> public_joined_{0};
 };
 
 }  // namespace bp::server

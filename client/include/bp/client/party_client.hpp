@@ -39,7 +39,8 @@ enum class ClientErrorKind {
   Transport,        // could not connect, or the connection broke
   Timeout,          // the whole exchange took longer than Options::timeout
   Protocol,         // the dealer sent a frame we could not decode, or an unexpected message
-  Aborted,          // the dealer aborted the session (reason and blamed positions attached)
+  Aborted,          // the dealer aborted the session (reason and blamed positions attached), or refused
+                    // us (e.g. "dealer at capacity: ... (HTTP 503)")
   MaliciousDealer,  // the dealer's challenge, result or signature failed our checks
   Refused,          // our own input was refused locally (e.g. value out of range)
 };
@@ -103,6 +104,12 @@ struct SessionRequest {
   std::vector<wire::PublicKey> allowed_parties;
 };
 
+// An operator's open sessions on the dealer it reached (ManageSessions).
+struct SessionListing {
+  std::vector<wire::SessionSummary> sessions;
+  std::vector<std::string> not_cancelled;  // ids asked to cancel that were not our open sessions
+};
+
 template <class T>
 using ClientResult = Result<T, ClientError>;
 
@@ -112,11 +119,17 @@ void async_join_and_prove(boost::asio::io_context& ioc, const Endpoint& dealer, 
                           std::function<void(ClientResult<PartyOutcome>)> handler);
 void async_create_session(boost::asio::io_context& ioc, const Endpoint& dealer, const SessionRequest& request,
                           const Options& options, std::function<void(ClientResult<SessionInfo>)> handler);
+// Lists the open sessions our identity created (anonymous: those created unsigned from our
+// address), after cancelling the ones named in `cancel` (their parties get an Abort).
+void async_manage_sessions(boost::asio::io_context& ioc, const Endpoint& dealer, const std::vector<std::string>& cancel,
+                           const Options& options, std::function<void(ClientResult<SessionListing>)> handler);
 
 // Blocking forms: run their own io_context until done.
 ClientResult<PartyOutcome> join_and_prove(const Endpoint& dealer, const std::string& session_id, uint64_t value,
                                           const Scalar& blinding, const Options& options = {});
 ClientResult<SessionInfo> create_session(const Endpoint& dealer, const SessionRequest& request,
                                          const Options& options = {});
+ClientResult<SessionListing> manage_sessions(const Endpoint& dealer, const std::vector<std::string>& cancel = {},
+                                             const Options& options = {});
 
 }  // namespace bp::client

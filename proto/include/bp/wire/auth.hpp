@@ -5,6 +5,7 @@
 //   join   = "bp-agg/v1 join"   dealer_key nonce channel_binding session_id resume_token party_key
 //   create = "bp-agg/v1 create" dealer_key nonce channel_binding session_id n parties label round_timeout_ms
 //                               allowed_parties... operator_key
+//   manage = "bp-agg/v1 manage" dealer_key nonce channel_binding cancel_ids... operator_key
 //   result = "bp-agg/v1 result" dealer_key session_id n label commitments... proof
 //
 // The nonce is the dealer's Hello nonce of this connection and the channel binding the TLS
@@ -37,9 +38,12 @@ struct ChannelContext {
 
 struct CreateSessionMsg;
 struct JoinSessionMsg;
+struct ManageSessionsMsg;
 
 std::vector<uint8_t> join_statement(const ChannelContext& channel, const JoinSessionMsg& join, const PublicKey& party_key);
 std::vector<uint8_t> create_statement(const ChannelContext& channel, const CreateSessionMsg& create,
+                                      const PublicKey& operator_key);
+std::vector<uint8_t> manage_statement(const ChannelContext& channel, const ManageSessionsMsg& manage,
                                       const PublicKey& operator_key);
 std::vector<uint8_t> result_statement(const PublicKey& dealer_key, const std::string& session_id,
                                       const mpc::AggregationResult& result);

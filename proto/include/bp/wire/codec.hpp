@@ -87,6 +87,26 @@ struct JoinedMsg {
   friend bool operator==(const JoinedMsg&, const JoinedMsg&) = default;
 };
 
+// An operator's request to see (and cancel some of) its open sessions, and the answer.
+inline constexpr size_t kMaxManagedIds = 64;
+struct ManageSessionsMsg {
+  std::vector<std::string> cancel;
+  std::optional<KeySignature> operator_auth;  // absent: anonymous
+  friend bool operator==(const ManageSessionsMsg&, const ManageSessionsMsg&) = default;
+};
+struct SessionSummary {
+  std::string session_id;
+  size_t n = 0, parties = 0, joined = 0;
+  std::string phase;
+  friend bool operator==(const SessionSummary&, const SessionSummary&) = default;
+};
+inline constexpr size_t kMaxListedSessions = 1000;  // an operator holds fewer (the dealer's per-operator cap)
+struct SessionListMsg {
+  std::vector<SessionSummary> sessions;
+  std::vector<std::string> not_cancelled;
+  friend bool operator==(const SessionListMsg&, const SessionListMsg&) = default;
+};
+
 // The dealer's signature over a result (bp/wire/auth.hpp's result statement).
 struct Attestation {
   std::string session_id;
@@ -103,7 +123,7 @@ bool attestation_valid(const ResultMsg& message);
 
 using Message = std::variant<BitCommitment, mpc::BitChallengeMsg, PolyCommitment, mpc::PolyChallengeMsg, ProofShare,
                              ResultMsg, AbortMsg, CreateSessionMsg, SessionCreatedMsg, JoinSessionMsg, JoinedMsg,
-                             HelloMsg>;
+                             HelloMsg, ManageSessionsMsg, SessionListMsg>;
 
 inline constexpr size_t kSessionIdChars = 32;
 bool valid_session_id(std::string_view id);  // 32 lowercase hex characters

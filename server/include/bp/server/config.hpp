@@ -16,15 +16,28 @@ struct DealerConfig {
   std::string db_path;                    // SQLite file for session outcomes; empty = memory only
   size_t max_frame_bytes = 64 * 1024;     // larger WebSocket messages are refused (and blamed)
   size_t max_sessions = 1000;             // running sessions at once
-  size_t max_connections = 4096;
+  size_t max_connections = 4096;         // open sockets, lowered at start to what the fd limit allows
+  size_t max_connections_per_ip = 64;     // open sockets from one address
   size_t max_parties = 64;                // per session (the protocol allows at most 64)
   uint32_t handshake_timeout_ms = 5000;   // to send the HTTP request / WebSocket upgrade
   uint32_t idle_timeout_ms = 60000;       // a WebSocket peer that answers no ping for this long is dropped
+  uint32_t request_timeout_ms = 10000;    // after the upgrade (and after each operator request): until the next
+                                          // CreateSession, JoinSession or ManageSessions
   uint32_t max_connects_per_ip_per_s = 100;  // new connections one address may open per second
   uint32_t default_round_timeout_ms = 30000;
   uint32_t max_round_timeout_ms = 600000;
   uint32_t reconnect_grace_ms = 2000;     // how long a dropped party may take to resume its seat
   uint32_t shutdown_grace_ms = 10000;     // on SIGTERM, how long running sessions may finish
+  size_t max_sessions_per_operator = 200;  // open sessions one operator key may hold
+  size_t max_sessions_per_ip = 200;        // open sessions created from one address
+  size_t max_anonymous_sessions_per_ip = 20;  // the same for unsigned (--allow-anonymous) creates
+  uint64_t outcome_retention_s = 30 * 86400;  // outcome records older than this are deleted; 0 = kept forever
+  size_t outcome_cache = 4096;            // outcomes kept in memory (without --db, the only copy)
+  unsigned verify_threads = 1;            // POST /v1/verify runs on these (low-priority) threads, never on
+                                          // the threads that serve sessions
+  size_t verify_queue = 8;                // verification requests waiting; more get 503
+  uint32_t verify_per_ip_per_s = 10;      // verification requests one address may make per second; more get 429
+  size_t max_http_body_bytes = 1 << 20;   // POST bodies (256 proofs of 16 parties fit); larger get 413
   std::string log_level = "info";
   std::string tls_cert;                   // PEM certificate chain; with tls_key: serve wss:// and https://
   std::string tls_key;                    // PEM private key

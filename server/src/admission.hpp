@@ -1,0 +1,73 @@
+// Who may open a connection: at most max_connections sockets in all, max_per_address from
+// one address, and max_connects_per_s new ones per address per second. A connection over a
+// limit is not dropped without a word: it gets a refusal ticket, so it is answered with an
+// HTTP status and a one-line reason. Refusals hold sockets too, so at most kRefusalBudget are
+// in flight; past that a connection is closed at once (and counted).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+namespace bp::server {
+
+class Admission;
+
+// One admitted or refused connection's claim on a slot; released when the last copy of the
+// connection that owns it goes (it moves from the HTTP connection to the WebSocket one).
+class AdmissionTicket {
+ public:
+  AdmissionTicket() = default;
+  AdmissionTicket(AdmissionTicket&& other) noexcept { *this = std::move(other); }
+  AdmissionTicket& operator=(AdmissionTicket&& other) noexcept;
+  AdmissionTicket(const AdmissionTicket&) = delete;
+  AdmissionTicket& operator=(const AdmissionTicket&) = delete;
+  ~AdmissionTicket() { release(); }
+
+  bool refused() const { return status_ != 0; }
+  int status() const { return status_; }  // 503 or 429 when refused
+  const std::string& reason() const { return reason_; }
+  const std::string& address() const { return address_; }
+
+ private:
+  friend class Admission;
+  void release();
+  Admission* owner_ = nullptr;
+  std::string address_;
+  int status_ = 0;
+  std::string reason_;
+};
+
+class Admission {
+ public:
+  static constexpr size_t kRefusalBudget = 64;
+
+  Admission(size_t max_connections, size_t max_per_address, uint32_t max_connects_per_s);
+
+  // A ticket (admitted or refused), or nullptr when even the refusal budget is spent.
+  std::unique_ptr<AdmissionTicket> admit(const std::string& address);
+
+  size_t open() const;
+  size_t max_connections() const { return max_connections_; }
+  void lower_max_connections(size_t n) { max_connections_ = n; }
+
+ private:
+  friend class AdmissionTicket;
+  void release(const std::string& address, bool refused);
+
+  size_t max_connections_;
+  const size_t max_per_address_;
+  const uint32_t max_connects_per_s_;
+  mutable std::mutex mutex_;
+  size_t open_ = 0;
+  size_t refusals_ = 0;
+  std::unordered_map<std::string, size_t> per_address_;  // admitted connections only; no zero entries
+  std::unordered_map<std::string, uint32_t> connects_this_second_;
+  std::chrono::steady_clock::time_point window_start_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace bp::server
