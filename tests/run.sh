@@ -26,5 +26,6 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 echo "== clang++ ThreadSanitizer build: the daemon's integration tests"
 cmake -S "$root" -B "$root/build/tsan" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DBP_TSAN=ON -DBP_WERROR=ON >/dev/null
-cmake --build "$root/build/tsan" -j "$(nproc)" --target test_service test_auth_service bp-dealer bp-party bp
-TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir "$root/build/tsan" --output-on-failure -R '^test_(auth_)?service$'
+cmake --build "$root/build/tsan" -j "$(nproc)" --target test_service test_auth_service test_hardening bp-dealer bp-party bp
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir "$root/build/tsan" --output-on-failure \
+  -R '^test_(auth_service|service|hardening)$'

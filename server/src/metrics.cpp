@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "bp/server/process_stats.hpp"
+
 namespace bp::server {
 
 void Metrics::session_aborted(const std::string& reason) {
@@ -42,6 +44,18 @@ std::string Metrics::prometheus_text() const {
   line("# HELP bp_connections Open connections.");
   line("# TYPE bp_connections gauge");
   line("bp_connections " + std::to_string(connections_.load()));
+  // The standard process metrics, so a leak shows on a dashboard long before it matters.
+  line("# HELP process_resident_memory_bytes Resident memory size in bytes.");
+  line("# TYPE process_resident_memory_bytes gauge");
+  line("process_resident_memory_bytes " + std::to_string(process_rss_kib() * 1024));
+  line("# HELP process_open_fds Number of open file descriptors.");
+  line("# TYPE process_open_fds gauge");
+  line("process_open_fds " + std::to_string(process_open_fds()));
+  char cpu[64];
+  std::snprintf(cpu, sizeof cpu, "%.2f", process_cpu_seconds());
+  line("# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.");
+  line("# TYPE process_cpu_seconds_total counter");
+  line(std::string("process_cpu_seconds_total ") + cpu);
   std::lock_guard lock(mutex_);
   line("# HELP bp_sessions_aborted_total Sessions that ended in an abort, by reason.");
   line("# TYPE bp_sessions_aborted_total counter");

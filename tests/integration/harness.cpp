@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +16,7 @@
 #include <cstdlib>
 #include <set>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -26,7 +29,7 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = boost::asio::ip::tcp;
 
-DealerProcess::DealerProcess(std::vector<std::string> extra_flags) {
+DealerProcess::DealerProcess(std::vector<std::string> extra_flags, std::optional<unsigned> nofile_limit) {
   char log_template[] = "/tmp/bp-dealer-log-XXXXXX";
   const int log_fd = mkstemp(log_template);
   REQUIRE(log_fd >= 0);
@@ -36,9 +39,14 @@ DealerProcess::DealerProcess(std::vector<std::string> extra_flags) {
   pid_ = fork();
   REQUIRE(pid_ >= 0);
   if (pid_ == 0) {
+    if (nofile_limit) {
+      const rlimit limit{*nofile_limit, *nofile_limit};
+      if (setrlimit(RLIMIT_NOFILE, &limit) != 0) _exit(126);
+    }
     dup2(out[1], STDOUT_FILENO);
     dup2(log_fd, STDERR_FILENO);
-    close(out[0]);
+    // Nothing of the test process (its sockets above all) may live on in the dealer.
+    syscall(SYS_close_range, 3u, ~0u, 0u);
     std::vector<std::string> args = {BP_DEALER_PATH, "--listen", "127.0.0.1:0", "--threads", "2"};
     args.insert(args.end(), extra_flags.begin(), extra_flags.end());
     if (std::find(args.begin(), args.end(), "--operator-key") == args.end()) args.push_back("--allow-anonymous");
@@ -153,6 +161,32 @@ std::pair<int, std::string> https_get(uint16_t port, const std::string& path, co
   return get(stream, path);
 }
 
+std::string http_raw(uint16_t port, const std::string& request, const std::string& local_address) {
+  boost::asio::io_context ioc;
+  beast::tcp_stream stream(ioc);
+  if (!local_address.empty()) {
+    stream.socket().open(tcp::v4());
+    stream.socket().bind(tcp::endpoint(boost::asio::ip::make_address(local_address), 0));
+  }
+  stream.connect(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port));
+  beast::error_code ec;
+  boost::asio::write(stream.socket(), boost::asio::buffer(request), ec);
+  std::string answer;
+  std::array<char, 4096> chunk{};
+  for (;;) {
+    stream.expires_after(std::chrono::seconds(10));
+    const size_t n = stream.read_some(boost::asio::buffer(chunk), ec);
+    answer.append(chunk.data(), n);
+    if (ec) break;
+  }
+  return answer;
+}
+
+int http_status(const std::string& response) {
+  if (response.rfind("HTTP/1.", 0) != 0 || response.size() < 12) return 0;
+  return std::atoi(response.substr(9, 3).c_str());
+}
+
 std::pair<int, std::string> http_get(uint16_t port, const std::string& path) {
   boost::asio::io_context ioc;
   beast::tcp_stream stream(ioc);
@@ -163,7 +197,12 @@ std::pair<int, std::string> http_get(uint16_t port, const std::string& path) {
   return out;
 }
 
-RawParty::RawParty(uint16_t port, const std::string& target) : ws_(ioc_) {
+RawParty::RawParty(uint16_t port, const std::string& target, const std::string& local_address) : ws_(ioc_) {
+  auto& socket = beast::get_lowest_layer(ws_).socket();
+  if (!local_address.empty()) {
+    socket.open(tcp::v4());
+    socket.bind(tcp::endpoint(boost::asio::ip::make_address(local_address), 0));
+  }
   beast::get_lowest_layer(ws_).connect(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port));
   ws_.binary(true);
   ws_.handshake("127.0.0.1", target);
@@ -190,6 +229,28 @@ void RawParty::send(const wire::Message& m) { send_bytes(wire::encode(m)); }
 void RawParty::send_bytes(const std::vector<uint8_t>& bytes) {
   beast::error_code ec;
   ws_.write(boost::asio::buffer(bytes), ec);
+}
+
+void RawParty::send_in_one_write(const std::vector<wire::Message>& messages) {
+  // Client-to-server frames (RFC 6455 5.2): FIN + binary, the mask bit and length, a masking
+  // key, the payload XORed with it.
+  std::vector<uint8_t> bytes;
+  for (const auto& m : messages) {
+    const auto payload = wire::encode(m);
+    bytes.push_back(0x82);
+    if (payload.size() < 126) {
+      bytes.push_back(static_cast<uint8_t>(0x80 | payload.size()));
+    } else {
+      REQUIRE(payload.size() < 65536);
+      bytes.push_back(0x80 | 126);
+      bytes.push_back(static_cast<uint8_t>(payload.size() >> 8));
+      bytes.push_back(static_cast<uint8_t>(payload.size()));
+    }
+    const std::array<uint8_t, 4> mask = {0x1b, 0x2c, 0x3d, 0x4e};
+    bytes.insert(bytes.end(), mask.begin(), mask.end());
+    for (size_t i = 0; i < payload.size(); ++i) bytes.push_back(payload[i] ^ mask[i % 4]);
+  }
+  boost::asio::write(beast::get_lowest_layer(ws_).socket(), boost::asio::buffer(bytes));
 }
 
 std::optional<wire::Message> RawParty::receive(std::chrono::milliseconds timeout) {

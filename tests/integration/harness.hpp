@@ -24,12 +24,14 @@ class DealerProcess {
  public:
   // Starts BP_DEALER_PATH --listen 127.0.0.1:0 plus extra flags and waits for its port.
   // Without an --operator-key among the flags it runs with --allow-anonymous.
-  explicit DealerProcess(std::vector<std::string> extra_flags = {});
+  // With nofile_limit, the dealer starts under that RLIMIT_NOFILE (soft and hard).
+  explicit DealerProcess(std::vector<std::string> extra_flags = {}, std::optional<unsigned> nofile_limit = std::nullopt);
   ~DealerProcess();  // SIGKILL if still running
   DealerProcess(const DealerProcess&) = delete;
   DealerProcess& operator=(const DealerProcess&) = delete;
 
   uint16_t port() const { return port_; }
+  int pid() const { return pid_; }
   client::Endpoint endpoint() const { return {"127.0.0.1", port_, false, ""}; }
   void kill_hard();                 // SIGKILL and reap
   int terminate_and_wait();         // SIGTERM, wait; returns the exit status (-1 if signalled)
@@ -45,6 +47,10 @@ class DealerProcess {
 std::pair<int, std::string> http_get(uint16_t port, const std::string& path);
 // POST body to path over HTTP/1.1; returns (status, body).
 std::pair<int, std::string> http_post(uint16_t port, const std::string& path, const std::string& body);
+// Any bytes as a request; returns everything the dealer answered until it closed (or 10 s).
+std::string http_raw(uint16_t port, const std::string& request, const std::string& local_address = "");
+// The status code of an HTTP response's first line (0 if there is none).
+int http_status(const std::string& response);
 // The same over TLS, verifying the dealer against ca_file.
 std::pair<int, std::string> https_get(uint16_t port, const std::string& path, const std::string& ca_file);
 
@@ -59,13 +65,16 @@ struct TestPki {
 // the dealer's Hello on connecting.
 class RawParty {
  public:
-  explicit RawParty(uint16_t port, const std::string& target = "/");
+  // From local_address (any 127.x.y.z is this machine) when given.
+  explicit RawParty(uint16_t port, const std::string& target = "/", const std::string& local_address = "");
   const wire::ChannelContext& channel() const { return channel_; }
   // A join signed for this connection by `identity` (anonymous when null).
   wire::JoinSessionMsg join_message(const std::string& session, std::vector<uint8_t> token,
                                     const wire::Identity* identity) const;
   void send(const wire::Message& m);
   void send_bytes(const std::vector<uint8_t>& bytes);
+  // Several messages as WebSocket frames in ONE write on the socket, so they arrive together.
+  void send_in_one_write(const std::vector<wire::Message>& messages);
   // The next decoded message, or nullopt if the connection closed or a timeout passed.
   std::optional<wire::Message> receive(std::chrono::milliseconds timeout = std::chrono::seconds(15));
   void close();
@@ -141,5 +150,6 @@ std::pair<mpc::PartyAwaitingResult, ProofShare> answer_challenges(Seated& seated
 // Waits until `count` parties sit in sessions on this dealer (its /metrics gauge), so a test
 // knows which position the next joiner gets without guessing at timing.
 void wait_for_seated(const DealerProcess& dealer, int count);
+
 
 }  // namespace bp::test

@@ -3,7 +3,8 @@
 // a session, the bytes each party sends and receives, and the ratio to the same session run
 // in one process (bp aggregate); then a load figure: completed m = 4 sessions per second
 // with many sessions in flight. --latency-ms and --bandwidth-kbps emulate slower links on
-// every frame a party sends.
+// every frame a party sends. --soak N and --load-table run the real bp-dealer binary under
+// hostile traffic instead (soak.cpp, load.cpp).
 #include <sodium.h>
 #include <spdlog/spdlog.h>
 
@@ -21,6 +22,8 @@
 #include <vector>
 
 #include "../bp/in_process.hpp"
+#include "modes.hpp"
+#include "sessions.hpp"
 #include "bp/client/party_client.hpp"
 #include "bp/random.hpp"
 #include "bp/server/dealer_server.hpp"
@@ -28,48 +31,25 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using namespace std::chrono_literals;
+using bp::netbench::ms_since;
 
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+double median(std::vector<double> v) { return bp::netbench::quantile(std::move(v), 0.5); }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-struct NetRun {
-  double wall_ms;
-  size_t up, down;
-};
-
-// One session: create it, run m parties on one client thread, wait for every result.
-std::optional<NetRun> network_session(const bp::client::Endpoint& dealer, size_t m, const bp::client::Options& options) {
-  const auto t0 = Clock::now();
-  auto created = bp::client::create_session(dealer, {64, m, "netbench", 60000, {}, {}});
-  if (!created) return std::nullopt;
-  boost::asio::io_context ioc;
-  bp::SystemRandom rng;
-  size_t ok = 0, up = 0, down = 0;
-  for (size_t j = 0; j < m; ++j)
-    bp::client::async_join_and_prove(ioc, dealer, created->session_id, 1000 + j, bp::Scalar::random(rng), options,
-                                     [&](auto r) {
-                                       if (!r) return;
-                                       ++ok;
-                                       up = r->bytes_sent;
-                                       down = r->bytes_received;
-                                     });
-  ioc.run();
-  if (ok != m) return std::nullopt;
-  return NetRun{ms_since(t0), up, down};
-}
+constexpr const char* kUsage =
+    "usage: bp-netbench [--quick] [--latency-ms N] [--bandwidth-kbps N] [--load-seconds N]\n"
+    "       bp-netbench --soak N [--parallel P] [--max-slope-kib K] [--dealer PATH]\n"
+    "       bp-netbench --load-table [--load-seconds N] [--dealer PATH]\n";
 
 }  // namespace
 
 int main(int argc, char** argv) {
   if (sodium_init() < 0) return 1;
-  bool quick = false;
+  bool quick = false, load_table = false;
   bp::client::Options options;
   double load_seconds = 5;
+  bp::netbench::SoakOptions soak;
+  soak.dealer_path = BP_DEALER_PATH;
+  soak.sessions = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](const char* name) {
@@ -87,10 +67,27 @@ int main(int argc, char** argv) {
       options.bandwidth_bytes_per_second = value("--bandwidth-kbps") * 1000 / 8;
     else if (a == "--load-seconds")
       load_seconds = static_cast<double>(value("--load-seconds"));
+    else if (a == "--soak")
+      soak.sessions = value("--soak");
+    else if (a == "--parallel")
+      soak.parallel = std::max<size_t>(1, value("--parallel"));
+    else if (a == "--max-slope-kib")
+      soak.max_slope_kib = static_cast<double>(value("--max-slope-kib"));
+    else if (a == "--dealer" && i + 1 < argc)
+      soak.dealer_path = argv[++i];
+    else if (a == "--load-table")
+      load_table = true;
     else {
-      std::fprintf(stderr, "usage: bp-netbench [--quick] [--latency-ms N] [--bandwidth-kbps N] [--load-seconds N]\n");
+      std::fputs(kUsage, stderr);
       return 64;
     }
+  }
+  try {
+    if (soak.sessions != 0) return bp::netbench::run_soak(soak);
+    if (load_table) return bp::netbench::run_load_table(soak.dealer_path, load_seconds);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
   }
   spdlog::set_level(spdlog::level::warn);
 
@@ -120,9 +117,9 @@ int main(int argc, char** argv) {
   for (size_t m : sizes) {
     const int runs = m <= 8 ? 5 : 3;
     std::vector<double> net, local;
-    NetRun last{};
+    bp::netbench::NetRun last{};
     for (int r = 0; r < runs; ++r) {
-      auto run = network_session(dealer, m, options);
+      auto run = bp::netbench::network_session(dealer, 64, m, options);
       if (!run) {
         std::fprintf(stderr, "error: a network session with m = %zu failed\n", m);
         server.stop();
@@ -163,7 +160,7 @@ int main(int argc, char** argv) {
   for (size_t k = 0; k < in_flight; ++k)
     drivers.emplace_back([&] {
       while (Clock::now() < deadline) {
-        if (network_session(dealer, 4, options))
+        if (bp::netbench::network_session(dealer, 64, 4, options))
           ++completed;
         else
           ++failed;

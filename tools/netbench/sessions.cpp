@@ -1,0 +1,43 @@
+#include "sessions.hpp"
+
+#include <algorithm>
+#include <boost/asio/io_context.hpp>
+#include <cmath>
+
+#include "bp/random.hpp"
+
+namespace bp::netbench {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double quantile(std::vector<double> samples, double q) {
+  if (samples.empty()) return 0;
+  std::sort(samples.begin(), samples.end());
+  const auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(samples.size())));
+  return samples[std::min(samples.size() - 1, rank == 0 ? 0 : rank - 1)];
+}
+
+std::optional<NetRun> network_session(const client::Endpoint& dealer, size_t bits, size_t m,
+                                      const client::Options& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto created = client::create_session(dealer, {bits, m, "netbench", 60000, {}, {}});
+  if (!created) return std::nullopt;
+  boost::asio::io_context ioc;
+  SystemRandom rng;
+  size_t ok = 0, up = 0, down = 0;
+  for (size_t j = 0; j < m; ++j)
+    client::async_join_and_prove(ioc, dealer, created->session_id, j + 1, Scalar::random(rng), options,
+                                 [&](auto r) {
+                                   if (!r) return;
+                                   ++ok;
+                                   up = r->bytes_sent;
+                                   down = r->bytes_received;
+                                 });
+  ioc.run();
+  if (ok != m) return std::nullopt;
+  return NetRun{ms_since(t0), up, down};
+}
+
+}  // namespace bp::netbench

@@ -1,0 +1,26 @@
+// One aggregation session through a dealer over loopback: create it, run its m parties on
+// one io_context, wait for every result. Shared by the table, the soak and the load runs.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "bp/client/party_client.hpp"
+
+namespace bp::netbench {
+
+struct NetRun {
+  double wall_ms = 0;
+  size_t up = 0, down = 0;  // bytes one party sent and received
+};
+
+std::optional<NetRun> network_session(const client::Endpoint& dealer, size_t bits, size_t m,
+                                      const client::Options& options = {});
+
+double ms_since(std::chrono::steady_clock::time_point t0);
+// The q-quantile (0..1) of the samples, nearest rank; 0 for none.
+double quantile(std::vector<double> samples, double q);
+
+}  // namespace bp::netbench
