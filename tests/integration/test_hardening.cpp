@@ -294,7 +294,7 @@ TEST_CASE("verification floods are bounded: a per-address rate, a bounded queue,
   DealerProcess dealer({"--verify-per-ip-per-s", "3", "--verify-queue", "1", "--max-connects-per-ip-per-s", "1000"});
   const std::string line = proof_line(dealer);
   std::string body;
-  for (int i = 0; i < 64; ++i) body += line + "\n";
+  for (int i = 0; i < 256; ++i) body += line + "\n";  // the most a request may carry
   // Four clients, each from its own address, send back to back.
   std::vector<std::thread> flood;
   std::mutex mutex;

@@ -111,6 +111,26 @@ TEST_CASE("a create signature covers the parameters and the allow-list") {
         create_statement(here, CreateSessionMsg{64, 1, "a", 0, {}, {}, {}}, op.public_key()));
 }
 
+TEST_CASE("a manage signature covers every id to cancel and only this connection") {
+  const auto op = Identity::generate();
+  const ManageSessionsMsg manage{{std::string(32, 'a'), std::string(32, 'b')}, std::nullopt};
+  const auto here = channel(4);
+  const auto sig = op.sign(manage_statement(here, manage, op.public_key()));
+  CHECK(verify_signature(op.public_key(), manage_statement(here, manage, op.public_key()), sig));
+  CHECK_FALSE(verify_signature(op.public_key(), manage_statement(channel(5), manage, op.public_key()), sig));
+  auto changed = [&](auto mutate) {
+    auto m = manage;
+    mutate(m);
+    return verify_signature(op.public_key(), manage_statement(here, m, op.public_key()), sig);
+  };
+  CHECK_FALSE(changed([](ManageSessionsMsg& m) { m.cancel.pop_back(); }));
+  CHECK_FALSE(changed([](ManageSessionsMsg& m) { std::swap(m.cancel[0], m.cancel[1]); }));
+  CHECK_FALSE(changed([](ManageSessionsMsg& m) { m.cancel[0][3] = 'c'; }));
+  // No statement of another kind reads as this one.
+  CHECK(manage_statement(here, ManageSessionsMsg{}, op.public_key()) !=
+        create_statement(here, CreateSessionMsg{64, 1, "", 0, {}, {}, {}}, op.public_key()));
+}
+
 TEST_CASE("the dealer's attestation covers the result and names the session") {
   static const BulletproofGens gens(8, 1);
   static const PedersenGens pc;

@@ -122,6 +122,27 @@ TEST_CASE("every message round-trips") {
   CHECK(round_trip(ResultMsg{s.result, attestation}).attestation == attestation);
   const JoinedMsg joined{3, 32, 5, "label", std::vector<uint8_t>(16, 9)};
   CHECK(round_trip(joined) == joined);
+  const ManageSessionsMsg manage{{id, std::string(32, 'b')}, KeySignature{PublicKey{12}, Signature{13}}};
+  CHECK(round_trip(manage) == manage);
+  CHECK(round_trip(ManageSessionsMsg{}) == ManageSessionsMsg{});
+  const SessionListMsg list{{{id, 64, 4, 2, "join"}, {std::string(32, 'c'), 8, 1, 1, "proof_shares"}}, {std::string(32, 'd')}};
+  CHECK(round_trip(list) == list);
+}
+
+TEST_CASE("session management messages are validated") {
+  CHECK(decode(encode(Message{ManageSessionsMsg{{"not-an-id"}, std::nullopt}})).error().kind == CodecErrorKind::BadLength);
+  CHECK(decode(encode(Message{ManageSessionsMsg{std::vector<std::string>(65, std::string(32, 'a')), std::nullopt}}))
+            .error()
+            .kind == CodecErrorKind::TooMany);
+  auto manage = envelope_of(ManageSessionsMsg{{}, KeySignature{}});
+  manage.mutable_manage_sessions()->clear_signature();
+  CHECK(decode_error(manage) == CodecErrorKind::BadLength);  // a key without its signature
+  CHECK(decode(encode(Message{SessionListMsg{{{"short", 64, 1, 0, "join"}}, {}}})).error().kind ==
+        CodecErrorKind::BadLength);
+  CHECK(decode(encode(Message{SessionListMsg{{{std::string(32, 'a'), 64, 1, 0, std::string(33, 'p')}}, {}}}))
+            .error()
+            .kind == CodecErrorKind::TooMany);
+  CHECK(decode(encode(Message{SessionListMsg{{}, {"zz"}}})).error().kind == CodecErrorKind::BadLength);
 }
 
 TEST_CASE("session set-up messages are validated") {
