@@ -99,3 +99,37 @@ TEST_CASE("environment variables sit between the config file and the flags") {
   for (const char* name : {"BP_DEALER_CONFIG", "BP_DEALER_MAX_SESSIONS", "BP_DEALER_LISTEN"}) ::unsetenv(name);
   std::remove(path.c_str());
 }
+
+TEST_CASE("the limits against outside attack: defaults, durations, and every way to set them") {
+  const auto defaults = parse({"--allow-anonymous"});
+  REQUIRE(defaults.ok);
+  CHECK(defaults.config.max_connections_per_ip == 64);
+  CHECK(defaults.config.request_timeout_ms == 10000);
+  CHECK(defaults.config.outcome_retention_s == 30 * 86400);
+  CHECK(defaults.config.max_anonymous_sessions_per_ip < defaults.config.max_sessions_per_ip);
+  for (const auto& [text, seconds] : std::vector<std::pair<std::string, uint64_t>>{
+           {"30d", 30 * 86400}, {"12h", 12 * 3600}, {"15m", 900}, {"90s", 90}, {"45", 45}, {"0", 0}}) {
+    CAPTURE(text);
+    const auto parsed = parse({"--allow-anonymous", "--outcome-retention", text});
+    REQUIRE(parsed.ok);
+    CHECK(parsed.config.outcome_retention_s == seconds);
+  }
+  for (const char* bad : {"", "d", "3w", "-1d", "1.5h", "99999999999d"})
+    CHECK_FALSE(parse({"--allow-anonymous", "--outcome-retention", bad}).ok);
+  const std::string path = "/tmp/bp-dealer-limits.conf";
+  std::ofstream(path) << "request-timeout-ms = 1500\nmax-connections-per-ip = 9\nverify-queue = 2\n";
+  ::setenv("BP_DEALER_MAX_CONNECTIONS_PER_IP", "11", 1);
+  const auto layered = parse({"--allow-anonymous", "--config", path, "--verify-per-ip-per-s", "4"});
+  REQUIRE(layered.ok);
+  CHECK(layered.config.request_timeout_ms == 1500);
+  CHECK(layered.config.max_connections_per_ip == 11);
+  CHECK(layered.config.verify_queue == 2);
+  CHECK(layered.config.verify_per_ip_per_s == 4);
+  ::unsetenv("BP_DEALER_MAX_CONNECTIONS_PER_IP");
+  std::remove(path.c_str());
+  const auto help = parse({"--help"});
+  for (const char* option : {"--max-connections-per-ip", "--request-timeout-ms", "--outcome-retention", "--outcome-cache",
+                             "--max-sessions-per-operator", "--max-sessions-per-ip", "--max-anonymous-sessions-per-ip",
+                             "--verify-threads", "--verify-queue", "--verify-per-ip-per-s", "--max-http-body-bytes"})
+    CHECK_MESSAGE(help.message.find(option) != std::string::npos, option);
+}
