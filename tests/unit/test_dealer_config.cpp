@@ -107,12 +107,13 @@ TEST_CASE("the limits against outside attack: defaults, durations, and every way
   CHECK(defaults.config.request_timeout_ms == 10000);
   CHECK(defaults.config.outcome_retention_s == 30 * 86400);
   CHECK(defaults.config.max_anonymous_sessions_per_ip < defaults.config.max_sessions_per_ip);
-  for (const auto& [text, seconds] : std::vector<std::pair<std::string, uint64_t>>{
+  // (no structured binding: clang 14 cannot capture one in CAPTURE's lambda)
+  for (const auto& example : std::vector<std::pair<std::string, uint64_t>>{
            {"30d", 30 * 86400}, {"12h", 12 * 3600}, {"15m", 900}, {"90s", 90}, {"45", 45}, {"0", 0}}) {
-    CAPTURE(text);
-    const auto parsed = parse({"--allow-anonymous", "--outcome-retention", text});
+    CAPTURE(example.first);
+    const auto parsed = parse({"--allow-anonymous", "--outcome-retention", example.first});
     REQUIRE(parsed.ok);
-    CHECK(parsed.config.outcome_retention_s == seconds);
+    CHECK(parsed.config.outcome_retention_s == example.second);
   }
   for (const char* bad : {"", "d", "3w", "-1d", "1.5h", "99999999999d"})
     CHECK_FALSE(parse({"--allow-anonymous", "--outcome-retention", bad}).ok);
