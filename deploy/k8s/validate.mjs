@@ -98,6 +98,10 @@ else {
   for (const ing of byKind("Ingress")) {
     if (!ing.metadata.annotations?.["nginx.ingress.kubernetes.io/upstream-hash-by"])
       fail(`Ingress/${ing.metadata.name}`, "no consistent hashing: sessions would be split across replicas");
+    // Behind the ingress the dealers see one address, so per-client limits must be here.
+    for (const limit of ["limit-connections", "limit-rps"])
+      if (!ing.metadata.annotations?.[`nginx.ingress.kubernetes.io/${limit}`])
+        fail(`Ingress/${ing.metadata.name}`, `no ${limit}: the dealers cannot tell one client from another behind it`);
     for (const rule of ing.spec.rules ?? [])
       for (const p of rule.http?.paths ?? []) {
         const svc = services.find((s) => s.metadata.name === p.backend.service?.name);

@@ -33,17 +33,25 @@ AuthPolicy::AuthPolicy(const DealerConfig& config)
                operators_.size(), allow_anonymous_ ? "allowed (loopback)" : "refused");
 }
 
-std::optional<std::string> AuthPolicy::check_create(const wire::ChannelContext& channel,
-                                                    const wire::CreateSessionMsg& create) const {
-  if (!create.operator_auth) {
-    if (!allow_anonymous_) return "creating a session needs an operator's signature";
+std::optional<std::string> AuthPolicy::check_operator(const std::optional<wire::KeySignature>& auth,
+                                                      const std::vector<uint8_t>& statement, const char* what) const {
+  if (!auth) {
+    if (!allow_anonymous_) return std::string(what) + " needs an operator's signature";
     return std::nullopt;
   }
-  const auto& auth = *create.operator_auth;
-  if (std::find(operators_.begin(), operators_.end(), auth.key) == operators_.end())
-    return "unknown operator key " + wire::public_key_hex(auth.key);
-  if (!wire::verify_signature(auth.key, wire::create_statement(channel, create, auth.key), auth.signature))
+  if (std::find(operators_.begin(), operators_.end(), auth->key) == operators_.end())
+    return "unknown operator key " + wire::public_key_hex(auth->key);
+  if (!wire::verify_signature(auth->key, statement, auth->signature))
     return "the operator's signature does not verify for this connection";
+  return std::nullopt;
+}
+
+std::optional<std::string> AuthPolicy::check_create(const wire::ChannelContext& channel,
+                                                    const wire::CreateSessionMsg& create) const {
+  const auto key = create.operator_auth ? create.operator_auth->key : wire::PublicKey{};
+  if (auto why = check_operator(create.operator_auth, wire::create_statement(channel, create, key), "creating a session"))
+    return why;
+  if (!create.operator_auth) return std::nullopt;
   if (create.allowed_parties.empty() && !allow_anonymous_) return "a session needs the parties' keys";
   const std::set<wire::PublicKey> distinct(create.allowed_parties.begin(), create.allowed_parties.end());
   if (distinct.size() != create.allowed_parties.size()) return "a party key appears twice in the allow-list";
@@ -52,16 +60,8 @@ std::optional<std::string> AuthPolicy::check_create(const wire::ChannelContext& 
 
 std::optional<std::string> AuthPolicy::check_manage(const wire::ChannelContext& channel,
                                                     const wire::ManageSessionsMsg& manage) const {
-  if (!manage.operator_auth) {
-    if (!allow_anonymous_) return "managing sessions needs an operator's signature";
-    return std::nullopt;
-  }
-  const auto& auth = *manage.operator_auth;
-  if (std::find(operators_.begin(), operators_.end(), auth.key) == operators_.end())
-    return "unknown operator key " + wire::public_key_hex(auth.key);
-  if (!wire::verify_signature(auth.key, wire::manage_statement(channel, manage, auth.key), auth.signature))
-    return "the operator's signature does not verify for this connection";
-  return std::nullopt;
+  const auto key = manage.operator_auth ? manage.operator_auth->key : wire::PublicKey{};
+  return check_operator(manage.operator_auth, wire::manage_statement(channel, manage, key), "managing sessions");
 }
 
 std::optional<std::string> AuthPolicy::check_join(const wire::ChannelContext& channel,

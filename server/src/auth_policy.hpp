@@ -28,6 +28,11 @@ class AuthPolicy {
   std::optional<std::string> check_join(const wire::ChannelContext& channel, const wire::JoinSessionMsg& join) const;
 
  private:
+  // An operator's request: unsigned only in anonymous mode, else a configured key whose
+  // signature over `statement` verifies. `what` names the request in the refusal.
+  std::optional<std::string> check_operator(const std::optional<wire::KeySignature>& auth,
+                                            const std::vector<uint8_t>& statement, const char* what) const;
+
   wire::Identity dealer_;
   std::vector<wire::PublicKey> operators_;
   bool allow_anonymous_;

@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "bp/random.hpp"
+#include "bp/server/dealer_process.hpp"
 
 namespace bp::test {
 
@@ -34,38 +35,14 @@ DealerProcess::DealerProcess(std::vector<std::string> extra_flags, std::optional
   const int log_fd = mkstemp(log_template);
   REQUIRE(log_fd >= 0);
   log_path_ = log_template;
-  int out[2];
-  REQUIRE(pipe(out) == 0);
-  pid_ = fork();
-  REQUIRE(pid_ >= 0);
-  if (pid_ == 0) {
-    if (nofile_limit) {
-      const rlimit limit{*nofile_limit, *nofile_limit};
-      if (setrlimit(RLIMIT_NOFILE, &limit) != 0) _exit(126);
-    }
-    dup2(out[1], STDOUT_FILENO);
-    dup2(log_fd, STDERR_FILENO);
-    // Nothing of the test process (its sockets above all) may live on in the dealer.
-    syscall(SYS_close_range, 3u, ~0u, 0u);
-    std::vector<std::string> args = {BP_DEALER_PATH, "--listen", "127.0.0.1:0", "--threads", "2"};
-    args.insert(args.end(), extra_flags.begin(), extra_flags.end());
-    if (std::find(args.begin(), args.end(), "--operator-key") == args.end()) args.push_back("--allow-anonymous");
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  close(out[1]);
+  std::vector<std::string> args = {"--listen", "127.0.0.1:0", "--threads", "2"};
+  args.insert(args.end(), extra_flags.begin(), extra_flags.end());
+  if (std::find(args.begin(), args.end(), "--operator-key") == args.end()) args.push_back("--allow-anonymous");
+  const auto child = server::start_dealer_process(BP_DEALER_PATH, args, log_fd, nofile_limit);
   close(log_fd);
-  // "listening on 127.0.0.1:PORT\n"
-  std::string line;
-  char c;
-  while (read(out[0], &c, 1) == 1 && c != '\n') line.push_back(c);
-  close(out[0]);
-  const auto colon = line.rfind(':');
-  REQUIRE_MESSAGE(colon != std::string::npos, "the dealer did not start: " << log());
-  port_ = static_cast<uint16_t>(std::stoi(line.substr(colon + 1)));
+  pid_ = child.pid;
+  REQUIRE_MESSAGE(child.port != 0, "the dealer did not start: " << log());
+  port_ = child.port;
 }
 
 DealerProcess::~DealerProcess() {

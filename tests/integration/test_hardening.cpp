@@ -258,7 +258,16 @@ TEST_CASE("refusals are answered with a status and a reason") {
   CHECK(metrics.find("bp_refused_total{reason=\"431\"} 2") != std::string::npos);
 }
 
-TEST_CASE("out of file descriptors, the dealer waits instead of spinning, and serves again when they free up") {
+// Not in the ASan+UBSan build: UBSan's vptr check opens a pipe to probe memory, so a dealer
+// built with it reports false errors once it has no descriptors left (g++ and TSan run it).
+#ifdef BP_UBSAN_BUILD
+constexpr bool kSanitizerNeedsDescriptors = true;
+#else
+constexpr bool kSanitizerNeedsDescriptors = false;
+#endif
+
+TEST_CASE("out of file descriptors, the dealer waits instead of spinning, and serves again when they free up" *
+          doctest::skip(kSanitizerNeedsDescriptors)) {
   DealerProcess dealer;
   // Lower the running dealer's limit to what it has open: every accept now fails (EMFILE).
   rlimit original{};

@@ -37,7 +37,7 @@ double median(std::vector<double> v) { return bp::netbench::quantile(std::move(v
 
 constexpr const char* kUsage =
     "usage: bp-netbench [--quick] [--latency-ms N] [--bandwidth-kbps N] [--load-seconds N]\n"
-    "       bp-netbench --soak N [--parallel P] [--max-slope-kib K] [--dealer PATH]\n"
+    "       bp-netbench --soak N [--bits B] [--parties M] [--parallel P] [--max-slope-kib K] [--dealer PATH]\n"
     "       bp-netbench --load-table [--load-seconds N] [--dealer PATH]\n";
 
 }  // namespace
@@ -69,6 +69,10 @@ int main(int argc, char** argv) {
       load_seconds = static_cast<double>(value("--load-seconds"));
     else if (a == "--soak")
       soak.sessions = value("--soak");
+    else if (a == "--bits")
+      soak.bits = value("--bits");
+    else if (a == "--parties")
+      soak.parties = value("--parties");
     else if (a == "--parallel")
       soak.parallel = std::max<size_t>(1, value("--parallel"));
     else if (a == "--max-slope-kib")

@@ -10,9 +10,10 @@ struct SoakOptions {
   std::string dealer_path;
   size_t sessions = 20000;
   size_t parallel = 8;
+  size_t bits = 8, parties = 2;  // per session
   double max_slope_kib = 0;  // > 0: fail when the RSS slope after warm-up is above this (KiB per 1000 sessions)
 };
-// N sessions (8-bit, two parties) through a bp-dealer child, `parallel` at a time, with
+// N sessions (by default 8-bit, two parties) through a bp-dealer child, `parallel` at a time, with
 // garbage traffic mixed in; RSS and descriptors at the start, every 1000 sessions and the
 // end. Returns the exit status: non-zero on a failed session, a leak of descriptors, or a
 // slope over the limit.

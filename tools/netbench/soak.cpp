@@ -58,11 +58,11 @@ int run_soak(const SoakOptions& options) {
       std::printf("| %zu%s | %zu | %zu | %.1f |\n", s.sessions, note, s.rss_kib, s.fds, s.seconds);
       std::fflush(stdout);
     };
-    std::printf("soak: %zu sessions (n = 8, m = 2), %zu in flight, garbage traffic from 127.0.0.2 and 127.0.0.3\n\n",
-                options.sessions, options.parallel);
+    std::printf("soak: %zu sessions (n = %zu, m = %zu), %zu in flight, garbage traffic from 127.0.0.2 and 127.0.0.3\n\n",
+                options.sessions, options.bits, options.parties, options.parallel);
     std::printf("| sessions | dealer RSS KiB | dealer open fds | seconds |\n|---:|---:|---:|---:|\n");
     sample(0);
-    if (!network_session(endpoint, 8, 2)) {
+    if (!network_session(endpoint, options.bits, options.parties)) {
       std::fprintf(stderr, "error: the first session failed\n");
       return 1;
     }
@@ -76,7 +76,7 @@ int run_soak(const SoakOptions& options) {
     for (size_t k = 0; k < options.parallel; ++k)
       drivers.emplace_back([&] {
         while (started++ < options.sessions) {
-          if (!network_session(endpoint, 8, 2)) {
+          if (!network_session(endpoint, options.bits, options.parties)) {
             ++failed;
             continue;
           }
@@ -104,8 +104,9 @@ int run_soak(const SoakOptions& options) {
                 end.fds);
     std::error_code ec;
     const auto db_bytes = std::filesystem::file_size(dir + "/soak.db", ec) + std::filesystem::file_size(dir + "/soak.db-wal", ec);
-    std::printf("outcome database: %zu bytes for %zu records (%.0f bytes each, n = 8, m = 2)\n", static_cast<size_t>(db_bytes),
-                completed.load() + 1, static_cast<double>(db_bytes) / static_cast<double>(completed + 1));
+    std::printf("outcome database: %zu bytes for %zu records (%.0f bytes each, n = %zu, m = %zu)\n",
+                static_cast<size_t>(db_bytes), completed.load() + 1,
+                static_cast<double>(db_bytes) / static_cast<double>(completed + 1), options.bits, options.parties);
     if (failed != 0) status = 1;
     if (end.fds != quiet_fds) {
       std::printf("FAIL: descriptors did not come back (%zu, was %zu); open now:\n", end.fds, quiet_fds);
