@@ -259,7 +259,7 @@ void WsConnection<Stream>::greet() {
       return close();
     }
   }
-  send(std::make_shared<const std::vector<uint8_t>>(
+  enqueue(std::make_shared<const std::vector<uint8_t>>(
       wire::encode(wire::HelloMsg{channel_.nonce, channel_.dealer_key, env_.auth->anonymous_allowed(), kTls<Stream>})));
 }
 
@@ -318,9 +318,17 @@ void WsConnection<Stream>::on_frame(beast::error_code ec, size_t bytes) {
     case State::Closing:
       return;
   }
-  // A join waits for the session's answer before the next frame is read (see the header).
-  if (!closed_ && (state_ == State::Seated || state_ == State::AwaitingRequest || state_ == State::Operator))
-    read_frame();
+  if (closed_) return;
+  if (state_ == State::Seated) return read_frame();
+  // A join waits for the session's answer before the next frame is read (see the header),
+  // and an operator's next request waits until the answer to this one is written: a peer
+  // that sends requests without reading the answers gets no more of its frames read.
+  if (state_ == State::AwaitingRequest || state_ == State::Operator) {
+    if (writing_ || !queue_.empty())
+      read_when_written_ = true;
+    else
+      read_frame();
+  }
 }
 
 template <class Stream>
@@ -353,7 +361,7 @@ void WsConnection<Stream>::create(const wire::CreateSessionMsg& request) {
   const auto& session = std::get<0>(created);
   state_ = State::Operator;
   arm_request_deadline();
-  send(std::make_shared<const std::vector<uint8_t>>(wire::encode(wire::SessionCreatedMsg{
+  enqueue(std::make_shared<const std::vector<uint8_t>>(wire::encode(wire::SessionCreatedMsg{
       session->id(), mpc::session_label(session->id(), request.n, request.parties, request.label)})));
 }
 
@@ -370,7 +378,7 @@ void WsConnection<Stream>::manage(const wire::ManageSessionsMsg& request) {
       spdlog::info("session={} cancelled by its operator from {}", id, peer_);
   state_ = State::Operator;
   arm_request_deadline();
-  send(std::make_shared<const std::vector<uint8_t>>(wire::encode(answer)));
+  enqueue(std::make_shared<const std::vector<uint8_t>>(wire::encode(answer)));
 }
 
 template <class Stream>
@@ -390,7 +398,7 @@ void WsConnection<Stream>::refuse(const std::string& reason) {
   spdlog::warn("peer={} refused: {}", peer_, reason);
   state_ = State::Closing;
   request_deadline_.cancel();
-  send(std::make_shared<const std::vector<uint8_t>>(wire::encode(wire::AbortMsg{reason, {}})));
+  enqueue(std::make_shared<const std::vector<uint8_t>>(wire::encode(wire::AbortMsg{reason, {}})));
   close();
 }
 
@@ -407,11 +415,23 @@ void WsConnection<Stream>::seated(std::weak_ptr<AggregationSession> session, siz
 
 template <class Stream>
 void WsConnection<Stream>::send(std::shared_ptr<const std::vector<uint8_t>> frame) {
-  asio::post(ws_.get_executor(), [self = shared_from_this(), frame = std::move(frame)] {
-    if (self->closed_) return;
-    self->queue_.push_back(frame);
-    if (!self->writing_) self->write_next();
-  });
+  asio::post(ws_.get_executor(), [self = shared_from_this(), frame = std::move(frame)] { self->enqueue(frame); });
+}
+
+template <class Stream>
+void WsConnection<Stream>::enqueue(std::shared_ptr<const std::vector<uint8_t>> frame) {
+  if (closed_) return;
+  // An honest peer has a few frames in flight at most (a round's broadcast, an answer); one
+  // that stops reading is dropped rather than buffered for.
+  if (queue_.size() >= kMaxQueuedFrames) {
+    spdlog::warn("peer={} reads none of its frames; closing", peer_);
+    closed_ = true;
+    beast::error_code ignored;
+    beast::get_lowest_layer(ws_).socket().close(ignored);
+    return;
+  }
+  queue_.push_back(std::move(frame));
+  if (!writing_) write_next();
 }
 
 template <class Stream>
@@ -428,6 +448,10 @@ template <class Stream>
 void WsConnection<Stream>::write_next() {
   if (closed_) return;
   if (queue_.empty()) {
+    if (read_when_written_ && !close_after_writes_) {
+      read_when_written_ = false;
+      read_frame();
+    }
     if (close_after_writes_) {
       closed_ = true;
       ws_.async_close(websocket::close_code::normal, [self = shared_from_this()](beast::error_code) {});

@@ -107,6 +107,7 @@ class WsConnection : public PartyLink, public std::enable_shared_from_this<WsCon
   void join(const wire::JoinSessionMsg& join);
   SessionOwner owner(const std::optional<wire::KeySignature>& auth) const;
   void refuse(const std::string& reason);  // Abort to an unseated peer, then close
+  void enqueue(std::shared_ptr<const std::vector<uint8_t>> frame);  // on the strand; send() posts here
   void write_next();
   std::shared_ptr<AggregationSession> seat_session() const { return session_.lock(); }
   using std::enable_shared_from_this<WsConnection<Stream>>::shared_from_this;
@@ -121,6 +122,8 @@ class WsConnection : public PartyLink, public std::enable_shared_from_this<WsCon
   bool writing_ = false;
   bool close_after_writes_ = false;
   bool closed_ = false;
+  bool read_when_written_ = false;  // an operator's next request is read once its answer is out
+  static constexpr size_t kMaxQueuedFrames = 32;
   State state_ = State::AwaitingRequest;
   std::weak_ptr<AggregationSession> session_;
   size_t position_ = 0;

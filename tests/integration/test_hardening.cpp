@@ -201,6 +201,12 @@ TEST_CASE("a WebSocket that never asks for anything gives its slot back; one add
     auto closed = operator_link.receive(5s);
     REQUIRE(closed.has_value());
     CHECK(std::holds_alternative<wire::AbortMsg>(*closed));
+    // Requests sent without waiting are answered one by one, each after the last was written.
+    RawParty eager(dealer.port());
+    eager.send_in_one_write(std::vector<wire::Message>(100, wire::ManageSessionsMsg{}));
+    int answers = 0;
+    while (auto m = eager.receive(2s)) answers += std::holds_alternative<wire::SessionListMsg>(*m);
+    CHECK(answers == 100);
   }
   DealerProcess dealer({"--max-connections-per-ip", "4"});
   std::vector<std::unique_ptr<RawParty>> held;
