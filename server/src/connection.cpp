@@ -76,7 +76,8 @@ void HttpConnection<Stream>::run() {
 
 template <class Stream>
 HttpResponse HttpConnection<Stream>::reply(unsigned status, const std::string& content_type, std::string body) const {
-  HttpResponse res{static_cast<http::status>(status), parser_ ? parser_->get().version() : 11};
+  // HTTP/1.0 gets 1.0; anything else (1.1, or a request that never said) 1.1.
+  HttpResponse res{static_cast<http::status>(status), parser_ && parser_->get().version() == 10 ? 10u : 11u};
   res.set(http::field::server, "bp-dealer");
   res.set(http::field::content_type, content_type);
   if (status == 503 || status == 429) res.set(http::field::retry_after, "1");
