@@ -2,6 +2,7 @@
 
 #include "bp/server/dealer_process.hpp"
 #include "bp/server/process_stats.hpp"
+#include "raw_socket.hpp"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -44,5 +45,16 @@ DealerChild::~DealerChild() {
 size_t DealerChild::rss_kib() const { return server::process_rss_kib(pid_); }
 size_t DealerChild::open_fds() const { return server::process_open_fds(pid_); }
 double DealerChild::cpu_seconds() const { return server::process_cpu_seconds(pid_); }
+
+size_t DealerChild::heap_in_use_kib() const {
+  const int fd = connect_from("127.0.0.1", port_, std::chrono::seconds(5));
+  if (fd < 0) return 0;
+  send_all(fd, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  const std::string metrics = read_until_close(fd, 1 << 20);
+  close(fd);
+  const std::string name = "\nbp_heap_in_use_bytes ";
+  const auto at = metrics.find(name);
+  return at == std::string::npos ? 0 : std::stoull(metrics.substr(at + name.size())) / 1024;
+}
 
 }  // namespace bp::netbench

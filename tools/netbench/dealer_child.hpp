@@ -23,6 +23,8 @@ class DealerChild {
   size_t rss_kib() const;
   size_t open_fds() const;
   double cpu_seconds() const;
+  // bp_heap_in_use_bytes from its /metrics, in KiB (0 if it does not answer).
+  size_t heap_in_use_kib() const;
 
  private:
   int pid_ = -1;
