@@ -26,16 +26,19 @@ namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
 struct DealerServer::Impl {
+  // Declared before the io_context, so destroyed after it: connections and sessions whose
+  // handlers are still queued when the daemon stops are destroyed with the io_context, and
+  // they release their admission tickets and touch the metrics and TLS context then.
   DealerConfig config;
   AuthPolicy auth;
-  asio::io_context ioc;
   Metrics metrics;
   OutcomeStore store;
   BulletproofGens bp_gens{64, mpc::kMaxParties};
   PedersenGens pc_gens;
-  SessionRegistry registry;
   std::optional<asio::ssl::context> tls;  // set when the dealer serves wss:// and https://
   Admission admission;
+  asio::io_context ioc;
+  SessionRegistry registry;
   tcp::acceptor acceptor;
   asio::signal_set signals;
   asio::steady_timer drain_timer;
@@ -50,13 +53,13 @@ struct DealerServer::Impl {
   explicit Impl(DealerConfig c)
       : config(std::move(c)),
         auth(config),
-        ioc(static_cast<int>(config.threads)),
         store(config.db_path, config.outcome_cache),
+        admission(config.max_connections, config.max_connections_per_ip, config.max_connects_per_ip_per_s),
+        ioc(static_cast<int>(config.threads)),
         registry(ioc, config,
                  SessionEnv{&bp_gens, &pc_gens, &metrics, std::chrono::milliseconds(config.reconnect_grace_ms),
                             [this](const SessionOutcome& o) { store.record(o); }, &auth.dealer()},
                  store),
-        admission(config.max_connections, config.max_connections_per_ip, config.max_connects_per_ip_per_s),
         acceptor(asio::make_strand(ioc)),
         signals(ioc, SIGTERM, SIGINT),
         drain_timer(ioc),

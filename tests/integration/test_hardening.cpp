@@ -464,3 +464,17 @@ TEST_CASE("a session id is taken once: a finished session's id is refused, acros
   CHECK(http_get(restarted.port(), "/v1/sessions/" + id).second == record);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("SIGTERM with connections of every kind still open: a clean exit") {
+  DealerProcess dealer({"--max-connections", "4", "--shutdown-grace-ms", "300"});
+  RawParty idle_websocket(dealer.port());
+  const std::string session = create_session(dealer, 8, 2, 20000);
+  Seated seated = join_raw(dealer, session);  // a seat in a session that will be cut short
+  boost::asio::io_context ioc;
+  boost::asio::ip::tcp::socket half_request(ioc), refused(ioc);
+  half_request.connect({boost::asio::ip::make_address("127.0.0.1"), dealer.port()});
+  boost::asio::write(half_request, boost::asio::buffer(std::string("GET /healthz HTTP/1.1\r\nHost: x\r\n")));
+  refused.connect({boost::asio::ip::make_address("127.0.0.1"), dealer.port()});  // past --max-connections
+  std::this_thread::sleep_for(200ms);
+  CHECK(dealer.terminate_and_wait() == 0);
+}
