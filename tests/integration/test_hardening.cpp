@@ -94,6 +94,21 @@ std::string proof_line(const DealerProcess& dealer) {
   return wire::proof_json(r.n, r.label, r.commitments, r.proof.to_bytes());
 }
 
+// `count` upgraded WebSockets that stay open (each has read the dealer's Hello).
+std::vector<std::unique_ptr<RawParty>> hold_websockets(const DealerProcess& dealer, int count) {
+  std::vector<std::unique_ptr<RawParty>> held;
+  for (int i = 0; i < count; ++i) held.push_back(std::make_unique<RawParty>(dealer.port()));
+  return held;
+}
+
+// What a CreateSession that the dealer refuses reports (an Aborted error's detail).
+std::string refused_create(const DealerProcess& dealer) {
+  auto refused = client::create_session(dealer.endpoint(), {8, 2, "x", 0, {}, {}});
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().kind == client::ClientErrorKind::Aborted);
+  return refused.error().detail;
+}
+
 std::string verify_request(const std::string& body) {
   return "POST /v1/verify HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: " + std::to_string(body.size()) +
          "\r\n\r\n" + body;
@@ -209,12 +224,8 @@ TEST_CASE("a WebSocket that never asks for anything gives its slot back; one add
     CHECK(answers == 100);
   }
   DealerProcess dealer({"--max-connections-per-ip", "4"});
-  std::vector<std::unique_ptr<RawParty>> held;
-  for (int i = 0; i < 4; ++i) held.push_back(std::make_unique<RawParty>(dealer.port()));
-  auto refused = client::create_session(dealer.endpoint(), {8, 2, "x", 0, {}, {}});
-  REQUIRE_FALSE(refused.ok());
-  CHECK(refused.error().kind == client::ClientErrorKind::Aborted);
-  CHECK(refused.error().detail == "too many connections from your address (at most 4) (HTTP 503)");
+  auto held = hold_websockets(dealer, 4);
+  CHECK(refused_create(dealer) == "too many connections from your address (at most 4) (HTTP 503)");
   // Another address is not affected.
   RawParty other(dealer.port(), "/", "127.0.0.2");
   other.send(wire::ManageSessionsMsg{});
@@ -229,12 +240,8 @@ TEST_CASE("a WebSocket that never asks for anything gives its slot back; one add
 TEST_CASE("refusals are answered with a status and a reason") {
   {
     DealerProcess dealer({"--max-connections", "3"});
-    std::vector<std::unique_ptr<RawParty>> held;
-    for (int i = 0; i < 3; ++i) held.push_back(std::make_unique<RawParty>(dealer.port()));
-    auto refused = client::create_session(dealer.endpoint(), {8, 2, "x", 0, {}, {}});
-    REQUIRE_FALSE(refused.ok());
-    CHECK(refused.error().kind == client::ClientErrorKind::Aborted);
-    CHECK(refused.error().detail.find("dealer at capacity: 3 connections open (HTTP 503)") != std::string::npos);
+    auto held = hold_websockets(dealer, 3);
+    CHECK(refused_create(dealer) == "dealer at capacity: 3 connections open (HTTP 503)");
     const std::string printed = run_command(std::string(BP_PARTY_PATH) + " join --dealer ws://127.0.0.1:" +
                                             std::to_string(dealer.port()) + " --session " + std::string(32, 'a') +
                                             " --value 1");
