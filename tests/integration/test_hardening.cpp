@@ -435,6 +435,10 @@ TEST_CASE("every connected socket of the dealer and of a party sets TCP_NODELAY"
   }
   boost::asio::ip::tcp::socket accepted(ioc);
   listener.accept(accepted);
+  // Its first bytes (the upgrade request) are written after its connect handler ran, which
+  // is where the option is set: once they are here, the option must be too.
+  char first[64];
+  accepted.read_some(boost::asio::buffer(first));
   std::vector<int> party_side;
   for (int i = 0; i < 50 && party_side.empty(); ++i) {
     party_side = nodelay_of_connected_sockets(child, listener.local_endpoint().port());
