@@ -370,13 +370,8 @@ template <class Stream>
 void WsConnection<Stream>::manage(const wire::ManageSessionsMsg& request) {
   if (auto why = env_.auth->check_manage(channel_, request)) return refuse(*why);
   wire::SessionListMsg answer;
-  for (const auto& s : env_.registry->manage(owner(request.operator_auth), request.cancel, answer.not_cancelled)) {
-    if (answer.sessions.size() == wire::kMaxListedSessions) break;
-    answer.sessions.push_back({s.id, s.n, s.parties, s.joined, s.phase});
-  }
-  for (const auto& id : request.cancel)
-    if (std::find(answer.not_cancelled.begin(), answer.not_cancelled.end(), id) == answer.not_cancelled.end())
-      spdlog::info("session={} cancelled by its operator from {}", id, peer_);
+  answer.sessions = env_.registry->manage(owner(request.operator_auth), request.cancel, answer.not_cancelled);
+  if (answer.sessions.size() > wire::kMaxListedSessions) answer.sessions.resize(wire::kMaxListedSessions);
   state_ = State::Operator;
   arm_request_deadline();
   enqueue(std::make_shared<const std::vector<uint8_t>>(wire::encode(answer)));

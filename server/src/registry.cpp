@@ -1,5 +1,7 @@
 #include "registry.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 
 namespace bp::server {
@@ -64,24 +66,25 @@ std::shared_ptr<AggregationSession> SessionRegistry::find(const std::string& id)
   return it == sessions_.end() ? nullptr : it->second;
 }
 
-std::vector<SessionSnapshot> SessionRegistry::manage(const SessionOwner& owner, const std::vector<std::string>& cancel,
+std::vector<wire::SessionSummary> SessionRegistry::manage(const SessionOwner& owner, const std::vector<std::string>& cancel,
                                                      std::vector<std::string>& not_cancelled) {
   std::lock_guard lock(mutex_);
   prune_locked();
-  std::vector<SessionSnapshot> open;
+  std::vector<wire::SessionSummary> open;
   for (const auto& id : cancel) {
     auto it = sessions_.find(id);
     if (it == sessions_.end() || !it->second->owner().same_as(owner)) {
       not_cancelled.push_back(id);  // not running, or not this owner's: no one learns which
       continue;
     }
+    spdlog::info("session={} cancelled by its operator from {}", id, owner.address);
     it->second->shutdown("cancelled by its operator");
   }
   for (const auto& [id, session] : sessions_) {
     if (!session->owner().same_as(owner) || std::find(cancel.begin(), cancel.end(), id) != cancel.end()) continue;
-    open.push_back(session->snapshot());
+    open.push_back(session->summary());
   }
-  std::sort(open.begin(), open.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  std::sort(open.begin(), open.end(), [](const auto& a, const auto& b) { return a.session_id < b.session_id; });
   return open;
 }
 

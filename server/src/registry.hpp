@@ -29,7 +29,7 @@ class SessionRegistry {
   std::shared_ptr<AggregationSession> find(const std::string& id);
   // The owner's open sessions, after cancelling those of `cancel` it owns; the ids it asked
   // to cancel that are not its open sessions come back in `not_cancelled`.
-  std::vector<SessionSnapshot> manage(const SessionOwner& owner, const std::vector<std::string>& cancel,
+  std::vector<wire::SessionSummary> manage(const SessionOwner& owner, const std::vector<std::string>& cancel,
                                       std::vector<std::string>& not_cancelled);
 
   void stop_accepting();

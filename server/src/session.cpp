@@ -40,7 +40,7 @@ AggregationSession::AggregationSession(asio::io_context& ioc, std::string id, mp
       deadline_(strand_),
       owner_(std::move(owner)) {}
 
-SessionSnapshot AggregationSession::snapshot() const {
+wire::SessionSummary AggregationSession::summary() const {
   return {id_, params_.n, params_.parties, public_joined_.load(), phase_name(public_phase_.load())};
 }
 

@@ -64,13 +64,6 @@ struct SessionOwner {
   }
 };
 
-// A session as its owner sees it in a listing (read from any thread).
-struct SessionSnapshot {
-  std::string id;
-  size_t n = 0, parties = 0, joined = 0;
-  std::string phase;
-};
-
 class AggregationSession : public std::enable_shared_from_this<AggregationSession> {
  public:
   // `allowed` lists the parties' keys in position order; empty: anyone may join (anonymous).
@@ -92,7 +85,8 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   // True once the outcome is recorded (so the store knows the id before the registry forgets it).
   bool finished() const { return finished_flag_; }
   const SessionOwner& owner() const { return owner_; }
-  SessionSnapshot snapshot() const;
+  // The session as its owner sees it in a listing (read from any thread).
+  wire::SessionSummary summary() const;
 
  private:
   enum class Phase { Joining, BitCommitments, PolyCommitments, ProofShares, Done };
