@@ -26,7 +26,6 @@ class Metrics {
   void refused(const std::string& reason);
 
   long running_sessions() const { return sessions_started_ - sessions_completed_ - aborted_total_; }
-  long connections() const { return connections_; }
   std::string prometheus_text() const;
 
  private:

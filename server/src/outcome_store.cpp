@@ -121,7 +121,17 @@ std::optional<std::string> OutcomeStore::find_json(const std::string& session_id
   return out;
 }
 
-bool OutcomeStore::contains(const std::string& session_id) { return find_json(session_id).has_value(); }
+bool OutcomeStore::contains(const std::string& session_id) {
+  std::lock_guard lock(mutex_);
+  if (cache_.count(session_id) != 0) return true;
+  if (!db_) return false;
+  sqlite3_stmt* stmt = nullptr;
+  sqlite3_prepare_v2(db_, "SELECT 1 FROM session_outcomes WHERE id = ?", -1, &stmt, nullptr);
+  sqlite3_bind_text(stmt, 1, session_id.c_str(), -1, SQLITE_TRANSIENT);
+  const bool found = sqlite3_step(stmt) == SQLITE_ROW;
+  sqlite3_finalize(stmt);
+  return found;
+}
 
 size_t OutcomeStore::prune(std::chrono::seconds age) {
   std::lock_guard lock(mutex_);
@@ -144,11 +154,6 @@ size_t OutcomeStore::prune(std::chrono::seconds age) {
   if (sqlite3_step(stmt) != SQLITE_DONE) spdlog::error("pruning old outcomes failed: {}", sqlite3_errmsg(db_));
   sqlite3_finalize(stmt);
   return static_cast<size_t>(sqlite3_changes(db_));
-}
-
-size_t OutcomeStore::cached() const {
-  std::lock_guard lock(mutex_);
-  return cache_.size();
 }
 
 }  // namespace bp::server

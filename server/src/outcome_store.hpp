@@ -36,7 +36,6 @@ class OutcomeStore {
   bool contains(const std::string& session_id);
   // Deletes the records older than `age`; returns how many went.
   size_t prune(std::chrono::seconds age);
-  size_t cached() const;
 
   static std::string to_json(const SessionOutcome& outcome);
 
