@@ -20,21 +20,16 @@ void AdmissionTicket::release() {
 }
 
 Admission::Admission(size_t max_connections, size_t max_per_address, uint32_t max_connects_per_s)
-    : max_connections_(max_connections), max_per_address_(max_per_address), max_connects_per_s_(max_connects_per_s) {}
+    : max_connections_(max_connections), max_per_address_(max_per_address), connects_(max_connects_per_s) {}
 
 std::unique_ptr<AdmissionTicket> Admission::admit(const std::string& address) {
   std::lock_guard lock(mutex_);
-  const auto now = std::chrono::steady_clock::now();
-  if (now - window_start_ >= std::chrono::seconds(1)) {
-    connects_this_second_.clear();
-    window_start_ = now;
-  }
   auto ticket = std::make_unique<AdmissionTicket>();
   ticket->owner_ = this;
   ticket->address_ = address;
-  if (++connects_this_second_[address] > max_connects_per_s_) {
+  if (connects_.over_limit(address)) {
     ticket->status_ = 429;
-    ticket->reason_ = "too many new connections from your address (at most " + std::to_string(max_connects_per_s_) +
+    ticket->reason_ = "too many new connections from your address (at most " + std::to_string(connects_.limit()) +
                       " per second)";
   } else if (open_ >= max_connections_) {
     ticket->status_ = 503;

@@ -13,6 +13,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "per_second_counter.hpp"
+
 namespace bp::server {
 
 class Admission;
@@ -61,13 +63,11 @@ class Admission {
 
   size_t max_connections_;
   const size_t max_per_address_;
-  const uint32_t max_connects_per_s_;
   mutable std::mutex mutex_;
   size_t open_ = 0;
   size_t refusals_ = 0;
   std::unordered_map<std::string, size_t> per_address_;  // admitted connections only; no zero entries
-  std::unordered_map<std::string, uint32_t> connects_this_second_;
-  std::chrono::steady_clock::time_point window_start_ = std::chrono::steady_clock::now();
+  PerSecondCounter connects_;
 };
 
 }  // namespace bp::server

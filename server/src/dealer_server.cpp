@@ -5,7 +5,6 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/strand.hpp>
-#include <filesystem>
 #include <optional>
 #include <stdexcept>
 #include <atomic>
@@ -15,6 +14,7 @@
 #include <sys/resource.h>
 
 #include "admission.hpp"
+#include "bp/server/process_stats.hpp"
 #include "connection.hpp"
 #include "outcome_store.hpp"
 #include "registry.hpp"
@@ -97,11 +97,7 @@ struct DealerServer::Impl {
       setrlimit(RLIMIT_NOFILE, &limit);
       getrlimit(RLIMIT_NOFILE, &limit);
     }
-    size_t open_now = 0;
-    std::error_code ec;
-    for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec); !ec && it != std::filesystem::directory_iterator();
-         it.increment(ec))
-      ++open_now;
+    const size_t open_now = process_open_fds();
     constexpr size_t kSpare = 32;  // database journal, TLS files, logs, resolver, a margin
     const size_t needed = config.max_connections + Admission::kRefusalBudget + open_now + kSpare;
     if (limit.rlim_cur != RLIM_INFINITY && needed > limit.rlim_cur) {

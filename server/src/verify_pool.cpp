@@ -7,7 +7,7 @@
 namespace bp::server {
 
 VerifyPool::VerifyPool(unsigned threads, size_t queue_limit, uint32_t per_address_per_s)
-    : queue_limit_(queue_limit), per_address_per_s_(per_address_per_s) {
+    : queue_limit_(queue_limit), requests_(per_address_per_s) {
   for (unsigned i = 0; i < std::max(1u, threads); ++i) threads_.emplace_back([this] { work(); });
 }
 
@@ -16,12 +16,7 @@ VerifyPool::~VerifyPool() { stop(); }
 VerifyPool::Admit VerifyPool::submit(const std::string& address, std::function<void()> job) {
   std::lock_guard lock(mutex_);
   if (stopping_) return Admit::Stopped;
-  const auto now = std::chrono::steady_clock::now();
-  if (now - window_start_ >= std::chrono::seconds(1)) {
-    requests_this_second_.clear();
-    window_start_ = now;
-  }
-  if (++requests_this_second_[address] > per_address_per_s_) return Admit::RateLimited;
+  if (requests_.over_limit(address)) return Admit::RateLimited;
   if (queue_.size() >= queue_limit_) return Admit::QueueFull;
   queue_.push_back(std::move(job));
   wake_.notify_one();

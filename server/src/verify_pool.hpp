@@ -14,6 +14,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "per_second_counter.hpp"
+
 namespace bp::server {
 
 class VerifyPool {
@@ -34,13 +36,11 @@ class VerifyPool {
   void work();
 
   const size_t queue_limit_;
-  const uint32_t per_address_per_s_;
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<std::function<void()>> queue_;
   bool stopping_ = false;
-  std::unordered_map<std::string, uint32_t> requests_this_second_;
-  std::chrono::steady_clock::time_point window_start_ = std::chrono::steady_clock::now();
+  PerSecondCounter requests_;
   std::vector<std::thread> threads_;
 };
 
