@@ -47,14 +47,18 @@ size_t DealerChild::open_fds() const { return server::process_open_fds(pid_); }
 double DealerChild::cpu_seconds() const { return server::process_cpu_seconds(pid_); }
 
 size_t DealerChild::heap_in_use_kib() const {
-  const int fd = connect_from("127.0.0.1", port_, std::chrono::seconds(5));
-  if (fd < 0) return 0;
-  send_all(fd, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-  const std::string metrics = read_until_close(fd, 1 << 20);
-  close(fd);
-  const std::string name = "\nbp_heap_in_use_bytes ";
-  const auto at = metrics.find(name);
-  return at == std::string::npos ? 0 : std::stoull(metrics.substr(at + name.size())) / 1024;
+  // A loaded machine may be slow to answer: a few tries before giving up on this sample.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const int fd = connect_from("127.0.0.1", port_, std::chrono::seconds(10));
+    if (fd < 0) continue;
+    send_all(fd, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    const std::string metrics = read_until_close(fd, 1 << 20);
+    close(fd);
+    const std::string name = "\nbp_heap_in_use_bytes ";
+    if (const auto at = metrics.find(name); at != std::string::npos)
+      return std::stoull(metrics.substr(at + name.size())) / 1024;
+  }
+  return 0;
 }
 
 }  // namespace bp::netbench

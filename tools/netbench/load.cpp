@@ -65,26 +65,11 @@ int run_load_table(const std::string& dealer_path, double seconds_per_row) {
       if (flood) hostile.start_verify_flood(addresses(20, 4), flood_body);
       if (slowloris) hostile.start_slowloris(300, addresses(40, 10));
       if (flood || slowloris) std::this_thread::sleep_for(std::chrono::seconds(1));  // let it build up
-      std::vector<double> latencies;
-      std::mutex mutex;
-      std::atomic<size_t> failed{0};
       const double cpu_before = dealer.cpu_seconds();
-      const auto t0 = std::chrono::steady_clock::now();
-      const auto deadline = t0 + std::chrono::duration<double>(seconds_per_row);
-      std::vector<std::thread> drivers;
-      for (size_t k = 0; k < in_flight; ++k)
-        drivers.emplace_back([&] {
-          while (std::chrono::steady_clock::now() < deadline) {
-            if (auto run = network_session(endpoint, 64, 4)) {
-              std::lock_guard lock(mutex);
-              latencies.push_back(run->wall_ms);
-            } else {
-              ++failed;
-            }
-          }
-        });
-      for (auto& d : drivers) d.join();
-      const double seconds = ms_since(t0) / 1000;
+      const auto load = keep_in_flight(endpoint, 64, 4, in_flight, seconds_per_row);
+      const auto& latencies = load.latencies_ms;
+      const size_t failed = load.failed;
+      const double seconds = load.seconds;
       const double cpu_ms = (dealer.cpu_seconds() - cpu_before) * 1000 / static_cast<double>(std::max<size_t>(1, latencies.size()));
       hostile.stop();
       const char* names[] = {"none", "verify flood", "slowloris 300", "verify flood + slowloris 300"};
@@ -93,7 +78,7 @@ int run_load_table(const std::string& dealer_path, double seconds_per_row) {
       const std::string cpu = flood ? "-" : std::to_string(cpu_ms).substr(0, std::to_string(cpu_ms).find('.') + 2);
       std::printf("| %zu | %s | %.1f | %.0f | %.0f | %.2f | %zu | %s | %s |\n", in_flight, names[traffic],
                   static_cast<double>(latencies.size()) / seconds, p50, quantile(latencies, 0.99),
-                  idle_p50 > 0 ? p50 / idle_p50 : 0.0, failed.load(), cpu.c_str(),
+                  idle_p50 > 0 ? p50 / idle_p50 : 0.0, failed, cpu.c_str(),
                   (flood || slowloris) ? hostile.summary().c_str() : "");
       std::fflush(stdout);
       if (failed != 0) status = 1;

@@ -150,9 +150,6 @@ int main(int argc, char** argv) {
 
   // Load: keep `in_flight` sessions of m = 4 going for load_seconds; count the completed ones.
   const size_t in_flight = 8;
-  std::atomic<size_t> completed{0}, failed{0};
-  const auto deadline = Clock::now() + std::chrono::duration<double>(quick ? 2.0 : load_seconds);
-  const auto t0 = Clock::now();
   // The dealer's own CPU time (its one worker thread), which is what sizing a dealer needs:
   // the parties' work runs on their own machines in production.
   clockid_t dealer_clock;
@@ -163,21 +160,12 @@ int main(int argc, char** argv) {
     return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
   };
   const double cpu_before = dealer_cpu_ms();
-  std::vector<std::thread> drivers;
-  for (size_t k = 0; k < in_flight; ++k)
-    drivers.emplace_back([&] {
-      while (Clock::now() < deadline) {
-        if (bp::netbench::network_session(dealer, 64, 4, options))
-          ++completed;
-        else
-          ++failed;
-      }
-    });
-  for (auto& d : drivers) d.join();
-  const double seconds = ms_since(t0) / 1000;
+  const auto load = bp::netbench::keep_in_flight(dealer, 64, 4, in_flight, quick ? 2.0 : load_seconds, options);
+  const size_t completed = load.latencies_ms.size(), failed = load.failed;
+  const double seconds = load.seconds;
   const double cpu_per_session = (dealer_cpu_ms() - cpu_before) / static_cast<double>(std::max<size_t>(1, completed));
   std::printf("\nload: %zu sessions of m = 4 (n = 64) completed in %.1f s with %zu in flight: %.2f sessions/s (%zu failed)\n",
-              completed.load(), seconds, in_flight, completed / seconds, failed.load());
+              completed, seconds, in_flight, static_cast<double>(completed) / seconds, failed);
   std::printf("dealer CPU per session: %.2f ms, so one dealer core serves about %.0f such sessions/s when the parties "
               "run elsewhere\n",
               cpu_per_session, 1000.0 / cpu_per_session);

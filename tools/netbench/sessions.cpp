@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <cmath>
+#include <mutex>
+#include <thread>
 
 #include "bp/random.hpp"
 
@@ -17,6 +19,29 @@ double quantile(std::vector<double> samples, double q) {
   std::sort(samples.begin(), samples.end());
   const auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(samples.size())));
   return samples[std::min(samples.size() - 1, rank == 0 ? 0 : rank - 1)];
+}
+
+LoadRun keep_in_flight(const client::Endpoint& dealer, size_t bits, size_t m, size_t in_flight, double seconds,
+                       const client::Options& options) {
+  LoadRun run;
+  std::mutex mutex;
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto deadline = t0 + std::chrono::duration<double>(seconds);
+  std::vector<std::thread> drivers;
+  for (size_t k = 0; k < in_flight; ++k)
+    drivers.emplace_back([&] {
+      while (std::chrono::steady_clock::now() < deadline) {
+        const auto session = network_session(dealer, bits, m, options);
+        std::lock_guard lock(mutex);
+        if (session)
+          run.latencies_ms.push_back(session->wall_ms);
+        else
+          ++run.failed;
+      }
+    });
+  for (auto& d : drivers) d.join();
+  run.seconds = ms_since(t0) / 1000;
+  return run;
 }
 
 std::optional<NetRun> network_session(const client::Endpoint& dealer, size_t bits, size_t m,

@@ -19,6 +19,15 @@ struct NetRun {
 std::optional<NetRun> network_session(const client::Endpoint& dealer, size_t bits, size_t m,
                                       const client::Options& options = {});
 
+// `in_flight` client threads each running sessions back to back for `seconds`.
+struct LoadRun {
+  std::vector<double> latencies_ms;  // of the sessions that completed
+  size_t failed = 0;
+  double seconds = 0;  // wall time, until the last thread finished its last session
+};
+LoadRun keep_in_flight(const client::Endpoint& dealer, size_t bits, size_t m, size_t in_flight, double seconds,
+                       const client::Options& options = {});
+
 double ms_since(std::chrono::steady_clock::time_point t0);
 // The q-quantile (0..1) of the samples, nearest rank; 0 for none.
 double quantile(std::vector<double> samples, double q);

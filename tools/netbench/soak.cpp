@@ -23,7 +23,11 @@ struct Sample {
 };
 
 // Least squares: KiB per 1000 sessions over the samples, of RSS or of the heap in use.
-double slope_kib_per_1000(const std::vector<Sample>& samples, size_t Sample::*kib) {
+// A sample without a reading (0: the dealer did not answer in time) is left out.
+double slope_kib_per_1000(const std::vector<Sample>& all, size_t Sample::*kib) {
+  std::vector<Sample> samples;
+  for (const auto& s : all)
+    if (s.*kib != 0) samples.push_back(s);
   if (samples.size() < 2) return 0;
   double sx = 0, sy = 0, sxx = 0, sxy = 0;
   const auto n = static_cast<double>(samples.size());
@@ -96,7 +100,9 @@ int run_soak(const SoakOptions& options) {
     for (auto& d : drivers) d.join();
     garbage.stop();
     // Quiet again: every connection closed (the dealer's half too), then the last sample.
-    for (int i = 0; i < 100 && dealer.open_fds() != quiet_fds; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    // (A refused peer that never answers the dealer's close frame holds its socket for the
+    // close handshake's timeout, up to --handshake-timeout-ms: wait well past that.)
+    for (int i = 0; i < 300 && dealer.open_fds() != quiet_fds; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     sample(completed, " (end, quiet)");
     const Sample end = samples.back();
 
