@@ -59,11 +59,18 @@ const std::map<std::string, std::pair<Setter, const char*>>& options() {
           const auto colon = v.rfind(':');
           uint64_t port;
           if (colon == std::string::npos || colon == 0 || !to_u64(v.substr(colon + 1), 65535, port)) return false;
-          c.host = v.substr(0, colon);
+          // An IP address, IPv6 in brackets or bare ([::1]:8700, ::1:8700): a host name
+          // would only fail later, at bind, as an exception instead of this message.
+          std::string host = v.substr(0, colon);
+          if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+          boost::system::error_code ec;
+          boost::asio::ip::make_address(host, ec);
+          if (ec) return false;
+          c.host = host;
           c.port = static_cast<uint16_t>(port);
           return true;
         },
-        "HOST:PORT to listen on (port 0 picks a free one); default 127.0.0.1:8700"}},
+        "IP:PORT to listen on ([IPv6]:PORT; port 0 picks a free one); default 127.0.0.1:8700"}},
       {"threads", {number(&DealerConfig::threads, 1024), "worker threads; default one per core"}},
       {"db", {[](DealerConfig& c, const std::string& v) { c.db_path = v; return !v.empty(); },
               "SQLite file recording every session's outcome; default none"}},

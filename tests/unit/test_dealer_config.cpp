@@ -68,6 +68,12 @@ TEST_CASE("a dealer that would let anyone in is refused at start") {
   CHECK_FALSE(open_to_all.ok);
   CHECK(open_to_all.message.find("only on a loopback address") != std::string::npos);
   CHECK(parse({"--listen", "::1:8700", "--allow-anonymous"}).ok);
+  // Bracketed IPv6 is the usual spelling; a host name is refused here, not at bind.
+  const auto bracketed = parse({"--listen", "[::1]:8700", "--allow-anonymous"});
+  REQUIRE(bracketed.ok);
+  CHECK(bracketed.config.host == "::1");
+  CHECK_FALSE(parse({"--listen", "dealer:8700", "--allow-anonymous"}).ok);
+  CHECK_FALSE(parse({"--listen", "[]:8700", "--allow-anonymous"}).ok);
   const auto keyed = parse({"--listen", "0.0.0.0:8700", "--operator-key", kKey + "," + std::string(64, 'b')});
   REQUIRE(keyed.ok);
   CHECK(keyed.config.operator_keys.size() == 2);
