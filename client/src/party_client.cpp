@@ -16,6 +16,7 @@
 #include "bp/mpc/party.hpp"
 #include "bp/wire/auth.hpp"
 #include "bp/wire/codec.hpp"
+#include "bp/json.hpp"
 
 namespace bp::client {
 
@@ -56,7 +57,7 @@ std::string describe(const ClientError& e) {
   std::string out = std::string(kNames[static_cast<int>(e.kind)]) + ": " + e.detail;
   if (e.kind == ClientErrorKind::Aborted || !e.blamed.empty()) {
     out += " blamed=[";
-    for (size_t i = 0; i < e.blamed.size(); ++i) out += (i ? "," : "") + std::to_string(e.blamed[i]);
+    out += comma_separated(e.blamed);
     out += "]";
   }
   return out;

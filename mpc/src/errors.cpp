@@ -1,4 +1,5 @@
 #include "bp/mpc/errors.hpp"
+#include "bp/json.hpp"
 
 namespace bp::mpc {
 
@@ -23,7 +24,7 @@ std::string describe(const MpcError& e) {
   std::string out(name(e.kind));
   if (!e.detail.empty()) out += ": " + e.detail;
   out += " blamed=[";
-  for (size_t i = 0; i < e.blamed.size(); ++i) out += (i ? "," : "") + std::to_string(e.blamed[i]);
+  out += comma_separated(e.blamed);
   return out + "]";
 }
 

@@ -17,7 +17,7 @@ std::string result_json(const mpc::AggregationResult& r, std::optional<size_t> p
   std::string out = proof_json(r.n, r.label, r.commitments, r.proof.to_bytes());
   out.pop_back();  // reopen the object
   out += ",\"padding\":[";
-  for (size_t i = 0; i < r.padding_positions.size(); ++i) out += (i ? "," : "") + std::to_string(r.padding_positions[i]);
+  out += comma_separated(r.padding_positions);
   out += "]";
   if (position) out += ",\"position\":" + std::to_string(*position);
   if (attestation)

@@ -14,8 +14,9 @@ namespace {
 template <class T, class F>
 std::string json_array(const std::vector<T>& items, F&& each) {
   std::string out = "[";
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + each(items[i]);
-  return out + "]";
+  out += comma_separated(items, each);
+  out += "]";
+  return out;
 }
 
 }  // namespace
