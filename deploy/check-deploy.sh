@@ -21,11 +21,36 @@ while read -r script; do
   [ -x "deploy/compose/$script" ] || fail "compose runs $script, which is not an executable in deploy/compose"
 done < <(grep -ho 'bp-compose-[a-z]*\.sh' deploy/docker-compose.yml | sort -u)
 
+# One-shot containers must not inherit the dealer's HEALTHCHECK; only the dealer keeps it.
+# (Debian's python3 with python3-yaml, which docker-compose brings.)
+/usr/bin/python3 - "$tls_env" <<'PY' || fail "compose health checks: see above"
+import sys, yaml
+services = yaml.safe_load(sys.argv[1])["services"]
+bad = [n for n, s in services.items() if n != "dealer" and s.get("healthcheck", {}).get("test") != ["NONE"]]
+bad += ["dealer"] if "healthcheck" in services["dealer"] else []
+if bad: sys.exit("error: health check inherited or overridden wrongly in: " + ", ".join(bad))
+PY
+grep -q '/healthz' deploy/compose/bp-compose-operator.sh || fail "the operator script does not wait for the dealer's /healthz"
+grep -q 'no such session' deploy/compose/bp-compose-party.sh || fail "the party script does not wait for the session"
+
 echo "== Dockerfile"
 [ "$(grep -c '^FROM debian:12' deploy/Dockerfile)" -ge 2 ] || fail "Dockerfile is not a multi-stage Debian 12 build"
 grep -q '^USER bp' deploy/Dockerfile || fail "the runtime image does not drop root"
 grep -q '^HEALTHCHECK .*healthcheck.sh' deploy/Dockerfile || fail "no HEALTHCHECK"
 grep -q 'CMAKE_BUILD_TYPE=Release' deploy/Dockerfile || fail "not a Release build"
+grep -q 'install-deps.sh --build' deploy/Dockerfile || fail "the build stage installs more than the build set"
+for tool in clang clang-tidy valgrind ccache shellcheck docker-compose doctest-dev nodejs; do
+  ! deploy/install-deps.sh --print build | grep -qx "$tool" || fail "the build set holds $tool, which a Release build does not need"
+done
+grep -q 'cmake --build /build --target bp-dealer bp-party bp' deploy/Dockerfile || fail "the image builds more than its three programs"
+! grep -q '^VOLUME' deploy/Dockerfile || fail "VOLUME gives every container of the image an anonymous volume"
+! grep -qE '^ENV .*BP_DEALER_(LISTEN|DB)' deploy/Dockerfile || fail "ENV BP_DEALER_<option> would beat a mounted config file"
+! grep -q 'useradd --system' deploy/Dockerfile || fail "useradd --system with uid 10001 warns (system ids end at 999)"
+grep -q 'groupadd --gid 10001 bp' deploy/Dockerfile || fail "group bp is not 10001 like the user"
+! grep -q 'BP_DEALER_LISTEN' deploy/image/healthcheck.sh || fail "the health check takes the port from one setting only"
+# The README's TLS compose commands: https:// with the demo's CA, not http://.
+sed -n '/^### The compose demo/,/^### TLS/p' README.md | grep -q 'curl --cacert demo-ca.crt https://127.0.0.1:8700/metrics' ||
+  fail "README's compose section lacks the TLS /metrics command"
 while read -r src; do
   for f in $src; do compgen -G "$f" >/dev/null || fail "Dockerfile copies $f, which does not exist"; done
 done < <(grep '^COPY [^-]' deploy/Dockerfile | sed -E 's/^COPY (.*) [^ ]+$/\1/' | grep -v '^\. *$')
@@ -40,8 +65,8 @@ if [ -x build/gcc/server/bp-dealer ]; then
 fi
 
 echo "== shellcheck"
-shellcheck -s sh deploy/compose/*.sh deploy/healthcheck.sh
-shellcheck deploy/*.sh tests/run.sh
+shellcheck -s sh deploy/compose/*.sh deploy/image/healthcheck.sh
+shellcheck -x deploy/*.sh deploy/lib/*.sh tests/run.sh
 
 echo "== Kubernetes manifests (schema and cross-references, no cluster)"
 npm_dir="$root/build/npm-k8s"

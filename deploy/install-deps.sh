@@ -1,22 +1,59 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages the project builds and tests with, only those missing.
+# Installs the Debian 12 packages the project needs, only those missing. One set per use:
+#   install-deps.sh              everything the test command needs (build, tests, checks)
+#   install-deps.sh --build      only what a Release build of the programs needs (the image's
+#                                build stage: no sanitizers, linters, node or ccache)
+#   install-deps.sh --containers podman and what the compose demo stage needs to make its
+#                                own base images (deploy/container-demo.sh)
+#   install-deps.sh --print SET  prints the packages of SET (build, test, containers)
 set -euo pipefail
 
-packages=(
-  cmake ninja-build g++ clang clang-14 clang-tidy libclang-rt-14-dev pkg-config ccache valgrind
-  libprotobuf-dev protobuf-compiler libboost-dev libspdlog-dev libsqlite3-dev libssl-dev openssl curl
-  libsodium-dev doctest-dev nlohmann-json3-dev
+build_packages=(
+  cmake ninja-build g++ pkg-config
+  libprotobuf-dev protobuf-compiler libboost-dev libspdlog-dev libsqlite3-dev libssl-dev
+  libsodium-dev nlohmann-json3-dev
+)
+test_packages=(
+  "${build_packages[@]}"
+  clang clang-14 clang-tidy libclang-rt-14-dev ccache valgrind openssl curl doctest-dev
   docker-compose shellcheck iproute2
 )
+# crun 1.8 cannot run containers where cgroups are in hybrid mode: runc can
+# (deploy/podman/containers.conf selects it).
+container_packages=(podman podman-compose runc netavark aardvark-dns debootstrap uidmap curl)
+
+set_name="test"
+case "${1:-}" in
+  "") ;;
+  --build) set_name=build ;;
+  --containers) set_name=containers ;;
+  --print)
+    case "${2:-}" in
+      build) printf '%s\n' "${build_packages[@]}" ;;
+      test) printf '%s\n' "${test_packages[@]}" ;;
+      containers) printf '%s\n' "${container_packages[@]}" ;;
+      *) echo "usage: $0 --print build|test|containers" >&2; exit 2 ;;
+    esac
+    exit 0 ;;
+  *) echo "usage: $0 [--build | --containers | --print SET]" >&2; exit 2 ;;
+esac
+
+case "$set_name" in
+  build) packages=("${build_packages[@]}") ;;
+  test) packages=("${test_packages[@]}") ;;
+  containers) packages=("${container_packages[@]}") ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-# node and npm (the Kubernetes schema check): Debian's packages unless some node is already
-# installed (a NodeSource build bundles its own npm and conflicts with Debian's).
-command -v node >/dev/null || missing+=(nodejs)
-command -v npm >/dev/null || missing+=(npm)
+if [ "$set_name" = test ]; then
+  # node and npm (the Kubernetes schema check): Debian's packages unless some node is
+  # already installed (a NodeSource build bundles its own npm and conflicts with Debian's).
+  command -v node >/dev/null || missing+=(nodejs)
+  command -v npm >/dev/null || missing+=(npm)
+fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "installing: ${missing[*]}" >&2

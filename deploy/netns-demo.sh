@@ -11,6 +11,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build/release}" && pwd)
+# shellcheck source=deploy/lib/demo-results.sh
+. "$root/deploy/lib/demo-results.sh"
 export PATH="$build/client:$build/server:$build/tools:$root/deploy/compose:$PATH"
 for tool in bp bp-dealer bp-party; do command -v "$tool" >/dev/null || { echo "error: no $tool in $build" >&2; exit 1; }; done
 
@@ -80,10 +82,11 @@ port=$(sed -E 's/.*:([0-9]+)$/\1/' "$work/dealer.out")
 export BP_DEALER_URL="ws://$dealer_host:$port" BP_SESSION_ID BP_TLS=0
 BP_SESSION_ID=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 echo "== dealer at $BP_DEALER_URL ($mode)"
-# The container image's health check, run where the dealer runs (it asks 127.0.0.1).
-BP_DEALER_LISTEN="0.0.0.0:$port" run_on dealer "$root/deploy/healthcheck.sh" ||
-  { echo "error: deploy/healthcheck.sh does not see the dealer" >&2; exit 1; }
-echo "== deploy/healthcheck.sh (the image's HEALTHCHECK) passes in the dealer's namespace"
+# The container image's health check, run where the dealer runs, told nothing of the port
+# (the dealer's was set by a flag): it asks the kernel where bp-dealer listens.
+run_on dealer env -u BP_DEALER_LISTEN "$root/deploy/image/healthcheck.sh" ||
+  { echo "error: deploy/image/healthcheck.sh does not see the dealer" >&2; exit 1; }
+echo "== deploy/image/healthcheck.sh (the image's HEALTHCHECK) passes in the dealer's namespace"
 
 run_on party0 bp-compose-operator.sh >/dev/null
 echo "== session $BP_SESSION_ID opened by the operator (from party0's namespace) for four keys"
@@ -96,18 +99,9 @@ done
 for i in 0 1 2 3; do
   wait "${pids[$i]}" || { echo "error: party$i failed: $(cat "$work/party$i.err")" >&2; exit 1; }
 done
-json=$(cat "$work/party0.json")
-for i in 1 2 3; do
-  [ "$(sed -E 's/,"position":[0-9]+//' "$work/party$i.json")" = "$(sed -E 's/,"position":[0-9]+//' <<<"$json")" ] ||
-    { echo "error: party$i received a different result" >&2; exit 1; }
-done
+same_result "$work"/party{0,1,2,3}.json
 echo "== four parties in four namespaces received the same proof"
-
-field() { sed -E "s/.*\"$1\":\"([^\"]*)\".*/\\1/" <<<"$json"; }
-commitments=$(sed -E 's/.*"commitments":\[([^]]*)\].*/\1/; s/"//g' <<<"$json")
-label=$(sed -E 's/.*"label":"([^"]*)".*/\1/' <<<"$json")
-bp verify --bits 64 --commitments "$commitments" --proof "$(field proof)" --label "$label" \
-  --session "$BP_SESSION_ID" --dealer-key "$BP_KEYS_DIR/dealer.key.pub" --signature "$(field dealer_signature)"
+verify_result "$work/party0.json" "$BP_SESSION_ID" "$BP_KEYS_DIR/dealer.key.pub" bp
 
 metrics=$(run_on party3 curl -fsS "http://$dealer_host:$port/metrics")
 grep -q '^bp_sessions_completed_total 1$' <<<"$metrics" || { echo "error: /metrics does not count the session" >&2; exit 1; }
