@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test: unit, vector, property, CLI and integration tests plus the valgrind
-# constant-time check (g++, warnings as errors); the deployment checks and the multi-node
-# topology in network namespaces; then the whole suite again under AddressSanitizer and
+# constant-time check (g++, warnings as errors); the deployment checks, the multi-node
+# topology in network namespaces, and the image built with podman running the compose demo
+# (plain and TLS); then the whole suite again under AddressSanitizer and
 # UndefinedBehaviorSanitizer (clang++, warnings as errors) and the daemon's integration
 # tests under ThreadSanitizer.
 set -euo pipefail
@@ -16,6 +17,8 @@ echo "== deployment artefacts (compose, Dockerfile, scripts, Kubernetes manifest
 "$root/deploy/check-deploy.sh"
 echo "== the compose topology as local processes in network namespaces"
 "$root/deploy/netns-demo.sh" "$root/build/gcc"
+echo "== the image built with podman and the compose demo run (plain and TLS)"
+"$root/deploy/container-demo.sh"
 
 echo "== clang++ AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
 "$root/deploy/build.sh" "$root/build/asan" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
