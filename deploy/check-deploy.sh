@@ -40,7 +40,7 @@ grep -q '^HEALTHCHECK .*healthcheck.sh' deploy/Dockerfile || fail "no HEALTHCHEC
 grep -q 'CMAKE_BUILD_TYPE=Release' deploy/Dockerfile || fail "not a Release build"
 grep -q 'install-deps.sh --build' deploy/Dockerfile || fail "the build stage installs more than the build set"
 for tool in clang clang-tidy valgrind ccache shellcheck docker-compose doctest-dev nodejs; do
-  ! deploy/install-deps.sh --print build | grep -qx "$tool" || fail "the build set holds $tool, which a Release build does not need"
+  ! grep -qx "$tool" <<<"$(deploy/install-deps.sh --print build)" || fail "the build set holds $tool, which a Release build does not need"
 done
 grep -q 'cmake --build /build --target bp-dealer bp-party bp' deploy/Dockerfile || fail "the image builds more than its three programs"
 ! grep -q '^VOLUME' deploy/Dockerfile || fail "VOLUME gives every container of the image an anonymous volume"
@@ -49,7 +49,9 @@ grep -q 'cmake --build /build --target bp-dealer bp-party bp' deploy/Dockerfile 
 grep -q 'groupadd --gid 10001 bp' deploy/Dockerfile || fail "group bp is not 10001 like the user"
 ! grep -q 'BP_DEALER_LISTEN' deploy/image/healthcheck.sh || fail "the health check takes the port from one setting only"
 # The README's TLS compose commands: https:// with the demo's CA, not http://.
-sed -n '/^### The compose demo/,/^### TLS/p' README.md | grep -q 'curl --cacert demo-ca.crt https://127.0.0.1:8700/metrics' ||
+# (grep reads a variable, not a pipe: grep -q stops early, and pipefail would blame sed's SIGPIPE)
+compose_section=$(sed -n '/^### The compose demo/,/^### TLS/p' README.md)
+grep -q 'curl --cacert demo-ca.crt https://127.0.0.1:8700/metrics' <<<"$compose_section" ||
   fail "README's compose section lacks the TLS /metrics command"
 while read -r src; do
   for f in $src; do compgen -G "$f" >/dev/null || fail "Dockerfile copies $f, which does not exist"; done

@@ -158,7 +158,7 @@ c3=$("${dealer_run[@]}" -e BP_DEALER_LISTEN=127.0.0.1:18745 -e BP_DEALER_ALLOW_A
 for c in "$c1" "$c2" "$c3"; do
   healthy "$c" || { podman logs "$c" >&2; fail "the dealer in ${c:0:12} ($(podman inspect --format '{{.Args}}' "$c")) is not healthy"; }
 done
-podman logs "$c2" 2>&1 | grep -q 'listening on 127.0.0.1:18743' || fail "the mounted config's listen was not obeyed"
+grep -q 'listening on 127.0.0.1:18743' <<<"$(podman logs "$c2" 2>&1)" || fail "the mounted config's listen was not obeyed"
 podman rm -f "$c1" "$c2" "$c3" >/dev/null
 echo "== health check healthy with the port from a flag, a mounted config file and a variable"
 
@@ -258,7 +258,7 @@ run_compose() {
     curl_tls=(--cacert "$work/ca.crt")
   fi
   [ "$(curl -fsS "${curl_tls[@]}" "$scheme://127.0.0.1:$port/healthz")" = ok ] || fail "/healthz did not answer on the host ($name)"
-  curl -fsS "${curl_tls[@]}" "$scheme://127.0.0.1:$port/metrics" | grep -q '^bp_sessions_completed_total 1$' ||
+  grep -q '^bp_sessions_completed_total 1$' <<<"$(curl -fsS "${curl_tls[@]}" "$scheme://127.0.0.1:$port/metrics")" ||
     fail "/metrics on the host does not count the session ($name)"
   healthy "${project}_dealer_1" || fail "podman healthcheck run: the dealer is not healthy ($name)"
   for c in init operator party0 party1 party2 party3; do
