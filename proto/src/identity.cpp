@@ -95,7 +95,9 @@ std::string public_key_hex(const PublicKey& key) { return to_hex(key); }
 
 std::optional<PublicKey> parse_public_key(std::string_view hex_or_path) {
   std::string text(hex_or_path);
-  if (text.size() != 2 * kPublicKeyBytes) {
+  // 64 hex characters are a key; anything else (a 64-character path too) names a file.
+  const auto direct = from_hex(text);
+  if (!direct || direct->size() != kPublicKeyBytes) {
     std::ifstream in(text);
     if (!in) return std::nullopt;
     std::stringstream content;

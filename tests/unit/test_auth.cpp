@@ -50,6 +50,14 @@ TEST_CASE("a key file is written 0600, never overwritten, and loads back to the 
   CHECK(parse_public_key(public_key_hex(identity.public_key())) == identity.public_key());
   CHECK_FALSE(parse_public_key("00").has_value());
   CHECK_FALSE(parse_public_key("/nonexistent.pub").has_value());
+  // A path that happens to be 64 characters long is still a path (found by the Go tests,
+  // whose temporary directory made one).
+  std::string long_path = "/tmp/bp-test-";
+  long_path += std::string(64 - long_path.size() - 4, 'x') + ".pub";
+  REQUIRE(long_path.size() == 64);
+  std::ofstream(long_path) << public_key_hex(identity.public_key()) << "\n";
+  CHECK(parse_public_key(long_path) == identity.public_key());
+  std::remove(long_path.c_str());
 
   ::chmod(path.c_str(), 0644);
   auto exposed = Identity::load(path);
