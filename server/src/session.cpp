@@ -225,9 +225,12 @@ void AggregationSession::arm_deadline() {
 void AggregationSession::on_deadline() {
   std::vector<size_t> late;
   if (phase_ == Phase::Joining) {
+    // The seats nobody took are to blame: in a keyed session each is one named party's.
+    for (size_t j = 0; j < seats_.size(); ++j)
+      if (!seats_[j].taken) late.push_back(j);
     abort("only " + std::to_string(seats_taken()) + " of " + std::to_string(params_.parties) +
               " parties joined before the deadline",
-          {});
+          std::move(late));
     return;
   }
   for (size_t j = 0; j < inbox_.size(); ++j)
