@@ -10,7 +10,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/deploy/install-deps.sh"
 
 echo "== g++ build and tests"
-"$root/deploy/build.sh" "$root/build/gcc" -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBP_WERROR=ON
+"$root/deploy/build.sh" "$root/build/gcc" -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBP_WERROR=ON
 ctest --test-dir "$root/build/gcc" --output-on-failure -j 2
 
 echo "== deployment artefacts (compose, Dockerfile, scripts, Kubernetes manifests)"
@@ -21,14 +21,14 @@ echo "== the image built with podman and the compose demo run (plain and TLS)"
 "$root/deploy/container-demo.sh"
 
 echo "== clang++ AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
-"$root/deploy/build.sh" "$root/build/asan" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+"$root/deploy/build.sh" "$root/build/asan" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DBP_SANITIZE=ON -DBP_WERROR=ON
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$root/build/asan" --output-on-failure -j 2
 
-echo "== clang++ ThreadSanitizer build: the daemon's integration tests"
-cmake -S "$root" -B "$root/build/tsan" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+echo "== clang++ ThreadSanitizer build: the daemon's integration tests and the C ABI's threads"
+cmake -S "$root" -B "$root/build/tsan" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DBP_TSAN=ON -DBP_WERROR=ON >/dev/null
-cmake --build "$root/build/tsan" -j "$(nproc)" --target test_service test_auth_service test_hardening bp-dealer bp-party bp
+cmake --build "$root/build/tsan" -j "$(nproc)" --target test_service test_auth_service test_hardening test_c_abi bp-dealer bp-party bp
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir "$root/build/tsan" --output-on-failure \
-  -R '^test_(auth_service|service|hardening)$'
+  -R '^test_(auth_service|service|hardening|c_abi)$'

@@ -1,0 +1,205 @@
+/* libbp: the C ABI of the Bulletproofs aggregation client (C99; no C++ types).
+ *
+ * What a party, an operator and a verifier need from any language: identity keys, range
+ * proofs (prove, verify, batch verify), and the networked session against a bp-dealer
+ * (create a session; join one and get the aggregated proof, blocking or in the background).
+ *
+ * Rules of this ABI
+ *  - Every function returns an int: BP_OK (0) or a bp_error_kind; when it fails and `err`
+ *    is not NULL, *err says why (kind, message, blamed positions). Nothing throws, exits or
+ *    aborts on bad input; NULL where a pointer is required is BP_ERR_INVALID_ARGUMENT.
+ *  - Ownership: the caller owns what it passes in and keeps it. Every object or buffer the
+ *    library allocates is returned through an out-pointer and has exactly one free
+ *    function, named beside it (bp_key_free, bp_bytes_free, bp_join_result_free,
+ *    bp_join_handle_free). Free functions accept NULL. Strings returned inside an object
+ *    live as long as the object.
+ *  - Secrets (values, blindings, secret keys) are copied in, used, and wiped inside the
+ *    library; wiping the caller's own copies is the caller's business. A bp_key wipes its
+ *    secret key when freed.
+ *  - Thread safety: every function may be called from many threads at once; a bp_key may
+ *    be shared between threads (it is never modified after creation), a bp_join_handle may
+ *    be cancelled from any thread.
+ *  - Versioning: the soname is libbp.so.BP_ABI_MAJOR. Within a major version functions and
+ *    enum values are only added; structs that the caller allocates (bp_client_options,
+ *    bp_session_request, bp_batch_item) begin with a `size` field set to sizeof by the
+ *    caller, so later minor versions can append fields. bp_error never changes layout
+ *    within a major version. Removing or changing anything is a new major version.
+ */
+#ifndef BP_BP_H
+#define BP_BP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define BP_API __attribute__((visibility("default")))
+#else
+#define BP_API
+#endif
+
+#define BP_ABI_MAJOR 0
+#define BP_ABI_MINOR 1
+
+/* Version of the library actually loaded: major * 1000 + minor. */
+BP_API int bp_abi_version(void);
+
+/* ---- errors ---------------------------------------------------------------------- */
+
+typedef enum bp_error_kind {
+  BP_OK = 0,
+  /* The same kinds as bp::client::ClientErrorKind (the session functions). */
+  BP_ERR_TRANSPORT = 1,        /* could not connect, TLS failed, or the connection broke */
+  BP_ERR_TIMEOUT = 2,          /* the exchange took longer than timeout_ms */
+  BP_ERR_PROTOCOL = 3,         /* the dealer sent something undecodable or unexpected */
+  BP_ERR_ABORTED = 4,          /* the dealer aborted the session or refused us; see blamed */
+  BP_ERR_MALICIOUS_DEALER = 5, /* the dealer's key, challenge, result or signature failed our checks */
+  BP_ERR_REFUSED = 6,          /* our own input was refused before anything was sent */
+  /* The library's own. */
+  BP_ERR_INVALID_ARGUMENT = 7, /* NULL, a bad size, a non-canonical scalar, a bad URL or file */
+  BP_ERR_VERIFY_FAILED = 8,    /* a proof did not verify (bp_verify, bp_verify_batch) */
+  BP_ERR_CANCELLED = 9,        /* bp_join_cancel was called before the join finished */
+  BP_ERR_INTERNAL = 10         /* a bug or an allocation failure; the message says which */
+} bp_error_kind;
+
+#define BP_MAX_BLAMED 64
+
+typedef struct bp_error {
+  int kind;                        /* a bp_error_kind */
+  char message[512];               /* NUL-terminated, one line */
+  size_t blamed_count;             /* positions the dealer blamed (BP_ERR_ABORTED) */
+  uint32_t blamed[BP_MAX_BLAMED];
+} bp_error;
+
+/* "transport", "timeout", ... "internal": a static string. */
+BP_API const char* bp_error_kind_name(int kind);
+
+/* ---- buffers --------------------------------------------------------------------- */
+
+/* Frees a byte buffer the library returned (proofs). Accepts NULL. */
+BP_API void bp_bytes_free(uint8_t* bytes);
+
+/* ---- keys (Ed25519 identities; the same files as `bp-party keygen`) -------------- */
+
+typedef struct bp_key bp_key;
+
+BP_API int bp_key_generate(bp_key** out, bp_error* err);
+/* Reads a secret key file; refuses one that group or others may read (like ssh). */
+BP_API int bp_key_load(const char* path, bp_key** out, bp_error* err);
+/* Writes the secret key to `path` (mode 0600, never overwriting) and its public key in
+ * hex to `path`.pub. */
+BP_API int bp_key_save(const bp_key* key, const char* path, bp_error* err);
+BP_API void bp_key_public(const bp_key* key, uint8_t public_key[32]);
+/* 64 lowercase hex characters and a NUL. */
+BP_API void bp_key_public_hex(const bp_key* key, char hex[65]);
+/* Wipes the secret key and frees. Accepts NULL. */
+BP_API void bp_key_free(bp_key* key);
+
+/* ---- range proofs ---------------------------------------------------------------- */
+
+/* A fresh random blinding (a canonical scalar, from libsodium's generator). */
+BP_API void bp_blinding_random(uint8_t blinding[32]);
+
+/* Proves that each of the m values is below 2^n (n in 8, 16, 32, 64; m a power of two,
+ * at most 64), with the blindings given (m × 32 bytes, canonical scalars), under the
+ * transcript label. Writes the m commitments (m × 32 bytes) and returns the proof in
+ * *proof (free with bp_bytes_free), *proof_len bytes. m = 1 is a single proof. */
+BP_API int bp_prove(const uint64_t* values, const uint8_t* blindings, size_t m, size_t n, const char* label,
+                    uint8_t* commitments_out, uint8_t** proof, size_t* proof_len, bp_error* err);
+
+/* BP_OK if the proof shows the m commitments (m × 32 bytes) open to values below 2^n under
+ * the label; BP_ERR_VERIFY_FAILED if not; BP_ERR_INVALID_ARGUMENT if it cannot be parsed. */
+BP_API int bp_verify(const uint8_t* proof, size_t proof_len, const uint8_t* commitments, size_t m, size_t n,
+                     const char* label, bp_error* err);
+
+typedef struct bp_batch_item {
+  size_t size; /* sizeof(bp_batch_item) */
+  const uint8_t* proof;
+  size_t proof_len;
+  const uint8_t* commitments; /* m × 32 bytes */
+  size_t m;
+  size_t n;
+  const char* label;
+} bp_batch_item;
+
+/* Verifies `count` proofs at once. BP_OK when all verify; BP_ERR_VERIFY_FAILED when some
+ * do not, with their indices (ascending) in failed[0..*failed_count) (failed has room for
+ * `count`); a proof that cannot be parsed counts as failed. */
+BP_API int bp_verify_batch(const bp_batch_item* items, size_t count, size_t* failed, size_t* failed_count,
+                           bp_error* err);
+
+/* ---- sessions against a bp-dealer ------------------------------------------------- */
+
+typedef struct bp_client_options {
+  size_t size;                 /* sizeof(bp_client_options) */
+  uint32_t timeout_ms;         /* the whole exchange; 0: 120000 */
+  const char* ca_file;         /* wss://: PEM CA the dealer's certificate must chain to; NULL: system CAs */
+  const bp_key* identity;      /* signs the join or the session request; NULL: anonymous */
+  const uint8_t* dealer_key;   /* 32 bytes: refuse a dealer with any other key; NULL: any */
+  int reconnect_attempts;      /* after a drop with a seat; < 0: the default (3) */
+} bp_client_options;
+
+/* Fills *options with the defaults (size set). */
+BP_API void bp_client_options_init(bp_client_options* options);
+
+typedef struct bp_session_request {
+  size_t size;                 /* sizeof(bp_session_request) */
+  size_t bits;                 /* n */
+  size_t parties;              /* m */
+  const char* label;           /* NULL: "bp" */
+  uint32_t round_timeout_ms;   /* 0: the dealer's default */
+  const char* session_id;      /* 32 lowercase hex to propose; NULL: a random one */
+  const uint8_t* allowed_parties; /* parties × 32 bytes, the parties' keys in position order; NULL: anonymous */
+} bp_session_request;
+
+BP_API void bp_session_request_init(bp_session_request* request);
+
+/* Opens a session (as an operator: options->identity signs it). Writes its id, 32 hex
+ * characters and a NUL, to session_id_out. dealer_url: ws://HOST:PORT or wss://HOST:PORT. */
+BP_API int bp_create_session(const char* dealer_url, const bp_session_request* request,
+                             const bp_client_options* options, char session_id_out[33], bp_error* err);
+
+typedef struct bp_join_result bp_join_result;
+
+/* Joins the session with a value and its blinding (32 bytes, canonical; NULL: a random
+ * one), runs the protocol and returns the aggregated proof, checked, with the dealer's
+ * signature checked too. Blocks until done. Free the result with bp_join_result_free. */
+BP_API int bp_join_and_prove(const char* dealer_url, const char* session_id, uint64_t value,
+                             const uint8_t* blinding, const bp_client_options* options, bp_join_result** out,
+                             bp_error* err);
+
+/* The result: the same JSON line `bp-party join` prints; and its parts. */
+BP_API const char* bp_join_result_json(const bp_join_result* result);
+BP_API size_t bp_join_result_position(const bp_join_result* result);
+BP_API size_t bp_join_result_parties(const bp_join_result* result); /* m */
+BP_API size_t bp_join_result_bits(const bp_join_result* result);    /* n */
+BP_API const char* bp_join_result_label(const bp_join_result* result); /* the transcript label */
+/* Commitments: m × 32 bytes. Proof: *len bytes. Signature: 64 bytes. Owned by the result. */
+BP_API const uint8_t* bp_join_result_commitments(const bp_join_result* result);
+BP_API const uint8_t* bp_join_result_proof(const bp_join_result* result, size_t* len);
+BP_API const uint8_t* bp_join_result_dealer_signature(const bp_join_result* result);
+BP_API void bp_join_result_free(bp_join_result* result);
+
+/* The background form: returns at once; `done` is called exactly once, from a library
+ * thread, with BP_OK and the result (the callee owns it: free with bp_join_result_free) or
+ * an error kind, the error (valid during the call only) and NULL. */
+typedef void (*bp_join_callback)(void* user, int status, bp_join_result* result, const bp_error* err);
+typedef struct bp_join_handle bp_join_handle;
+
+BP_API int bp_join_start(const char* dealer_url, const char* session_id, uint64_t value, const uint8_t* blinding,
+                         const bp_client_options* options, bp_join_callback done, void* user, bp_join_handle** out,
+                         bp_error* err);
+/* Asks the join to stop: its connection is closed and `done` gets BP_ERR_CANCELLED (unless
+ * it already finished). Returns at once; safe from any thread, and from `done` itself. */
+BP_API void bp_join_cancel(bp_join_handle* handle);
+/* Waits until `done` has returned, then frees the handle. Accepts NULL. Not from `done`. */
+BP_API void bp_join_handle_free(bp_join_handle* handle);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BP_BP_H */

@@ -1,0 +1,270 @@
+// Sessions against a bp-dealer through the C ABI: create, join (blocking and background).
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include <boost/asio/io_context.hpp>
+#include <sodium.h>
+
+#include "bp/client/party_client.hpp"
+#include "bp/random.hpp"
+#include "bp/wire/json.hpp"
+#include "edge.hpp"
+#include "key.hpp"
+
+using bp::c_abi::fail;
+using bp::c_abi::guarded;
+using bp::c_abi::succeed;
+
+struct bp_join_result {
+  bp::client::PartyOutcome outcome;
+  std::string json;
+  std::vector<uint8_t> commitments;
+  std::vector<uint8_t> proof;
+};
+
+namespace {
+
+int client_failure(bp_error* err, const bp::client::ClientError& e) {
+  using Kind = bp::client::ClientErrorKind;
+  int kind = BP_ERR_INTERNAL;
+  switch (e.kind) {
+    case Kind::Transport: kind = BP_ERR_TRANSPORT; break;
+    case Kind::Timeout: kind = BP_ERR_TIMEOUT; break;
+    case Kind::Protocol: kind = BP_ERR_PROTOCOL; break;
+    case Kind::Aborted: kind = BP_ERR_ABORTED; break;
+    case Kind::MaliciousDealer: kind = BP_ERR_MALICIOUS_DEALER; break;
+    case Kind::Refused: kind = BP_ERR_REFUSED; break;
+  }
+  return fail(err, kind, bp::client::describe(e), e.blamed);
+}
+
+// The C options as the client's; the message says what is wrong.
+std::optional<bp::client::Options> to_options(const bp_client_options* in, std::string& why) {
+  bp::client::Options out;
+  if (in == nullptr) return out;
+  if (!bp::c_abi::sized(in)) {
+    why = "options->size is not sizeof(bp_client_options) (call bp_client_options_init)";
+    return std::nullopt;
+  }
+  if (in->timeout_ms != 0) out.timeout = std::chrono::milliseconds(in->timeout_ms);
+  if (in->ca_file != nullptr) out.ca_file = in->ca_file;
+  if (in->identity != nullptr) out.identity = in->identity->identity;
+  if (in->dealer_key != nullptr) {
+    bp::wire::PublicKey key;
+    std::memcpy(key.data(), in->dealer_key, key.size());
+    out.dealer_key = key;
+  }
+  if (in->reconnect_attempts >= 0) out.reconnect_attempts = static_cast<unsigned>(in->reconnect_attempts);
+  return out;
+}
+
+// Everything a join needs, checked and copied out of the caller's memory; the blinding is
+// wiped when this is destroyed.
+struct JoinArgs {
+  bp::client::Endpoint dealer;
+  std::string session_id;
+  uint64_t value = 0;
+  bp::Scalar blinding;
+  bp::client::Options options;
+  JoinArgs() = default;
+  JoinArgs(const JoinArgs&) = delete;
+  JoinArgs& operator=(const JoinArgs&) = delete;
+  ~JoinArgs() {
+    blinding.wipe();
+    sodium_memzero(&value, sizeof value);
+  }
+};
+
+int read_join_args(const char* url, const char* session_id, uint64_t value, const uint8_t* blinding,
+                   const bp_client_options* options, JoinArgs& args, bp_error* err) {
+  if (url == nullptr || session_id == nullptr) return fail(err, BP_ERR_INVALID_ARGUMENT, "dealer_url or session_id is NULL");
+  auto endpoint = bp::client::parse_endpoint(url);
+  if (!endpoint) return fail(err, BP_ERR_INVALID_ARGUMENT, "dealer_url must be ws://HOST:PORT or wss://HOST:PORT");
+  std::string why;
+  auto converted = to_options(options, why);
+  if (!converted) return fail(err, BP_ERR_INVALID_ARGUMENT, why);
+  args.dealer = *endpoint;
+  args.session_id = session_id;
+  args.value = value;
+  args.options = std::move(*converted);
+  if (blinding != nullptr) {
+    auto s = bp::Scalar::from_canonical_bytes(std::span<const uint8_t, 32>(blinding, 32));
+    if (!s) return fail(err, BP_ERR_INVALID_ARGUMENT, "the blinding is not a canonical scalar");
+    args.blinding = *s;
+    s->wipe();
+  } else {
+    bp::SystemRandom rng;
+    args.blinding = bp::Scalar::random(rng);
+  }
+  return BP_OK;
+}
+
+bp_join_result* make_result(bp::client::PartyOutcome&& outcome) {
+  auto result = std::make_unique<bp_join_result>();
+  result->json = bp::wire::result_json(outcome.result, outcome.position, outcome.attestation);
+  for (const auto& c : outcome.result.commitments)
+    result->commitments.insert(result->commitments.end(), c.bytes.begin(), c.bytes.end());
+  result->proof = outcome.result.proof.to_bytes();
+  result->outcome = std::move(outcome);
+  return result.release();
+}
+
+}  // namespace
+
+struct bp_join_handle {
+  boost::asio::io_context ioc;
+  std::thread thread;
+  std::atomic<bool> cancelled{false};
+};
+
+extern "C" {
+
+void bp_client_options_init(bp_client_options* options) {
+  if (options == nullptr) return;
+  std::memset(options, 0, sizeof *options);
+  options->size = sizeof *options;
+  options->reconnect_attempts = -1;
+}
+
+void bp_session_request_init(bp_session_request* request) {
+  if (request == nullptr) return;
+  std::memset(request, 0, sizeof *request);
+  request->size = sizeof *request;
+  request->bits = 64;
+  request->parties = 1;
+}
+
+int bp_create_session(const char* dealer_url, const bp_session_request* request, const bp_client_options* options,
+                      char session_id_out[33], bp_error* err) {
+  return guarded(err, [&] {
+    if (dealer_url == nullptr || session_id_out == nullptr)
+      return fail(err, BP_ERR_INVALID_ARGUMENT, "dealer_url or session_id_out is NULL");
+    if (!bp::c_abi::sized(request))
+      return fail(err, BP_ERR_INVALID_ARGUMENT, "request is NULL or its size is wrong (call bp_session_request_init)");
+    auto endpoint = bp::client::parse_endpoint(dealer_url);
+    if (!endpoint) return fail(err, BP_ERR_INVALID_ARGUMENT, "dealer_url must be ws://HOST:PORT or wss://HOST:PORT");
+    std::string why;
+    auto converted = to_options(options, why);
+    if (!converted) return fail(err, BP_ERR_INVALID_ARGUMENT, why);
+    bp::client::SessionRequest wanted;
+    wanted.bits = request->bits;
+    wanted.parties = request->parties;
+    if (request->label != nullptr) wanted.label = request->label;
+    wanted.round_timeout_ms = request->round_timeout_ms;
+    if (request->session_id != nullptr) wanted.session_id = request->session_id;
+    if (request->allowed_parties != nullptr)
+      for (size_t i = 0; i < request->parties; ++i) {
+        bp::wire::PublicKey key;
+        std::memcpy(key.data(), request->allowed_parties + 32 * i, key.size());
+        wanted.allowed_parties.push_back(key);
+      }
+    auto created = bp::client::create_session(*endpoint, wanted, *converted);
+    if (!created) return client_failure(err, created.error());
+    std::memset(session_id_out, 0, 33);
+    std::memcpy(session_id_out, created->session_id.data(), std::min<size_t>(created->session_id.size(), 32));
+    return succeed(err);
+  });
+}
+
+int bp_join_and_prove(const char* dealer_url, const char* session_id, uint64_t value, const uint8_t* blinding,
+                      const bp_client_options* options, bp_join_result** out, bp_error* err) {
+  return guarded(err, [&] {
+    if (out == nullptr) return fail(err, BP_ERR_INVALID_ARGUMENT, "out is NULL");
+    *out = nullptr;
+    JoinArgs args;
+    if (int status = read_join_args(dealer_url, session_id, value, blinding, options, args, err)) return status;
+    auto outcome = bp::client::join_and_prove(args.dealer, args.session_id, args.value, args.blinding, args.options);
+    if (!outcome) return client_failure(err, outcome.error());
+    *out = make_result(std::move(*outcome));
+    return succeed(err);
+  });
+}
+
+int bp_join_start(const char* dealer_url, const char* session_id, uint64_t value, const uint8_t* blinding,
+                  const bp_client_options* options, bp_join_callback done, void* user, bp_join_handle** out,
+                  bp_error* err) {
+  return guarded(err, [&] {
+    if (out == nullptr || done == nullptr) return fail(err, BP_ERR_INVALID_ARGUMENT, "out or done is NULL");
+    *out = nullptr;
+    auto args = std::make_shared<JoinArgs>();
+    if (int status = read_join_args(dealer_url, session_id, value, blinding, options, *args, err)) return status;
+    auto handle = std::make_unique<bp_join_handle>();
+    bp_join_handle* h = handle.get();
+    // The join runs on the handle's own io_context and thread. Cancelling stops that
+    // io_context: run() returns without calling the client's handler, the sockets close
+    // with the context, and the thread reports BP_ERR_CANCELLED.
+    h->thread = std::thread([h, args, done, user] {
+      bool reported = false;
+      auto report = [&](int status, bp_join_result* result, const bp_error* e) {
+        reported = true;
+        try {
+          done(user, status, result, e);
+        } catch (...) {
+        }
+      };
+      try {
+        bp::client::async_join_and_prove(h->ioc, args->dealer, args->session_id, args->value, args->blinding,
+                                         args->options, [&](bp::client::ClientResult<bp::client::PartyOutcome> r) {
+                                           args->blinding.wipe();
+                                           if (h->cancelled.load()) return;  // reported below
+                                           bp_error e{};
+                                           if (!r) {
+                                             const int kind = client_failure(&e, r.error());
+                                             report(kind, nullptr, &e);
+                                           } else {
+                                             report(BP_OK, make_result(std::move(*r)), nullptr);
+                                           }
+                                         });
+        h->ioc.run();
+      } catch (const std::exception& ex) {
+        if (!reported) {
+          bp_error e{};
+          report(fail(&e, BP_ERR_INTERNAL, std::string("internal error: ") + ex.what()), nullptr, &e);
+        }
+      }
+      args->blinding.wipe();
+      if (!reported) {
+        bp_error e{};
+        report(fail(&e, BP_ERR_CANCELLED, "cancelled"), nullptr, &e);
+      }
+    });
+    *out = handle.release();
+    return succeed(err);
+  });
+}
+
+void bp_join_cancel(bp_join_handle* handle) {
+  if (handle == nullptr) return;
+  handle->cancelled.store(true);
+  handle->ioc.stop();
+}
+
+void bp_join_handle_free(bp_join_handle* handle) {
+  if (handle == nullptr) return;
+  if (handle->thread.joinable()) handle->thread.join();
+  delete handle;
+}
+
+const char* bp_join_result_json(const bp_join_result* r) { return r ? r->json.c_str() : nullptr; }
+size_t bp_join_result_position(const bp_join_result* r) { return r ? r->outcome.position : 0; }
+size_t bp_join_result_parties(const bp_join_result* r) { return r ? r->outcome.result.commitments.size() : 0; }
+size_t bp_join_result_bits(const bp_join_result* r) { return r ? r->outcome.result.n : 0; }
+const char* bp_join_result_label(const bp_join_result* r) { return r ? r->outcome.result.label.c_str() : nullptr; }
+const uint8_t* bp_join_result_commitments(const bp_join_result* r) { return r ? r->commitments.data() : nullptr; }
+const uint8_t* bp_join_result_proof(const bp_join_result* r, size_t* len) {
+  if (r == nullptr) return nullptr;
+  if (len != nullptr) *len = r->proof.size();
+  return r->proof.data();
+}
+const uint8_t* bp_join_result_dealer_signature(const bp_join_result* r) {
+  return r ? r->outcome.attestation.signature.data() : nullptr;
+}
+void bp_join_result_free(bp_join_result* r) { delete r; }
+
+}  // extern "C"
