@@ -5,7 +5,8 @@
 #                                build stage: no sanitizers, linters, node or ccache)
 #   install-deps.sh --containers podman and what the compose demo stage needs to make its
 #                                own base images (deploy/container-demo.sh)
-#   install-deps.sh --print SET  prints the packages of SET (build, test, containers)
+#   install-deps.sh --bindings   what the Python package and the Go module need (bindings/)
+#   install-deps.sh --print SET  prints the packages of SET (build, test, containers, bindings)
 set -euo pipefail
 
 build_packages=(
@@ -13,8 +14,9 @@ build_packages=(
   libprotobuf-dev protobuf-compiler libboost-dev libspdlog-dev libsqlite3-dev libssl-dev
   libsodium-dev nlohmann-json3-dev
 )
+bindings_packages=(golang-go python3-venv python3-pip python3-setuptools python3-wheel python3-pytest)
 test_packages=(
-  "${build_packages[@]}"
+  "${build_packages[@]}" "${bindings_packages[@]}"
   clang clang-14 clang-tidy libclang-rt-14-dev ccache valgrind openssl curl doctest-dev
   docker-compose shellcheck iproute2
 )
@@ -27,21 +29,24 @@ case "${1:-}" in
   "") ;;
   --build) set_name=build ;;
   --containers) set_name=containers ;;
+  --bindings) set_name=bindings ;;
   --print)
     case "${2:-}" in
       build) printf '%s\n' "${build_packages[@]}" ;;
       test) printf '%s\n' "${test_packages[@]}" ;;
       containers) printf '%s\n' "${container_packages[@]}" ;;
-      *) echo "usage: $0 --print build|test|containers" >&2; exit 2 ;;
+      bindings) printf '%s\n' "${bindings_packages[@]}" ;;
+      *) echo "usage: $0 --print build|test|containers|bindings" >&2; exit 2 ;;
     esac
     exit 0 ;;
-  *) echo "usage: $0 [--build | --containers | --print SET]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--build | --containers | --bindings | --print SET]" >&2; exit 2 ;;
 esac
 
 case "$set_name" in
   build) packages=("${build_packages[@]}") ;;
   test) packages=("${test_packages[@]}") ;;
   containers) packages=("${container_packages[@]}") ;;
+  bindings) packages=("${bindings_packages[@]}") ;;
 esac
 
 missing=()

@@ -1,0 +1,331 @@
+package bpaggregation
+
+import (
+	"bufio"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Paths of the build to test against (BP_BUILD_DIR, default build/gcc) and the reference vectors.
+func buildDir() string {
+	if d := os.Getenv("BP_BUILD_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "build", "gcc")
+}
+
+func vectorsDir() string {
+	if d := os.Getenv("BP_VECTORS_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "..", "shared", "vectors")
+}
+
+func mustHex(t *testing.T, s string) []byte {
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func points(t *testing.T, list []string) [][32]byte {
+	out := make([][32]byte, len(list))
+	for i, s := range list {
+		copy(out[i][:], mustHex(t, s))
+	}
+	return out
+}
+
+type vectorCase struct {
+	N           int      `json:"n"`
+	Label       string   `json:"transcript_label"`
+	Values      []string `json:"values"`
+	Blindings   []string `json:"blindings"`
+	Commitments []string `json:"commitments"`
+	Proof       string   `json:"proof"`
+}
+
+func TestReferenceVectors(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(vectorsDir(), "rangeproofs.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vectors struct {
+		Cases    []vectorCase `json:"cases"`
+		Negative []vectorCase `json:"negative_cases"`
+	}
+	if err := json.Unmarshal(raw, &vectors); err != nil {
+		t.Fatal(err)
+	}
+	var batch []BatchItem
+	for _, c := range vectors.Cases {
+		commitments := points(t, c.Commitments)
+		if err := Verify(mustHex(t, c.Proof), commitments, c.N, c.Label); err != nil {
+			t.Fatalf("reference proof rejected: %v", err)
+		}
+		values := make([]uint64, len(c.Values))
+		blindings := make([][32]byte, len(c.Values))
+		for j := range c.Values {
+			values[j], _ = strconv.ParseUint(c.Values[j], 10, 64)
+			copy(blindings[j][:], mustHex(t, c.Blindings[j]))
+		}
+		proof, ours, err := Prove(values, blindings, c.N, c.Label)
+		if err != nil || Verify(proof, ours, c.N, c.Label) != nil {
+			t.Fatalf("our proof of the reference witness: %v", err)
+		}
+		for j := range ours {
+			if ours[j] != commitments[j] {
+				t.Fatalf("commitment %d differs from the reference", j)
+			}
+		}
+		batch = append(batch, BatchItem{mustHex(t, c.Proof), commitments, c.N, c.Label})
+	}
+	for _, c := range vectors.Negative {
+		err := Verify(mustHex(t, c.Proof), points(t, c.Commitments), c.N, c.Label)
+		var e *Error
+		if !errors.As(err, &e) || (e.Kind != VerifyFailed && e.Kind != InvalidArgument) {
+			t.Fatalf("negative case accepted or wrong error: %v", err)
+		}
+	}
+	bad := vectors.Negative[0]
+	batch = append(batch[:2], append([]BatchItem{{mustHex(t, bad.Proof), points(t, bad.Commitments), bad.N, bad.Label}}, batch[2:]...)...)
+	failed, err := VerifyBatch(batch)
+	if err != nil || len(failed) != 1 || failed[0] != 2 {
+		t.Fatalf("batch: failed=%v err=%v", failed, err)
+	}
+}
+
+func TestKeysAndBadInput(t *testing.T) {
+	dir := t.TempDir()
+	key, err := GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "k.key")
+	if err := key.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := LoadKey(path)
+	if err != nil || loaded.PublicKey() != key.PublicKey() {
+		t.Fatalf("load: %v", err)
+	}
+	var e *Error
+	if _, _, err := Prove([]uint64{300}, [][32]byte{RandomBlinding()}, 8, "x"); !errors.As(err, &e) || e.Kind != InvalidArgument {
+		t.Fatalf("value out of range: %v", err)
+	}
+	proof, commitments, err := Prove([]uint64{5}, [][32]byte{RandomBlinding()}, 64, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(proof, commitments, 64, "b"); !errors.As(err, &e) || e.Kind != VerifyFailed {
+		t.Fatalf("wrong label accepted: %v", err)
+	}
+}
+
+// dealer is a real bp-dealer on loopback with an operator key, its own key and four party keys.
+type dealer struct {
+	url      string
+	dir      string
+	cmd      *exec.Cmd
+	operator *Key
+	key      *Key
+	parties  []*Key
+	ca       string // the CA of its certificate (TLS only)
+}
+
+// makeCA writes a throwaway CA (ca.crt) into dir and, signed by it, a certificate for
+// localhost (dealer.crt, dealer.tls.key), with openssl.
+func makeCA(t *testing.T, dir string) string {
+	run := func(args ...string) {
+		cmd := exec.Command("openssl", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("openssl %v: %v %s", args, err, out)
+		}
+	}
+	run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=go test CA", "-keyout", "ca.key", "-out", "ca.crt")
+	run("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-keyout", "dealer.tls.key", "-out", "dealer.csr")
+	os.WriteFile(filepath.Join(dir, "san.ext"), []byte("subjectAltName=DNS:localhost,IP:127.0.0.1\n"), 0o644)
+	run("x509", "-req", "-in", "dealer.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-days", "1",
+		"-extfile", "san.ext", "-out", "dealer.crt")
+	return filepath.Join(dir, "ca.crt")
+}
+
+func startDealer(t *testing.T, tls bool) *dealer {
+	d := &dealer{dir: t.TempDir()}
+	var err error
+	if d.operator, err = GenerateKey(); err != nil {
+		t.Fatal(err)
+	}
+	if d.key, err = GenerateKey(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 4; i++ {
+		k, _ := GenerateKey()
+		d.parties = append(d.parties, k)
+	}
+	if err := d.operator.Save(filepath.Join(d.dir, "operator.key")); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.key.Save(filepath.Join(d.dir, "dealer.key")); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--listen", "127.0.0.1:0", "--threads", "2",
+		"--operator-key", filepath.Join(d.dir, "operator.key.pub"), "--dealer-key", filepath.Join(d.dir, "dealer.key")}
+	scheme := "ws://127.0.0.1:"
+	if tls {
+		d.ca = makeCA(t, d.dir)
+		args = append(args, "--tls-cert", filepath.Join(d.dir, "dealer.crt"), "--tls-key", filepath.Join(d.dir, "dealer.tls.key"))
+		scheme = "wss://localhost:"
+	}
+	d.cmd = exec.Command(filepath.Join(buildDir(), "server", "bp-dealer"), args...)
+	stdout, _ := d.cmd.StdoutPipe()
+	var logs strings.Builder
+	d.cmd.Stderr = &logs
+	if err := d.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.cmd.Process.Kill(); d.cmd.Wait() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "listening on") {
+		d.cmd.Wait()
+		t.Fatalf("bp-dealer did not start: %q %v\n%s", line, err, logs.String())
+	}
+	d.url = scheme + strings.TrimSpace(line[strings.LastIndex(line, ":")+1:])
+	return d
+}
+
+func (d *dealer) session(t *testing.T, roundTimeout time.Duration) string {
+	var keys [][32]byte
+	for _, k := range d.parties {
+		keys = append(keys, k.PublicKey())
+	}
+	dealerKey := d.key.PublicKey()
+	id, err := CreateSession(d.url, SessionRequest{Bits: 64, Parties: 4, Label: "go test", RoundTimeout: roundTimeout,
+		AllowedParties: keys}, &Options{Identity: d.operator, DealerKey: &dealerKey, CAFile: d.ca})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+var values = []uint64{1000000, ^uint64(0), 0, 42424242}
+
+func (d *dealer) join(ctx context.Context, session string, i int) (*JoinResult, error) {
+	dealerKey := d.key.PublicKey()
+	return JoinAndProve(ctx, d.url, session, values[i], nil,
+		&Options{Identity: d.parties[i], DealerKey: &dealerKey, Timeout: 30 * time.Second})
+}
+
+func TestFourPartiesAsGoroutines(t *testing.T) {
+	d := startDealer(t, false)
+	session := d.session(t, 0)
+	results := make([]*JoinResult, 4)
+	errs := make([]error, 4)
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			results[i], errs[i] = d.join(context.Background(), session, i)
+		}(i)
+	}
+	wg.Wait()
+	for i := range errs {
+		if errs[i] != nil {
+			t.Fatalf("party %d: %v", i, errs[i])
+		}
+		if string(results[i].Proof) != string(results[0].Proof) || results[i].Position != i {
+			t.Fatalf("party %d got another proof or position %d", i, results[i].Position)
+		}
+	}
+	r := results[0]
+	if err := Verify(r.Proof, r.Commitments, r.Bits, r.Label); err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]any
+	json.Unmarshal([]byte(r.JSON), &fields)
+	var commitments []string
+	for _, c := range fields["commitments"].([]any) {
+		commitments = append(commitments, c.(string))
+	}
+	dealerKey := d.key.PublicKey()
+	out, err := exec.Command(filepath.Join(buildDir(), "tools", "bp"), "verify", "--bits", "64",
+		"--commitments", strings.Join(commitments, ","), "--proof", fields["proof"].(string), "--label", r.Label,
+		"--session", r.Session, "--dealer-key", hex.EncodeToString(dealerKey[:]),
+		"--signature", hex.EncodeToString(r.DealerSignature[:])).CombinedOutput()
+	if err != nil {
+		t.Fatalf("bp verify: %v %s", err, out)
+	}
+}
+
+func TestDropoutIsBlamed(t *testing.T) {
+	d := startDealer(t, false)
+	session := d.session(t, 1500*time.Millisecond)
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	for i := 0; i < 3; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			_, errs[i] = d.join(context.Background(), session, i)
+		}(i)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != Aborted || len(e.Blamed) != 1 || e.Blamed[0] != 3 {
+			t.Fatalf("party %d: %v", i, err)
+		}
+	}
+}
+
+func TestWrongDealerKey(t *testing.T) {
+	d := startDealer(t, false)
+	session := d.session(t, 0)
+	var wrong [32]byte
+	_, err := JoinAndProve(context.Background(), d.url, session, 1, nil, &Options{Identity: d.parties[0], DealerKey: &wrong})
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != MaliciousDealer {
+		t.Fatalf("wrong dealer key: %v", err)
+	}
+}
+
+func TestCertificateFromAnotherCA(t *testing.T) {
+	d := startDealer(t, true)
+	session := d.session(t, 0)
+	other := makeCA(t, t.TempDir())
+	_, err := JoinAndProve(context.Background(), d.url, session, 1, nil,
+		&Options{Identity: d.parties[0], CAFile: other, Timeout: 10 * time.Second})
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != Transport {
+		t.Fatalf("another CA: %v", err)
+	}
+}
+
+func TestContextCancelsTheJoin(t *testing.T) {
+	d := startDealer(t, false)
+	session := d.session(t, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := d.join(ctx, session, 0)
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != Cancelled {
+		t.Fatalf("cancelled join: %v", err)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Fatalf("cancel took %v", time.Since(start))
+	}
+}

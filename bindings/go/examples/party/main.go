@@ -1,0 +1,62 @@
+// One party of a session, from Go: join with a key and a value, print the result line.
+//
+//	party DEALER_URL SESSION_ID VALUE KEY_FILE DEALER_KEY_HEX [CA_FILE]
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"time"
+
+	bp "bpaggregation"
+)
+
+func main() {
+	if len(os.Args) < 6 {
+		fmt.Fprintln(os.Stderr, "usage: party DEALER_URL SESSION_ID VALUE KEY_FILE DEALER_KEY_HEX [CA_FILE]")
+		os.Exit(64)
+	}
+	value, err := strconv.ParseUint(os.Args[3], 10, 64)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bad value:", err)
+		os.Exit(64)
+	}
+	key, err := bp.LoadKey(os.Args[4])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	var dealerKey [32]byte
+	if b, err := hex.DecodeString(os.Args[5]); err != nil || len(b) != 32 {
+		fmt.Fprintln(os.Stderr, "bad dealer key")
+		os.Exit(64)
+	} else {
+		copy(dealerKey[:], b)
+	}
+	opts := &bp.Options{Identity: key, DealerKey: &dealerKey, Timeout: time.Minute}
+	if len(os.Args) > 6 {
+		opts.CAFile = os.Args[6]
+	}
+	// Ctrl-C cancels the join (the connection is closed, the dealer sees us leave).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	result, err := bp.JoinAndProve(ctx, os.Args[1], os.Args[2], value, nil, opts)
+	var e *bp.Error
+	if errors.As(err, &e) {
+		fmt.Fprintf(os.Stderr, "%s: %s (blamed %v)\n", e.Kind, e.Message, e.Blamed)
+		if e.Kind == bp.Aborted {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+	if err := bp.Verify(result.Proof, result.Commitments, result.Bits, result.Label); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println(result.JSON)
+}

@@ -1,0 +1,3 @@
+module bpaggregation
+
+go 1.19

@@ -1,0 +1,211 @@
+package bpaggregation
+
+/*
+#include <stdlib.h>
+#include <string.h>
+#include "bp/bp.h"
+void bp_go_join_done(void* user, int status, bp_join_result* result, const bp_error* err);
+*/
+import "C"
+
+import (
+	"context"
+	"encoding/json"
+	"runtime/cgo"
+	"time"
+	"unsafe"
+)
+
+// Options are the client's options for sessions.
+type Options struct {
+	Timeout           time.Duration // the whole exchange; 0: 120 s
+	CAFile            string        // wss://: the dealer's certificate must chain to this PEM CA
+	Identity          *Key          // signs the join or the session request; nil: anonymous
+	DealerKey         *[32]byte     // refuse a dealer with any other key
+	ReconnectAttempts int           // after a drop with a seat; < 0: the default (3)
+}
+
+// cOptions is the C struct and the C memory it points into (freed by release).
+type cOptions struct {
+	c     C.bp_client_options
+	owned []unsafe.Pointer
+}
+
+func (o *Options) toC() *cOptions {
+	out := &cOptions{}
+	C.bp_client_options_init(&out.c)
+	if o == nil {
+		return out
+	}
+	out.c.timeout_ms = C.uint32_t(o.Timeout / time.Millisecond)
+	if o.CAFile != "" {
+		p := C.CString(o.CAFile)
+		out.owned = append(out.owned, unsafe.Pointer(p))
+		out.c.ca_file = p
+	}
+	if o.Identity != nil {
+		out.c.identity = o.Identity.ptr
+	}
+	if o.DealerKey != nil {
+		p := C.CBytes(o.DealerKey[:])
+		out.owned = append(out.owned, p)
+		out.c.dealer_key = (*C.uint8_t)(p)
+	}
+	out.c.reconnect_attempts = C.int(o.ReconnectAttempts)
+	return out
+}
+
+func (o *cOptions) release() {
+	for _, p := range o.owned {
+		C.free(p)
+	}
+}
+
+// SessionRequest describes a session to open.
+type SessionRequest struct {
+	Bits           int
+	Parties        int
+	Label          string
+	RoundTimeout   time.Duration
+	SessionID      string     // 32 lowercase hex to propose; "": a random one
+	AllowedParties [][32]byte // the parties' keys in position order; nil: anonymous
+}
+
+// CreateSession opens a session (signed by opts.Identity) and returns its id.
+func CreateSession(dealerURL string, req SessionRequest, opts *Options) (string, error) {
+	if req.AllowedParties != nil && len(req.AllowedParties) != req.Parties {
+		return "", invalid("one allowed key per party")
+	}
+	var r C.bp_session_request
+	C.bp_session_request_init(&r)
+	r.bits, r.parties = C.size_t(req.Bits), C.size_t(req.Parties)
+	r.round_timeout_ms = C.uint32_t(req.RoundTimeout / time.Millisecond)
+	var owned []unsafe.Pointer
+	defer func() {
+		for _, p := range owned {
+			C.free(p)
+		}
+	}()
+	if req.Label != "" {
+		p := C.CString(req.Label)
+		owned = append(owned, unsafe.Pointer(p))
+		r.label = p
+	}
+	if req.SessionID != "" {
+		p := C.CString(req.SessionID)
+		owned = append(owned, unsafe.Pointer(p))
+		r.session_id = p
+	}
+	if req.AllowedParties != nil {
+		p := joinPoints(req.AllowedParties)
+		owned = append(owned, p)
+		r.allowed_parties = (*C.uint8_t)(p)
+	}
+	o := opts.toC()
+	defer o.release()
+	url := C.CString(dealerURL)
+	defer C.free(unsafe.Pointer(url))
+	out := (*C.char)(C.calloc(33, 1))
+	defer C.free(unsafe.Pointer(out))
+	var e C.bp_error
+	if err := fromC(C.bp_create_session(url, &r, &o.c, out, &e), &e); err != nil {
+		return "", err
+	}
+	return C.GoString(out), nil
+}
+
+// JoinResult is the aggregated proof a join returns, checked, with the dealer's signature
+// (checked too).
+type JoinResult struct {
+	JSON            string
+	Position        int
+	Bits            int
+	Label           string
+	Commitments     [][32]byte
+	Proof           []byte
+	DealerSignature [64]byte
+	Session         string `json:"session"`
+}
+
+func takeResult(r *C.bp_join_result) *JoinResult {
+	defer C.bp_join_result_free(r)
+	m := int(C.bp_join_result_parties(r))
+	var proofLen C.size_t
+	proof := C.bp_join_result_proof(r, &proofLen)
+	out := &JoinResult{
+		JSON:     C.GoString(C.bp_join_result_json(r)),
+		Position: int(C.bp_join_result_position(r)),
+		Bits:     int(C.bp_join_result_bits(r)),
+		Label:    C.GoString(C.bp_join_result_label(r)),
+		Proof:    C.GoBytes(unsafe.Pointer(proof), C.int(proofLen)),
+	}
+	points := C.GoBytes(unsafe.Pointer(C.bp_join_result_commitments(r)), C.int(32*m))
+	out.Commitments = make([][32]byte, m)
+	for j := range out.Commitments {
+		copy(out.Commitments[j][:], points[32*j:])
+	}
+	copy(out.DealerSignature[:], C.GoBytes(unsafe.Pointer(C.bp_join_result_dealer_signature(r)), 64))
+	var fields struct {
+		Session string `json:"session"`
+	}
+	if json.Unmarshal([]byte(out.JSON), &fields) == nil {
+		out.Session = fields.Session
+	}
+	return out
+}
+
+type joinOutcome struct {
+	result *JoinResult
+	err    error
+}
+
+//export bpGoJoinDone
+func bpGoJoinDone(user unsafe.Pointer, status C.int, result *C.bp_join_result, e *C.bp_error) {
+	done := cgo.Handle(*(*C.uintptr_t)(user)).Value().(chan joinOutcome)
+	if status == C.BP_OK {
+		done <- joinOutcome{result: takeResult(result)}
+		return
+	}
+	done <- joinOutcome{err: fromC(status, e)}
+}
+
+// JoinAndProve joins the session with value and blinding (nil: a random one), runs the
+// protocol and returns the aggregated proof. Cancelling ctx closes the connection and
+// returns an *Error of kind Cancelled.
+func JoinAndProve(ctx context.Context, dealerURL, sessionID string, value uint64, blinding *[32]byte,
+	opts *Options) (*JoinResult, error) {
+	o := opts.toC()
+	defer o.release()
+	url, session := C.CString(dealerURL), C.CString(sessionID)
+	defer C.free(unsafe.Pointer(url))
+	defer C.free(unsafe.Pointer(session))
+	var cBlinding *C.uint8_t
+	if blinding != nil {
+		cBlinding = (*C.uint8_t)(C.CBytes(blinding[:]))
+		defer func() {
+			C.memset(unsafe.Pointer(cBlinding), 0, 32)
+			C.free(unsafe.Pointer(cBlinding))
+		}()
+	}
+	done := make(chan joinOutcome, 1)
+	handle := cgo.NewHandle(done)
+	defer handle.Delete()
+	user := C.malloc(C.size_t(unsafe.Sizeof(C.uintptr_t(0))))
+	defer C.free(user)
+	*(*C.uintptr_t)(user) = C.uintptr_t(handle)
+	var join *C.bp_join_handle
+	var e C.bp_error
+	if err := fromC(C.bp_join_start(url, session, C.uint64_t(value), cBlinding, &o.c,
+		C.bp_join_callback(C.bp_go_join_done), user, &join, &e), &e); err != nil {
+		return nil, err
+	}
+	defer C.bp_join_handle_free(join)
+	select {
+	case outcome := <-done:
+		return outcome.result, outcome.err
+	case <-ctx.Done():
+		C.bp_join_cancel(join)
+		outcome := <-done
+		return outcome.result, outcome.err
+	}
+}

@@ -1,0 +1,319 @@
+"""Bulletproofs range proofs and the aggregation service's party client, for Python.
+
+A thin layer over libbp's C ABI (bindings/c/include/bp/bp.h) through ctypes:
+
+    import bp_aggregation as bp
+    key = bp.Key.load("party0.key")
+    result = bp.join_and_prove("wss://dealer.example:8700", session_id, 42, identity=key,
+                               ca_file="ca.crt", dealer_key=bytes.fromhex(DEALER_KEY_HEX))
+    bp.verify(result.proof, result.commitments, bits=result.bits, label=result.label)
+
+Errors are exceptions derived from BpError, carrying `kind`, `message` and `blamed`.
+Values and blindings are wiped inside the library after use; Python's own ints and bytes
+cannot be wiped, so keep them short-lived.
+"""
+import asyncio
+import ctypes
+import json
+from dataclasses import dataclass, field
+from typing import List, Optional, Sequence
+
+from . import _native
+
+__all__ = [
+    "BpError", "TransportError", "TimeoutError", "ProtocolError", "AbortedError", "MaliciousDealerError",
+    "RefusedError", "InvalidArgumentError", "VerificationError", "CancelledError", "InternalError",
+    "Key", "random_blinding", "prove", "verify", "verify_batch", "create_session", "join_and_prove",
+    "join_and_prove_async", "JoinResult", "abi_version",
+]
+
+
+class BpError(Exception):
+    """A libbp error: `kind` (e.g. "abort"), `message`, and `blamed` (positions the dealer blamed)."""
+
+    code = None
+
+    def __init__(self, kind: str, message: str, blamed: Sequence[int] = ()):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.blamed = list(blamed)
+
+
+class TransportError(BpError): code = 1
+class TimeoutError(BpError): code = 2  # noqa: A001 (the library's kind, not the builtin)
+class ProtocolError(BpError): code = 3
+class AbortedError(BpError): code = 4
+class MaliciousDealerError(BpError): code = 5
+class RefusedError(BpError): code = 6
+class InvalidArgumentError(BpError, ValueError): code = 7
+class VerificationError(BpError): code = 8
+class CancelledError(BpError): code = 9
+class InternalError(BpError): code = 10
+
+
+_BY_CODE = {cls.code: cls for cls in BpError.__subclasses__()}
+
+
+def _raise(status: int, err: _native.Error):
+    cls = _BY_CODE.get(status, InternalError)
+    kind = _native.lib.bp_error_kind_name(status).decode()
+    raise cls(kind, err.message.decode(errors="replace"), [err.blamed[i] for i in range(err.blamed_count)])
+
+
+def _check(status: int, err: _native.Error):
+    if status != 0:
+        _raise(status, err)
+
+
+def abi_version() -> int:
+    return _native.lib.bp_abi_version()
+
+
+class Key:
+    """An Ed25519 identity (the same files as `bp-party keygen`). The secret stays in libbp."""
+
+    def __init__(self, handle: int):
+        self._handle = ctypes.c_void_p(handle)
+
+    @classmethod
+    def generate(cls) -> "Key":
+        out, err = ctypes.c_void_p(), _native.Error()
+        _check(_native.lib.bp_key_generate(ctypes.byref(out), ctypes.byref(err)), err)
+        return cls(out.value)
+
+    @classmethod
+    def load(cls, path: str) -> "Key":
+        out, err = ctypes.c_void_p(), _native.Error()
+        _check(_native.lib.bp_key_load(str(path).encode(), ctypes.byref(out), ctypes.byref(err)), err)
+        return cls(out.value)
+
+    def save(self, path: str) -> None:
+        err = _native.Error()
+        _check(_native.lib.bp_key_save(self._handle, str(path).encode(), ctypes.byref(err)), err)
+
+    @property
+    def public_key(self) -> bytes:
+        out = ctypes.create_string_buffer(32)
+        _native.lib.bp_key_public(self._handle, out)
+        return out.raw
+
+    @property
+    def public_key_hex(self) -> str:
+        return self.public_key.hex()
+
+    def close(self) -> None:
+        if self._handle:
+            _native.lib.bp_key_free(self._handle)
+            self._handle = ctypes.c_void_p()
+
+    def __del__(self):
+        self.close()
+
+
+def random_blinding() -> bytes:
+    out = ctypes.create_string_buffer(32)
+    _native.lib.bp_blinding_random(out)
+    return out.raw
+
+
+def prove(values: Sequence[int], blindings: Optional[Sequence[bytes]] = None, bits: int = 64, label: str = "bp"):
+    """Proves each value is below 2**bits. Returns (proof, commitments): bytes and a list of 32-byte bytes."""
+    m = len(values)
+    if blindings is None:
+        blindings = [random_blinding() for _ in range(m)]
+    if len(blindings) != m or any(len(b) != 32 for b in blindings):
+        raise InvalidArgumentError("invalid argument", "one 32-byte blinding per value")
+    c_values = (ctypes.c_uint64 * m)(*values) if m else (ctypes.c_uint64 * 1)()
+    c_blindings = ctypes.create_string_buffer(b"".join(blindings), 32 * m) if m else ctypes.create_string_buffer(32)
+    commitments = ctypes.create_string_buffer(32 * max(m, 1))
+    proof, proof_len, err = ctypes.c_void_p(), ctypes.c_size_t(), _native.Error()
+    try:
+        status = _native.lib.bp_prove(c_values, c_blindings, m, bits, label.encode(), commitments,
+                                      ctypes.byref(proof), ctypes.byref(proof_len), ctypes.byref(err))
+    finally:
+        ctypes.memset(c_values, 0, ctypes.sizeof(c_values))
+        ctypes.memset(c_blindings, 0, ctypes.sizeof(c_blindings))
+    _check(status, err)
+    try:
+        proof_bytes = ctypes.string_at(proof.value, proof_len.value)
+    finally:
+        _native.lib.bp_bytes_free(proof)
+    return proof_bytes, [commitments.raw[32 * j:32 * j + 32] for j in range(m)]
+
+
+def verify(proof: bytes, commitments: Sequence[bytes], bits: int = 64, label: str = "bp") -> None:
+    """Returns if the proof verifies; raises VerificationError if not, InvalidArgumentError if unparsable."""
+    err = _native.Error()
+    joined = b"".join(commitments)
+    _check(_native.lib.bp_verify(proof, len(proof), joined, len(commitments), bits, label.encode(),
+                                 ctypes.byref(err)), err)
+
+
+def verify_batch(items: Sequence[tuple]) -> List[int]:
+    """items: (proof, commitments, bits, label) tuples. Returns the indices of those that fail."""
+    count = len(items)
+    keep = []  # the buffers must outlive the call
+    c_items = (_native.BatchItem * max(count, 1))()
+    for i, (proof, commitments, bits, label) in enumerate(items):
+        proof_buf = ctypes.create_string_buffer(bytes(proof), max(len(proof), 1))
+        points = ctypes.create_string_buffer(b"".join(commitments), max(32 * len(commitments), 1))
+        label_b = label.encode()
+        keep += [proof_buf, points, label_b]
+        c_items[i] = _native.BatchItem(ctypes.sizeof(_native.BatchItem), ctypes.cast(proof_buf, ctypes.c_void_p),
+                                       len(proof), ctypes.cast(points, ctypes.c_void_p), len(commitments), bits,
+                                       label_b)
+    failed = (ctypes.c_size_t * max(count, 1))()
+    failed_count, err = ctypes.c_size_t(), _native.Error()
+    status = _native.lib.bp_verify_batch(c_items, count, failed, ctypes.byref(failed_count), ctypes.byref(err))
+    if status not in (0, VerificationError.code):
+        _raise(status, err)
+    return [failed[i] for i in range(failed_count.value)]
+
+
+def _options(timeout_ms=0, ca_file=None, identity: Optional[Key] = None, dealer_key: Optional[bytes] = None,
+             reconnect_attempts: int = -1):
+    options = _native.ClientOptions()
+    _native.lib.bp_client_options_init(ctypes.byref(options))
+    options.timeout_ms = timeout_ms
+    keep = []
+    if ca_file is not None:
+        keep.append(str(ca_file).encode())
+        options.ca_file = keep[-1]
+    if identity is not None:
+        options.identity = identity._handle
+        keep.append(identity)
+    if dealer_key is not None:
+        if len(dealer_key) != 32:
+            raise InvalidArgumentError("invalid argument", "dealer_key must be 32 bytes")
+        buf = ctypes.create_string_buffer(bytes(dealer_key), 32)
+        keep.append(buf)
+        options.dealer_key = ctypes.cast(buf, ctypes.c_void_p)
+    options.reconnect_attempts = reconnect_attempts
+    return options, keep
+
+
+def create_session(dealer_url: str, bits: int = 64, parties: int = 1, label: str = "bp",
+                   round_timeout_ms: int = 0, session_id: Optional[str] = None,
+                   allowed_parties: Optional[Sequence[bytes]] = None, **options) -> str:
+    """Opens a session (signed by options' identity) and returns its id."""
+    request = _native.SessionRequest()
+    _native.lib.bp_session_request_init(ctypes.byref(request))
+    request.bits, request.parties, request.label = bits, parties, label.encode()
+    request.round_timeout_ms = round_timeout_ms
+    if session_id is not None:
+        request.session_id = session_id.encode()
+    keys = None
+    if allowed_parties is not None:
+        if len(allowed_parties) != parties:
+            raise InvalidArgumentError("invalid argument", "one allowed key per party")
+        keys = ctypes.create_string_buffer(b"".join(allowed_parties), 32 * parties)
+        request.allowed_parties = ctypes.cast(keys, ctypes.c_void_p)
+    c_options, keep = _options(**options)
+    out, err = ctypes.create_string_buffer(33), _native.Error()
+    _check(_native.lib.bp_create_session(dealer_url.encode(), ctypes.byref(request), ctypes.byref(c_options), out,
+                                         ctypes.byref(err)), err)
+    del keep, keys
+    return out.value.decode()
+
+
+@dataclass
+class JoinResult:
+    """The aggregated proof a join returns, checked, with the dealer's signature (checked too)."""
+    json: str
+    position: int
+    bits: int
+    label: str
+    commitments: List[bytes]
+    proof: bytes
+    dealer_signature: bytes
+    fields: dict = field(default_factory=dict)
+
+
+def _take_result(handle) -> JoinResult:
+    try:
+        lib = _native.lib
+        m = lib.bp_join_result_parties(handle)
+        proof_len = ctypes.c_size_t()
+        proof_ptr = lib.bp_join_result_proof(handle, ctypes.byref(proof_len))
+        points = ctypes.string_at(lib.bp_join_result_commitments(handle), 32 * m)
+        text = lib.bp_join_result_json(handle).decode()
+        return JoinResult(json=text, position=lib.bp_join_result_position(handle), bits=lib.bp_join_result_bits(handle),
+                          label=lib.bp_join_result_label(handle).decode(),
+                          commitments=[points[32 * j:32 * j + 32] for j in range(m)],
+                          proof=ctypes.string_at(proof_ptr, proof_len.value),
+                          dealer_signature=ctypes.string_at(lib.bp_join_result_dealer_signature(handle), 64),
+                          fields=json.loads(text))
+    finally:
+        _native.lib.bp_join_result_free(handle)
+
+
+def _blinding_buffer(blinding: Optional[bytes]):
+    if blinding is None:
+        return None
+    if len(blinding) != 32:
+        raise InvalidArgumentError("invalid argument", "the blinding must be 32 bytes")
+    return ctypes.create_string_buffer(bytes(blinding), 32)
+
+
+def join_and_prove(dealer_url: str, session_id: str, value: int, blinding: Optional[bytes] = None,
+                   **options) -> JoinResult:
+    """Joins the session, runs the protocol, returns the aggregated proof. Blocks (releases the GIL)."""
+    c_options, keep = _options(**options)
+    c_blinding = _blinding_buffer(blinding)
+    out, err = ctypes.c_void_p(), _native.Error()
+    try:
+        status = _native.lib.bp_join_and_prove(dealer_url.encode(), session_id.encode(), value, c_blinding,
+                                               ctypes.byref(c_options), ctypes.byref(out), ctypes.byref(err))
+    finally:
+        if c_blinding is not None:
+            ctypes.memset(c_blinding, 0, 32)
+    del keep
+    _check(status, err)
+    return _take_result(out.value)
+
+
+async def join_and_prove_async(dealer_url: str, session_id: str, value: int, blinding: Optional[bytes] = None,
+                               **options) -> JoinResult:
+    """join_and_prove for asyncio: runs in libbp's background thread; cancelling the task cancels the join."""
+    loop = asyncio.get_running_loop()
+    future = loop.create_future()
+    c_options, keep = _options(**options)
+    c_blinding = _blinding_buffer(blinding)
+
+    def deliver(status, result, message, blamed):
+        if future.done():
+            if result:
+                _native.lib.bp_join_result_free(result)
+            return
+        if status == 0:
+            future.set_result(_take_result(result))
+        else:
+            cls = _BY_CODE.get(status, InternalError)
+            future.set_exception(cls(_native.lib.bp_error_kind_name(status).decode(), message, blamed))
+
+    def done(_user, status, result, err):  # on libbp's thread
+        message = err.contents.message.decode(errors="replace") if err else ""
+        blamed = [err.contents.blamed[i] for i in range(err.contents.blamed_count)] if err else []
+        loop.call_soon_threadsafe(deliver, status, result, message, blamed)
+
+    callback = _native.JOIN_CALLBACK(done)
+    handle, err = ctypes.c_void_p(), _native.Error()
+    try:
+        status = _native.lib.bp_join_start(dealer_url.encode(), session_id.encode(), value, c_blinding,
+                                           ctypes.byref(c_options), callback, None, ctypes.byref(handle),
+                                           ctypes.byref(err))
+    finally:
+        if c_blinding is not None:
+            ctypes.memset(c_blinding, 0, 32)
+    _check(status, err)
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        _native.lib.bp_join_cancel(handle)
+        raise
+    finally:
+        # The handle waits for the callback to return; do that off the event loop. The
+        # callback object must live until then.
+        await loop.run_in_executor(None, _native.lib.bp_join_handle_free, handle)
+        del callback, keep

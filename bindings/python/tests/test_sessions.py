@@ -1,0 +1,106 @@
+"""Sessions from Python against a real bp-dealer on loopback: four parties as threads and as
+asyncio tasks, a dropout, a bad CA, a wrong pinned dealer key, a cancelled join."""
+import asyncio
+import subprocess
+import threading
+
+import pytest
+
+import bp_aggregation as bp
+from conftest import CLI
+
+VALUES = [1000000, 2**64 - 1, 0, 42424242]
+
+
+def run_parties(dealer, session, count=4, **options):
+    """Parties 0..count-1 join from threads; returns results and errors by position."""
+    results, errors = {}, {}
+
+    def party(i):
+        try:
+            results[i] = bp.join_and_prove(dealer.url, session, VALUES[i], identity=dealer.parties[i],
+                                           dealer_key=dealer.key.public_key, timeout_ms=30000, **options)
+        except bp.BpError as e:
+            errors[i] = e
+
+    threads = [threading.Thread(target=party, args=(i,)) for i in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results, errors
+
+
+def check_with_bp_verify(dealer, result):
+    """The command-line verifier accepts the proof and the dealer's signature."""
+    fields = result.fields
+    subprocess.run([str(CLI), "verify", "--bits", "64", "--commitments", ",".join(fields["commitments"]),
+                    "--proof", fields["proof"], "--label", fields["label"], "--session", fields["session"],
+                    "--dealer-key", dealer.key.public_key_hex, "--signature", fields["dealer_signature"]],
+                   check=True, capture_output=True)
+
+
+def test_four_parties_in_threads(dealer):
+    session = dealer.create_session()
+    results, errors = run_parties(dealer, session)
+    assert errors == {}
+    assert sorted(r.position for r in results.values()) == [0, 1, 2, 3]
+    proofs = {r.proof for r in results.values()}
+    assert len(proofs) == 1
+    result = results[0]
+    assert result.fields["session"] == session
+    bp.verify(result.proof, result.commitments, bits=64, label=result.label)
+    check_with_bp_verify(dealer, result)
+
+
+def test_four_parties_as_asyncio_tasks(dealer):
+    session = dealer.create_session()
+
+    async def main():
+        return await asyncio.gather(*[
+            bp.join_and_prove_async(dealer.url, session, VALUES[i], identity=dealer.parties[i],
+                                    dealer_key=dealer.key.public_key, timeout_ms=30000) for i in range(4)])
+
+    results = asyncio.run(main())
+    assert len({r.proof for r in results}) == 1
+    check_with_bp_verify(dealer, results[0])
+
+
+def test_a_party_that_never_joins_is_blamed(dealer):
+    session = dealer.create_session(round_timeout_ms=1500)
+    results, errors = run_parties(dealer, session, count=3)
+    assert results == {}
+    assert sorted(errors) == [0, 1, 2]
+    for e in errors.values():
+        assert isinstance(e, bp.AbortedError) and e.kind == "abort"
+        assert e.blamed == [3]
+
+
+def test_a_certificate_from_another_ca_is_a_transport_error(tls_dealer, tmp_path):
+    from conftest import make_certificate
+    other_ca = make_certificate(tmp_path)
+    session = tls_dealer.create_session(ca_file=tls_dealer.ca)
+    with pytest.raises(bp.TransportError):
+        bp.join_and_prove(tls_dealer.url, session, 1, identity=tls_dealer.parties[0], ca_file=other_ca,
+                          timeout_ms=10000)
+
+
+def test_a_dealer_with_another_key_is_malicious(dealer):
+    session = dealer.create_session()
+    with pytest.raises(bp.MaliciousDealerError):
+        bp.join_and_prove(dealer.url, session, 1, identity=dealer.parties[0], dealer_key=bytes(32), timeout_ms=10000)
+
+
+def test_cancelling_the_task_cancels_the_join(dealer):
+    session = dealer.create_session()
+
+    async def main():
+        task = asyncio.create_task(bp.join_and_prove_async(dealer.url, session, 7, identity=dealer.parties[0],
+                                                           timeout_ms=60000))
+        await asyncio.sleep(0.5)
+        assert not task.done()  # waiting for the other three
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 10)
+
+    asyncio.run(main())
