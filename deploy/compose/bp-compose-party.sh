@@ -2,8 +2,9 @@
 # One party of the demo: joins BP_SESSION_ID with its key and value, prints the result.
 # Until the dealer answers and the operator has opened the session it retries (up to
 # BP_WAIT_S seconds, default 60) on exactly those failures: the dealer's name not resolving
-# yet, connection refused, "no such session". Anything else ends it at once: the demo is
-# right under any compose implementation, whatever order it starts containers in.
+# yet, its address not reachable yet or nobody listening there (the container is starting),
+# "no such session". Anything else ends it at once: the demo is right under any compose
+# implementation, whatever order it starts containers in.
 set -eu
 keys=${BP_KEYS_DIR:-/keys}
 wait_s=${BP_WAIT_S:-60}
@@ -18,7 +19,7 @@ while :; do
   bp-party join --dealer "$BP_DEALER_URL" $ca --session "$BP_SESSION_ID" --value "$BP_VALUE" \
     --key "$keys/$BP_PARTY.key" --dealer-key $keys/dealer.key.pub 2>"$errors" || status=$?
   [ $status -ne 0 ] || exit 0
-  if [ "$(date +%s)" -lt "$deadline" ] && grep -qE 'resolve:|Connection refused|no such session' "$errors"; then
+  if [ "$(date +%s)" -lt "$deadline" ] && grep -qE 'resolve:|Connection refused|No route to host|Network is unreachable|no such session' "$errors"; then
     sleep 0.5
     continue
   fi
