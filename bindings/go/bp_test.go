@@ -228,13 +228,12 @@ func (d *dealer) join(ctx context.Context, session string, i int) (*JoinResult, 
 		&Options{Identity: d.parties[i], DealerKey: &dealerKey, Timeout: 30 * time.Second})
 }
 
-func TestFourPartiesAsGoroutines(t *testing.T) {
-	d := startDealer(t, false)
-	session := d.session(t, 0)
-	results := make([]*JoinResult, 4)
-	errs := make([]error, 4)
+// joinAll runs parties 0..count-1 as goroutines and returns their results and errors.
+func (d *dealer) joinAll(session string, count int) ([]*JoinResult, []error) {
+	results := make([]*JoinResult, count)
+	errs := make([]error, count)
 	var wg sync.WaitGroup
-	for i := 0; i < 4; i++ {
+	for i := 0; i < count; i++ {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
@@ -242,6 +241,13 @@ func TestFourPartiesAsGoroutines(t *testing.T) {
 		}(i)
 	}
 	wg.Wait()
+	return results, errs
+}
+
+func TestFourPartiesAsGoroutines(t *testing.T) {
+	d := startDealer(t, false)
+	session := d.session(t, 0)
+	results, errs := d.joinAll(session, 4)
 	for i := range errs {
 		if errs[i] != nil {
 			t.Fatalf("party %d: %v", i, errs[i])
@@ -273,16 +279,7 @@ func TestFourPartiesAsGoroutines(t *testing.T) {
 func TestDropoutIsBlamed(t *testing.T) {
 	d := startDealer(t, false)
 	session := d.session(t, 1500*time.Millisecond)
-	var wg sync.WaitGroup
-	errs := make([]error, 3)
-	for i := 0; i < 3; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			_, errs[i] = d.join(context.Background(), session, i)
-		}(i)
-	}
-	wg.Wait()
+	_, errs := d.joinAll(session, 3)
 	for i, err := range errs {
 		var e *Error
 		if !errors.As(err, &e) || e.Kind != Aborted || len(e.Blamed) != 1 || e.Blamed[0] != 3 {
