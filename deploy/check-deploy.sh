@@ -43,6 +43,12 @@ for tool in clang clang-tidy valgrind ccache shellcheck docker-compose doctest-d
   ! grep -qx "$tool" <<<"$(deploy/install-deps.sh --print build)" || fail "the build set holds $tool, which a Release build does not need"
 done
 grep -q 'cmake --build /build --target bp-dealer bp-party bp' deploy/Dockerfile || fail "the image builds more than its three programs"
+# The build stage copies sources directory by directory: every one the top-level
+# CMakeLists.txt adds (but tests/, off in the image) must be among them.
+while read -r dir; do
+  [ "$dir" = tests ] && continue
+  grep -qE "^COPY $dir $dir\$" deploy/Dockerfile || fail "the Dockerfile's build stage does not copy $dir/, which CMakeLists.txt builds"
+done < <(sed -nE 's/^ *add_subdirectory\(([^ )]+)\).*/\1/p' CMakeLists.txt)
 ! grep -q '^VOLUME' deploy/Dockerfile || fail "VOLUME gives every container of the image an anonymous volume"
 ! grep -qE '^ENV .*BP_DEALER_(LISTEN|DB)' deploy/Dockerfile || fail "ENV BP_DEALER_<option> would beat a mounted config file"
 ! grep -q 'useradd --system' deploy/Dockerfile || fail "useradd --system with uid 10001 warns (system ids end at 999)"

@@ -75,8 +75,10 @@ base_images() {
     return
   fi
   local mirror rootfs start
-  mirror=${BP_DEBIAN_MIRROR:-$(grep -hoE '^(URIs:|deb) +https?://[^ ]+/debian/?( |$)' /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null |
-    awk '{print $2}' | head -1)}
+  # The first Debian mirror apt uses here (deb822 or one-line sources); grep fails on a file
+  # that is not there, which must not end the run.
+  mirror=${BP_DEBIAN_MIRROR:-$({ grep -hoE '^(URIs:|deb) +https?://[^ ]+/debian/?( |$)' \
+    /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null || true; } | awk '{print $2; exit}')}
   mirror=${mirror:-http://deb.debian.org/debian}
   rootfs="$work/rootfs"
   start=$(now_ms)
@@ -90,13 +92,13 @@ deb $mirror bookworm-updates main
 deb ${mirror%/debian*}/debian-security bookworm-security main
 EOF
   local changes=(--change 'CMD ["bash"]' --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin')
-  tar -C "$rootfs" -c . | podman import "${changes[@]}" - debian:12 >/dev/null
+  tar -C "$rootfs" -c . | podman import --quiet "${changes[@]}" - debian:12 >/dev/null
   rm -rf "$rootfs"/usr/share/doc/* "$rootfs"/usr/share/man/* "$rootfs"/usr/share/info/* \
     "$rootfs"/usr/share/locale/* "$rootfs"/usr/share/lintian "$rootfs"/var/cache/debconf/*-old
   printf '%s\n' 'path-exclude /usr/share/doc/*' 'path-include /usr/share/doc/*/copyright' \
     'path-exclude /usr/share/man/*' 'path-exclude /usr/share/info/*' 'path-exclude /usr/share/locale/*' \
     'path-exclude /usr/share/lintian/*' >"$rootfs/etc/dpkg/dpkg.cfg.d/slim"
-  tar -C "$rootfs" -c . | podman import "${changes[@]}" - debian:12-slim >/dev/null
+  tar -C "$rootfs" -c . | podman import --quiet "${changes[@]}" - debian:12-slim >/dev/null
   rm -rf "$rootfs"
   echo "== base images made in $((($(now_ms) - start) / 1000)) s: $(podman image inspect --format '{{.Size}}' debian:12 | numfmt --to=si)B, slim $(podman image inspect --format '{{.Size}}' debian:12-slim | numfmt --to=si)B"
 }
