@@ -64,6 +64,19 @@ std::optional<bp::client::Options> to_options(const bp_client_options* in, std::
   return out;
 }
 
+// The dealer's URL and the client options, checked and converted (both calls need them).
+int read_target(const char* url, const bp_client_options* options, bp::client::Endpoint& endpoint,
+                bp::client::Options& converted, bp_error* err) {
+  auto parsed = bp::client::parse_endpoint(url);
+  if (!parsed) return fail(err, BP_ERR_INVALID_ARGUMENT, "dealer_url must be ws://HOST:PORT or wss://HOST:PORT");
+  std::string why;
+  auto read = to_options(options, why);
+  if (!read) return fail(err, BP_ERR_INVALID_ARGUMENT, why);
+  endpoint = std::move(*parsed);
+  converted = std::move(*read);
+  return BP_OK;
+}
+
 // Everything a join needs, checked and copied out of the caller's memory; the blinding is
 // wiped when this is destroyed.
 struct JoinArgs {
@@ -84,15 +97,9 @@ struct JoinArgs {
 int read_join_args(const char* url, const char* session_id, uint64_t value, const uint8_t* blinding,
                    const bp_client_options* options, JoinArgs& args, bp_error* err) {
   if (url == nullptr || session_id == nullptr) return fail(err, BP_ERR_INVALID_ARGUMENT, "dealer_url or session_id is NULL");
-  auto endpoint = bp::client::parse_endpoint(url);
-  if (!endpoint) return fail(err, BP_ERR_INVALID_ARGUMENT, "dealer_url must be ws://HOST:PORT or wss://HOST:PORT");
-  std::string why;
-  auto converted = to_options(options, why);
-  if (!converted) return fail(err, BP_ERR_INVALID_ARGUMENT, why);
-  args.dealer = *endpoint;
+  if (int status = read_target(url, options, args.dealer, args.options, err)) return status;
   args.session_id = session_id;
   args.value = value;
-  args.options = std::move(*converted);
   if (blinding != nullptr) {
     auto s = bp::Scalar::from_canonical_bytes(std::span<const uint8_t, 32>(blinding, 32));
     if (!s) return fail(err, BP_ERR_INVALID_ARGUMENT, "the blinding is not a canonical scalar");
@@ -147,11 +154,9 @@ int bp_create_session(const char* dealer_url, const bp_session_request* request,
       return fail(err, BP_ERR_INVALID_ARGUMENT, "dealer_url or session_id_out is NULL");
     if (!bp::c_abi::sized(request))
       return fail(err, BP_ERR_INVALID_ARGUMENT, "request is NULL or its size is wrong (call bp_session_request_init)");
-    auto endpoint = bp::client::parse_endpoint(dealer_url);
-    if (!endpoint) return fail(err, BP_ERR_INVALID_ARGUMENT, "dealer_url must be ws://HOST:PORT or wss://HOST:PORT");
-    std::string why;
-    auto converted = to_options(options, why);
-    if (!converted) return fail(err, BP_ERR_INVALID_ARGUMENT, why);
+    bp::client::Endpoint endpoint;
+    bp::client::Options converted;
+    if (int status = read_target(dealer_url, options, endpoint, converted, err)) return status;
     bp::client::SessionRequest wanted;
     wanted.bits = request->bits;
     wanted.parties = request->parties;
@@ -164,7 +169,7 @@ int bp_create_session(const char* dealer_url, const bp_session_request* request,
         std::memcpy(key.data(), request->allowed_parties + 32 * i, key.size());
         wanted.allowed_parties.push_back(key);
       }
-    auto created = bp::client::create_session(*endpoint, wanted, *converted);
+    auto created = bp::client::create_session(endpoint, wanted, converted);
     if (!created) return client_failure(err, created.error());
     std::memset(session_id_out, 0, 33);
     std::memcpy(session_id_out, created->session_id.data(), std::min<size_t>(created->session_id.size(), 32));
