@@ -4,7 +4,8 @@
 # BP_WAIT_S seconds, default 60) on exactly those failures: the dealer's name not resolving
 # yet, its address not reachable yet or nobody listening there (the container is starting),
 # "no such session". Anything else ends it at once: the demo is right under any compose
-# implementation, whatever order it starts containers in.
+# implementation, whatever order it starts containers in. Each new reason to wait is said
+# once on stderr, with the time, so a slow start shows where the time went.
 set -eu
 keys=${BP_KEYS_DIR:-/keys}
 wait_s=${BP_WAIT_S:-60}
@@ -13,6 +14,7 @@ ca=""
 errors=$(mktemp)
 trap 'rm -f "$errors"' EXIT
 deadline=$(($(date +%s) + wait_s))
+waiting_for=""
 while :; do
   status=0
   # shellcheck disable=SC2086
@@ -20,6 +22,11 @@ while :; do
     --key "$keys/$BP_PARTY.key" --dealer-key $keys/dealer.key.pub 2>"$errors" || status=$?
   [ $status -ne 0 ] || exit 0
   if [ "$(date +%s)" -lt "$deadline" ] && grep -qE 'resolve:|Connection refused|No route to host|Network is unreachable|no such session' "$errors"; then
+    reason=$(cat "$errors")
+    if [ "$reason" != "$waiting_for" ]; then
+      echo "$(date +%T) waiting for the dealer: $reason" >&2
+      waiting_for=$reason
+    fi
     sleep 0.5
     continue
   fi
