@@ -40,6 +40,7 @@ now_ms() { date +%s%3N; }
 podman() { command podman "$@" 2> >(grep -vE 'unable to get systemd connection|failed to connect to syslog' >&2); }
 projects=()
 service_pid=
+pin_pid=
 
 cleanup() {
   local status=$?
@@ -55,6 +56,7 @@ cleanup() {
     podman network rm -f "$2_bp" >/dev/null 2>&1 || true
   done
   [ -z "$service_pid" ] || kill "$service_pid" 2>/dev/null || true
+  [ -z "$pin_pid" ] || kill "$pin_pid" 2>/dev/null || true
   podman network rm -f "$tag-net" >/dev/null 2>&1 || true
   podman volume rm -f "$tag-keys" >/dev/null 2>&1 || true
   rm -rf "$work"
@@ -86,6 +88,9 @@ base_images() {
   debootstrap --variant=minbase bookworm "$rootfs" "$mirror" >"$work/debootstrap.log" 2>&1 ||
     { tail -20 "$work/debootstrap.log" >&2; fail "debootstrap failed"; }
   rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/log/*.log
+  # debootstrap copies this machine's resolver into the tree; an image must not carry it
+  # (podman writes each container's resolv.conf, and the build uses the machine's).
+  : >"$rootfs/etc/resolv.conf"
   cat >"$rootfs/etc/apt/sources.list" <<EOF
 deb $mirror bookworm main
 deb $mirror bookworm-updates main
@@ -114,6 +119,19 @@ build=(podman build --pull=never --network host --format docker -f deploy/Docker
 "${build[@]}" --target build -t "$tag-build" . >"$work/build.log" 2>&1 || { tail -40 "$work/build.log" >&2; fail "the build stage did not build"; }
 "${build[@]}" -t "$image" . >>"$work/build.log" 2>&1 || { tail -40 "$work/build.log" >&2; fail "the image did not build"; }
 build_s=$((($(now_ms) - start) / 1000))
+# From here on the containers run: their names resolve only through the network's own DNS.
+export CONTAINERS_CONF="$root/deploy/podman/containers-demo.conf"
+demo_resolver=$(sed -nE 's/^dns_servers = \["([0-9.]+)"\]$/\1/p' "$CONTAINERS_CONF")
+[ -n "$demo_resolver" ] || fail "no dns_servers address in $CONTAINERS_CONF"
+# A network left by a run that was killed would hold the one subnet the demo's networks get.
+for stale in $(podman network ls --format '{{.Name}}' | grep '^bpdemo' || true); do
+  echo "== removing the network $stale left by an earlier run"
+  podman network rm -f "$stale" >/dev/null
+done
+# Netavark 1.4 lets a bridge's MAC move as containers come and go, which cuts the others
+# off their gateway for 30 s and more: pinned while the demo runs (see the script).
+"$root/deploy/podman/pin-bridge-macs.sh" "$demo_resolver" &
+pin_pid=$!
 size=$(podman image inspect --format '{{.Size}}' "$image")
 build_size=$(podman image inspect --format '{{.Size}}' "$tag-build")
 echo "== image built in $build_s s: runtime image $(numfmt --to=si "$size")B ($size bytes), build stage $(numfmt --to=si "$build_size")B"
@@ -149,6 +167,27 @@ healthy() {
   done
   return 1
 }
+# demo_networks_only CONTAINER...: each container's network has the demo's resolver as its
+# gateway and a bridge whose MAC is pinned, and the container's resolv.conf names that
+# resolver and no other, so no lookup of the demo leaves the networks it made (podman 4.3
+# adds the host's resolvers by default). Run while the dealer still holds the bridge.
+demo_networks_only() {
+  local c networks network servers bridge
+  for c in "$@"; do
+    networks=$(podman inspect --format '{{range $name, $_ := .NetworkSettings.Networks}}{{$name}} {{end}}' "$c")
+    [ -n "$networks" ] || fail "podman names no network for $c"
+    for network in $networks; do
+      [ "$(podman network inspect --format '{{range .Subnets}}{{.Gateway}} {{end}}' "$network")" = "$demo_resolver " ] ||
+        fail "the network $network of $c does not have $demo_resolver (the demo's resolver) as its gateway"
+      bridge=$(podman network inspect --format '{{.NetworkInterface}}' "$network")
+      [ "$(cat "/sys/class/net/$bridge/addr_assign_type" 2>/dev/null)" = 3 ] ||
+        fail "the bridge $bridge of $network has a MAC the kernel may move (pin-bridge-macs.sh did not pin it)"
+    done
+    servers=$(awk '$1 == "nameserver" {printf "%s ", $2}' "$(podman inspect --format '{{.ResolvConfPath}}' "$c")")
+    [ "$servers" = "$demo_resolver " ] || fail "$c resolves names through '$servers', not only its network's own DNS ($demo_resolver)"
+  done
+}
+
 # The port set three ways the health check must see: a flag, a mounted config file (which
 # the image's defaults must not beat), a variable. Each dealer has only its own loopback.
 printf 'listen = 127.0.0.1:18743\nallow-anonymous = true\n' >"$work/loopback.conf"
@@ -193,10 +232,11 @@ if [ -n "$failed" ]; then
   fail "when the dealer started last,$failed failed"
 fi
 same_result "$work"/order{0,1,2,3}.json
+demo_networks_only "$tag-operator" "$tag-party0" "$tag-party1" "$tag-party2" "$tag-party3"
 podman rm -f "$tag-dealer" "$tag-operator" "$tag-party0" "$tag-party1" "$tag-party2" "$tag-party3" >/dev/null
 podman network rm "$tag-net" >/dev/null
 podman volume rm "$tag-keys" >/dev/null
-echo "== dealer started 3 s after the operator and the parties: the four proofs agree"
+echo "== dealer started 3 s after the operator and the parties: the four proofs agree; names resolved only by the network's own DNS ($demo_resolver), its bridge's MAC pinned"
 
 # Two compose implementations from Debian: docker-compose 1.29 against podman's Docker API
 # (podman system service on a socket of this run's), which honours depends_on conditions,
@@ -263,6 +303,7 @@ run_compose() {
   grep -q '^bp_sessions_completed_total 1$' <<<"$(curl -fsS "${curl_tls[@]}" "$scheme://127.0.0.1:$port/metrics")" ||
     fail "/metrics on the host does not count the session ($name)"
   healthy "${project}_dealer_1" || fail "podman healthcheck run: the dealer is not healthy ($name)"
+  demo_networks_only "${project}"_{init,dealer,operator,party0,party1,party2,party3}_1
   for c in init operator party0 party1 party2 party3; do
     case "$(podman inspect --format '{{json .Config.Healthcheck}}' "${project}_${c}_1")" in
       null | '{"Test":["NONE"]'*) ;;
@@ -272,7 +313,7 @@ run_compose() {
   local new_volumes
   new_volumes=$(comm -13 <(echo "$volumes_before") <(podman volume ls -q | sort) | tr '\n' ' ')
   [ "$new_volumes" = "${project}_keys ${project}_outcomes " ] || fail "the demo made volumes '$new_volumes', not only keys and outcomes ($name)"
-  echo "== $name: $scheme://127.0.0.1:$port/healthz and /metrics answer on the host; dealer healthy; one-shots without health check; volumes: $new_volumes"
+  echo "== $name: $scheme://127.0.0.1:$port/healthz and /metrics answer on the host; dealer healthy; names resolved only by the network's own DNS, bridge MAC pinned; one-shots without health check; volumes: $new_volumes"
 
   compose "$tool" -p "$project" "${files[@]}" down -v >"$work/$mode-down.log" 2>&1 || { cat "$work/$mode-down.log" >&2; fail "down failed ($name)"; }
   [ -z "$(podman ps -aq --filter "name=^${project}_")" ] || fail "containers left after down ($name)"
