@@ -21,8 +21,9 @@ test_packages=(
   docker-compose shellcheck iproute2
 )
 # crun 1.8 cannot run containers where cgroups are in hybrid mode: runc can
-# (deploy/podman/containers.conf selects it).
-container_packages=(podman podman-compose runc netavark aardvark-dns debootstrap uidmap curl)
+# (deploy/podman/containers.conf selects it). deploy/container-demo.sh also drives
+# docker-compose and pins bridges with ip (deploy/podman/pin-bridge-macs.sh).
+container_packages=(podman podman-compose runc netavark aardvark-dns debootstrap uidmap curl docker-compose iproute2)
 
 set_name="test"
 case "${1:-}" in
