@@ -25,6 +25,9 @@ export CONTAINERS_CONF="$root/deploy/podman/containers.conf"
 tag="bpdemo$$"
 work=$(mktemp -d)
 image=bp:latest
+# The build stage keeps a tag of its own between runs: untagged, podman would prune its
+# layers with it, and the next run would build everything again (5-6 min instead of ~15 s).
+build_image=bp-build:latest
 
 fail() { echo "error: $*" >&2; exit 1; }
 skip() {
@@ -115,10 +118,17 @@ podman run --rm --network none --label "bp-demo=$tag" debian:12 true 2>"$work/ru
 
 echo "== podman build --format docker -f deploy/Dockerfile (the image's build stage, then the image)"
 start=$(now_ms)
+image_id() { podman image inspect --format '{{.Id}}' "$1" 2>/dev/null || true; }
+previous_ids="$(image_id "$build_image") $(image_id "$image")"
 build=(podman build --pull=never --network host --format docker -f deploy/Dockerfile)
-"${build[@]}" --target build -t "$tag-build" . >"$work/build.log" 2>&1 || { tail -40 "$work/build.log" >&2; fail "the build stage did not build"; }
+"${build[@]}" --target build -t "$build_image" . >"$work/build.log" 2>&1 || { tail -40 "$work/build.log" >&2; fail "the build stage did not build"; }
 "${build[@]}" -t "$image" . >>"$work/build.log" 2>&1 || { tail -40 "$work/build.log" >&2; fail "the image did not build"; }
 build_s=$((($(now_ms) - start) / 1000))
+# The images these tags named before, if the build replaced them (and their layers no
+# other image uses): nothing else of the machine's is pruned.
+for id in $previous_ids; do
+  [[ " $(image_id "$build_image") $(image_id "$image") " == *" $id "* ]] || podman rmi "$id" >/dev/null 2>&1 || true
+done
 # From here on the containers run: their names resolve only through the network's own DNS.
 export CONTAINERS_CONF="$root/deploy/podman/containers-demo.conf"
 demo_resolver=$(sed -nE 's/^dns_servers = \["([0-9.]+)"\]$/\1/p' "$CONTAINERS_CONF")
@@ -133,7 +143,7 @@ done
 "$root/deploy/podman/pin-bridge-macs.sh" "$demo_resolver" &
 pin_pid=$!
 size=$(podman image inspect --format '{{.Size}}' "$image")
-build_size=$(podman image inspect --format '{{.Size}}' "$tag-build")
+build_size=$(podman image inspect --format '{{.Size}}' "$build_image")
 echo "== image built in $build_s s: runtime image $(numfmt --to=si "$size")B ($size bytes), build stage $(numfmt --to=si "$build_size")B"
 
 echo "== the image: user, volumes, programs, build stage, health check"
@@ -151,9 +161,9 @@ programs=$(podman run --rm --network none --entrypoint sh "$image" -c 'ls /usr/l
 # build set, and nothing of the test tools or the other targets.
 expected_packages=$(deploy/install-deps.sh --print build | sort | tr '\n' ' ')
 manual() { podman run --rm --network none "$1" apt-mark showmanual 2>/dev/null | sort; }
-installed=$(comm -13 <(manual debian:12) <(manual "$tag-build") | tr '\n' ' ')
+installed=$(comm -13 <(manual debian:12) <(manual "$build_image") | tr '\n' ' ')
 [ "$installed" = "$expected_packages" ] || fail "the build stage installed '$installed', not the build set '$expected_packages'"
-extra=$(podman run --rm --network none "$tag-build" sh -c 'command -v clang ccache valgrind node; ls -d /build/tools/bp-netbench /build/tests 2>/dev/null; true' | tr '\n' ' ')
+extra=$(podman run --rm --network none "$build_image" sh -c 'command -v clang ccache valgrind node; ls -d /build/tools/bp-netbench /build/tests 2>/dev/null; true' | tr '\n' ' ')
 [ -z "$extra" ] || fail "the build stage has what a Release build of the three programs does not need: $extra"
 echo "   bp:bp is 10001:10001, no VOLUME, HEALTHCHECK kept, programs: $programs"
 echo "   build stage: only the build set ($expected_packages), only the three programs built"
@@ -330,5 +340,4 @@ run_compose() {
 run_compose docker-compose plain
 run_compose docker-compose tls deploy/docker-compose.tls.yml
 run_compose podman-compose tls deploy/docker-compose.tls.yml
-podman rmi "$tag-build" >/dev/null 2>&1 || true
 echo "container demo passed: image $(numfmt --to=si "$size")B built in $build_s s"
