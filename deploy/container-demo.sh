@@ -182,14 +182,15 @@ healthy() {
 # resolver and no other, so no lookup of the demo leaves the networks it made (podman 4.3
 # adds the host's resolvers by default). Run while the dealer still holds the bridge.
 demo_networks_only() {
-  local c networks network servers bridge
+  local c networks network servers info bridge
   for c in "$@"; do
     networks=$(podman inspect --format '{{range $name, $_ := .NetworkSettings.Networks}}{{$name}} {{end}}' "$c")
     [ -n "$networks" ] || fail "podman names no network for $c"
     for network in $networks; do
-      [ "$(podman network inspect --format '{{range .Subnets}}{{.Gateway}} {{end}}' "$network")" = "$demo_resolver " ] ||
+      info=$(podman network inspect --format '{{.NetworkInterface}} {{range .Subnets}}{{.Gateway}} {{end}}' "$network")
+      bridge=${info%% *}
+      [ "${info#* }" = "$demo_resolver " ] ||
         fail "the network $network of $c does not have $demo_resolver (the demo's resolver) as its gateway"
-      bridge=$(podman network inspect --format '{{.NetworkInterface}}' "$network")
       [ "$(cat "/sys/class/net/$bridge/addr_assign_type" 2>/dev/null)" = 3 ] ||
         fail "the bridge $bridge of $network has a MAC the kernel may move (pin-bridge-macs.sh did not pin it)"
     done

@@ -15,22 +15,18 @@
 #   deploy/podman/pin-bridge-macs.sh GATEWAY...
 set -uo pipefail
 [ $# -gt 0 ] || { echo "usage: $0 GATEWAY..." >&2; exit 2; }
-# ours DEVICE GATEWAY...: the device holds one of the gateway addresses.
-ours() {
-  local device=$1 addresses gateway
-  shift
-  addresses=$(ip -4 -o addr show dev "$device" 2>/dev/null) || return 1
-  for gateway in "$@"; do [[ "$addresses" == *" $gateway/"* ]] && return 0; done
-  return 1
-}
 while :; do
-  for dev in /sys/class/net/*; do
-    [ -d "$dev/bridge" ] || continue
-    read -r assigned 2>/dev/null <"$dev/addr_assign_type" || continue
-    [ "$assigned" != 3 ] || continue # 3: NET_ADDR_SET, set by hand: already pinned
-    ours "${dev##*/}" "$@" || continue
-    read -r mac 2>/dev/null <"$dev/address" || continue
-    ip link set dev "${dev##*/}" address "$mac" 2>/dev/null || true
+  for gateway in "$@"; do
+    # The devices holding the gateway address: asked of the kernel by address, not by
+    # walking every interface.
+    for device in $(ip -4 -o addr show to "$gateway/32" 2>/dev/null | awk '{print $2}'); do
+      dev=/sys/class/net/$device
+      [ -d "$dev/bridge" ] || continue
+      read -r assigned 2>/dev/null <"$dev/addr_assign_type" || continue
+      [ "$assigned" != 3 ] || continue # 3: NET_ADDR_SET, set by hand: already pinned
+      read -r mac 2>/dev/null <"$dev/address" || continue
+      ip link set dev "$device" address "$mac" 2>/dev/null || true
+    done
   done
   sleep 0.05
 done
