@@ -79,7 +79,16 @@ int run_soak(const SoakOptions& options) {
       std::fprintf(stderr, "error: the first session failed\n");
       return 1;
     }
-    const size_t quiet_fds = dealer.open_fds();  // the database's journal files are open now
+    // The baseline, with the database's journal files open now. The dealer closes its half of
+    // the first session's connections a moment after the parties have the result: a count
+    // taken at once could include one, and then the end (all closed) never matched it.
+    size_t quiet_fds = dealer.open_fds();
+    for (int unchanged = 0, polls = 0; unchanged < 5 && polls < 100; ++polls) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      const size_t now = dealer.open_fds();
+      unchanged = now == quiet_fds ? unchanged + 1 : 0;
+      quiet_fds = now;
+    }
 
     HostileTraffic garbage(dealer.port());
     garbage.start_garbage("127.0.0.2");
