@@ -28,7 +28,7 @@ func vectorsDir() string {
 	if d := os.Getenv("BP_VECTORS_DIR"); d != "" {
 		return d
 	}
-	return filepath.Join("..", "..", "..", "shared", "vectors")
+	return filepath.Join("..", "..", "tests", "vectors")
 }
 
 func mustHex(t *testing.T, s string) []byte {

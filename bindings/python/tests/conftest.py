@@ -12,7 +12,7 @@ import bp_aggregation as bp
 BUILD = Path(os.environ.get("BP_BUILD_DIR", Path(__file__).resolve().parents[3] / "build" / "gcc"))
 DEALER = Path(os.environ.get("BP_DEALER_BIN", BUILD / "server" / "bp-dealer"))
 CLI = Path(os.environ.get("BP_CLI_BIN", BUILD / "tools" / "bp"))
-VECTORS = Path(os.environ.get("BP_VECTORS_DIR", Path(__file__).resolve().parents[3] / ".." / "shared" / "vectors"))
+VECTORS = Path(os.environ.get("BP_VECTORS_DIR", Path(__file__).resolve().parents[3] / "tests" / "vectors"))
 
 
 class Dealer:
