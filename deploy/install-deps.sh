@@ -11,7 +11,7 @@ set -euo pipefail
 
 build_packages=(
   cmake ninja-build g++ pkg-config
-  libprotobuf-dev protobuf-compiler libboost-dev libspdlog-dev libsqlite3-dev libssl-dev
+  libprotobuf-dev protobuf-compiler libboost-dev libspdlog-dev libsqlite3-dev libpq-dev libssl-dev
   libsodium-dev nlohmann-json3-dev
 )
 bindings_packages=(golang-go python3-venv python3-pip python3-setuptools python3-wheel python3-pytest)

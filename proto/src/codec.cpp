@@ -283,7 +283,8 @@ Result<Message, CodecError> decode_body(const pb::Envelope& env, const Limits& l
       for (const auto& s : m.sessions()) {
         if (!valid_session_id(s.session_id())) return error(CodecErrorKind::BadLength, "malformed session id");
         if (s.phase().size() > 32) return error(CodecErrorKind::TooMany, "phase name too long");
-        out.sessions.push_back({s.session_id(), s.n(), s.parties(), s.joined(), s.phase()});
+        if (s.replica().size() > kMaxReplicaNameBytes) return error(CodecErrorKind::TooMany, "replica name too long");
+        out.sessions.push_back({s.session_id(), s.n(), s.parties(), s.joined(), s.phase(), s.replica()});
       }
       for (const auto& id : m.not_cancelled()) {
         if (!valid_session_id(id)) return error(CodecErrorKind::BadLength, "malformed session id");
@@ -311,7 +312,20 @@ std::string random_session_id() {
   return to_hex(raw);
 }
 
-std::string session_path(std::string_view id) { return "/v1/session/" + std::string(id); }
+namespace {
+constexpr std::string_view kSessionPathPrefix = "/v1/session/";
+}
+
+std::string session_path(std::string_view id) { return std::string(kSessionPathPrefix) + std::string(id); }
+
+std::optional<std::string> session_id_in_path(std::string_view target) {
+  // A prefix before it is allowed (an ingress may mount the dealer under a path).
+  const auto at = target.rfind(kSessionPathPrefix);
+  if (at == std::string_view::npos) return std::nullopt;
+  const auto id = target.substr(at + kSessionPathPrefix.size());
+  if (!valid_session_id(id)) return std::nullopt;
+  return std::string(id);
+}
 
 bool attestation_valid(const ResultMsg& message) {
   if (!message.attestation) return false;
@@ -422,6 +436,7 @@ std::vector<uint8_t> encode(const Message& message) {
         out->set_parties(static_cast<uint32_t>(s.parties));
         out->set_joined(static_cast<uint32_t>(s.joined));
         out->set_phase(s.phase);
+        out->set_replica(s.replica);
       }
       for (const auto& id : l.not_cancelled) m->add_not_cancelled(id);
     }

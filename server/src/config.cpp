@@ -1,5 +1,7 @@
 #include "bp/server/config.hpp"
 
+#include <libpq-fe.h>
+
 #include <boost/asio/ip/address.hpp>
 #include <cctype>
 #include <cstdlib>
@@ -72,8 +74,31 @@ const std::map<std::string, std::pair<Setter, const char*>>& options() {
         },
         "IP:PORT to listen on ([IPv6]:PORT; port 0 picks a free one); default 127.0.0.1:8700"}},
       {"threads", {number(&DealerConfig::threads, 1024), "worker threads; default one per core"}},
-      {"db", {[](DealerConfig& c, const std::string& v) { c.db_path = v; return !v.empty(); },
-              "SQLite file recording every session's outcome; default none"}},
+      {"store", {[](DealerConfig& c, const std::string& v) { c.store = v; return !v.empty(); },
+                 "the outcome record: a SQLite file, or postgresql://... (libpq URL or key=value string, "
+                 "multi-host allowed) shared by every replica; default memory only"}},
+      {"db", {[](DealerConfig& c, const std::string& v) { c.store = v; return !v.empty(); }, "the same as --store"}},
+      {"store-password-file", {[](DealerConfig& c, const std::string& v) { c.store_password_file = v; return !v.empty(); },
+                               "libpq password file (host:port:db:user:password lines, mode 0600) for --store"}},
+      {"replica-name", {[](DealerConfig& c, const std::string& v) {
+                          c.replica_name = v;
+                          return !v.empty() && v.size() <= 128 &&
+                                 v.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_:") ==
+                                     std::string::npos;
+                        },
+                        "this dealer's name in a shared record, unique among the replicas (a pod name); "
+                        "default HOSTNAME:PORT"}},
+      {"store-connections", {number(&DealerConfig::store_connections, 64),
+                             "database connections, each on its own thread (PostgreSQL); default 2"}},
+      {"store-queue", {number(&DealerConfig::store_queue, 100000),
+                       "record calls that may wait for a connection; more are refused as busy; default 256"}},
+      {"store-timeout-ms", {number(&DealerConfig::store_timeout_ms, 600000),
+                            "time limit of every record call, waiting included; default 5000"}},
+      {"heartbeat-ms", {number(&DealerConfig::heartbeat_ms, 600000),
+                        "how often this replica tells the record it is alive; default 2000"}},
+      {"replica-ttl-s", {number(&DealerConfig::replica_ttl_s, 86400),
+                         "a replica silent this long is presumed dead and its open sessions are closed as aborted; "
+                         "default 15"}},
       {"max-frame-bytes", {number(&DealerConfig::max_frame_bytes, 16 << 20), "largest WebSocket message; default 65536"}},
       {"max-sessions", {number(&DealerConfig::max_sessions, 1000000), "running sessions at once; default 1000"}},
       {"max-connections", {number(&DealerConfig::max_connections, 1000000),
@@ -93,7 +118,7 @@ const std::map<std::string, std::pair<Setter, const char*>>& options() {
                              "delete outcome records older than this (N, Ns, Nm, Nh or Nd; 0 keeps them); "
                              "default 30d"}},
       {"outcome-cache", {number(&DealerConfig::outcome_cache, 10000000),
-                         "outcomes kept in memory (the only copy without --db); default 4096"}},
+                         "outcomes kept in memory without --store (the only copy); default 4096"}},
       {"verify-threads", {number(&DealerConfig::verify_threads, 256),
                           "threads for POST /v1/verify, apart from the session threads; default 1"}},
       {"verify-queue", {number(&DealerConfig::verify_queue, 100000),
@@ -165,6 +190,20 @@ std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t\r");
   if (b == std::string::npos) return "";
   return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+// libpq's own parser decides (a URL's user:password@, ?password=, or password=...).
+bool conninfo_has_password(const std::string& conninfo) {
+  if (conninfo.find("://") == std::string::npos && conninfo.find('=') == std::string::npos) return false;  // a file
+  char* err = nullptr;
+  PQconninfoOption* options = PQconninfoParse(conninfo.c_str(), &err);
+  if (err) PQfreemem(err);
+  if (!options) return false;  // malformed: the connection will say why
+  bool found = false;
+  for (auto* o = options; o->keyword; ++o)
+    if (std::string(o->keyword) == "password" && o->val && *o->val) found = true;
+  PQconninfoFree(options);
+  return found;
 }
 
 bool is_loopback(const std::string& host) {
@@ -269,6 +308,18 @@ ConfigOutcome parse_dealer_config(int argc, char** argv) {
   }
   for (const auto& [key, value] : flags)
     if (!apply(out.config, key, value, out.message)) return out;
+  for (const char* key : {"store", "db"}) {
+    if (flags.count(key) != 0 && conninfo_has_password(flags[key])) {
+      out.message = std::string("--") + key +
+                    " carries a password, which every user of this machine can read (ps): put it in "
+                    "--store-password-file, PGPASSFILE or the config file";
+      return out;
+    }
+  }
+  if (out.config.heartbeat_ms == 0 || out.config.replica_ttl_s * 1000ull < 3ull * out.config.heartbeat_ms) {
+    out.message = "--replica-ttl-s must outlast three heartbeats (--heartbeat-ms), or live replicas would be presumed dead";
+    return out;
+  }
   if (out.config.tls_cert.empty() != out.config.tls_key.empty()) {
     out.message = "--tls-cert and --tls-key go together";
     return out;

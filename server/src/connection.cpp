@@ -8,6 +8,7 @@
 
 #include "bp/json.hpp"
 #include "bp/wire/proof_records.hpp"
+#include "outcome_json.hpp"
 
 namespace bp::server {
 
@@ -140,13 +141,62 @@ void HttpConnection<Stream>::on_request(beast::error_code ec) {
   }
   auto& request = parser_->get();
   if (websocket::is_upgrade(request)) {
+    if (auto why = refuse_upgrade()) {
+      env_.metrics->refused("store_down");
+      return write(std::make_shared<HttpResponse>(reply(503, "text/plain", *why + "\n")));
+    }
     upgraded_ = true;
     beast::get_lowest_layer(stream_).expires_never();
     std::make_shared<WsConnection<Stream>>(std::move(stream_), env_, std::move(ticket_))->run(parser_->release());
     return;
   }
   if (request.method() == http::verb::post && request.target() == "/v1/verify") return start_verification();
+  static const std::string kSessions = "/v1/sessions/";
+  const std::string target(request.target());
+  if (request.method() == http::verb::get && target.rfind(kSessions, 0) == 0 &&
+      wire::valid_session_id(target.substr(kSessions.size())))
+    return start_lookup(target.substr(kSessions.size()));
   write(std::make_shared<HttpResponse>(respond()));
+}
+
+// While the record fails no session can be created or end with an answer, so only the
+// parties of a session running here get through (it ends with an abort that says why).
+template <class Stream>
+std::optional<std::string> HttpConnection<Stream>::refuse_upgrade() const {
+  if (env_.records->healthy()) return std::nullopt;
+  const std::string target(parser_->get().target());
+  if (auto id = wire::session_id_in_path(target); id && env_.registry->find(*id)) return std::nullopt;
+  return "the outcome record is unavailable (" + env_.records->failure() + "); no new sessions until it is back";
+}
+
+// Any replica answers for any session: the record says whether it ended (and how) or where
+// it runs; a session running here is described from memory, which is newer.
+template <class Stream>
+void HttpConnection<Stream>::start_lookup(const std::string& id) {
+  auto answer = std::make_shared<HttpResponse>(reply(200, "application/json", ""));
+  auto self = shared_from_this();
+  auto send = [self, answer](unsigned status, std::string body) {
+    answer->result(static_cast<http::status>(status));
+    if (status == 503) answer->set(http::field::retry_after, "1");
+    answer->body() = std::move(body);
+    answer->prepare_payload();
+    asio::post(self->stream_.get_executor(), [self, answer] { self->write(answer); });
+  };
+  const bool queued = env_.records->find(id, [self, id, send](StoreResult<std::optional<SessionRow>> row) {
+    if (!row) return send(503, json_error("the outcome record is unavailable: " + row.error().reason));
+    if (!*row) return send(404, json_error("no such session"));
+    const SessionRow& r = **row;
+    if (!r.open) return send(200, r.json + "\n");
+    if (auto here = self->env_.registry->find(id)) {
+      const auto s = here->summary();
+      return send(200, open_session_json(id, self->env_.records->replica(), s.phase, s.parties, s.joined) + "\n");
+    }
+    send(200, open_session_json(id, r.live.replica, r.live.phase, r.live.parties, r.live.joined) + "\n");
+  });
+  if (!queued) {
+    env_.metrics->refused("store_busy");
+    send(503, json_error("the outcome record is busy; try again shortly"));
+  }
 }
 
 template <class Stream>
@@ -165,15 +215,18 @@ HttpResponse HttpConnection<Stream>::respond() {
   const auto& request = parser_->get();
   const std::string target(request.target());
   if (request.method() != http::verb::get) return reply(405, "text/plain", "GET, or POST /v1/verify\n");
+  // Liveness: the process serves. Readiness: it can take new sessions (the record answers
+  // and it is not draining), so a balancer sends it new work only then.
   if (target == "/healthz") return reply(200, "text/plain", "ok\n");
-  if (target == "/metrics") return reply(200, "text/plain; version=0.0.4", env_.metrics->prometheus_text());
-  static const std::string kSessions = "/v1/sessions/";
-  if (target.rfind(kSessions, 0) == 0) {
-    const std::string id = target.substr(kSessions.size());
-    if (!wire::valid_session_id(id)) return reply(400, "application/json", json_error("a session id is 32 lowercase hex characters"));
-    if (auto json = env_.store->find_json(id)) return reply(200, "application/json", *json + "\n");
-    return reply(404, "application/json", json_error("no such session outcome"));
+  if (target == "/readyz") {
+    if (env_.stopping->load()) return reply(503, "text/plain", "shutting down\n");
+    if (!env_.records->healthy())
+      return reply(503, "text/plain", "the outcome record is unavailable: " + env_.records->failure() + "\n");
+    return reply(200, "text/plain", "ready\n");
   }
+  if (target == "/metrics") return reply(200, "text/plain; version=0.0.4", env_.metrics->prometheus_text());
+  if (target.rfind("/v1/sessions/", 0) == 0)  // a valid id went to start_lookup
+    return reply(400, "application/json", json_error("a session id is 32 lowercase hex characters"));
   return reply(404, "text/plain", "not found\n");
 }
 
@@ -228,8 +281,10 @@ template <class Stream>
 void WsConnection<Stream>::run(http::request<http::string_body> upgrade) {
   // A load balancer routes by the session in the path; the frames must agree with it.
   const std::string target(upgrade.target());
-  const auto at = target.rfind("/v1/session/");
-  if (at != std::string::npos) path_session_ = target.substr(at + 12);
+  if (auto id = wire::session_id_in_path(target))
+    path_session_ = *id;
+  else if (target.find(wire::session_path("")) != std::string::npos)
+    path_session_ = target.substr(target.find(wire::session_path("")) + wire::session_path("").size());
   // Pings keep a waiting party's connection alive; a peer that stops answering is dropped.
   websocket::stream_base::timeout timeouts{};
   timeouts.handshake_timeout = std::chrono::milliseconds(env_.config->handshake_timeout_ms);
@@ -270,7 +325,7 @@ template <class Stream>
 void WsConnection<Stream>::arm_request_deadline() {
   request_deadline_.expires_after(std::chrono::milliseconds(env_.config->request_timeout_ms));
   request_deadline_.async_wait([self = shared_from_this()](beast::error_code ec) {
-    if (ec || (self->state_ != State::AwaitingRequest && self->state_ != State::Operator)) return;
+    if (ec || (self->state_ != State::AwaitingRequest && self->state_ != State::Operator)) return;  // Deciding: the record's deadline
     self->env_.metrics->refused("request_timeout");
     self->refuse("no request within " + std::to_string(self->env_.config->request_timeout_ms) + " ms");
   });
@@ -315,7 +370,8 @@ void WsConnection<Stream>::on_frame(beast::error_code ec, size_t bytes) {
       if (!decoded) return refuse("malformed frame: " + wire::describe(decoded.error()));
       on_request(std::move(*decoded));
       break;
-    case State::Joining:  // nothing is read while a join is decided
+    case State::Deciding:  // nothing is read while a request is decided
+    case State::Joining:
     case State::Closing:
       return;
   }
@@ -357,36 +413,76 @@ SessionOwner WsConnection<Stream>::owner(const std::optional<wire::KeySignature>
 template <class Stream>
 void WsConnection<Stream>::create(const wire::CreateSessionMsg& request) {
   if (auto why = env_.auth->check_create(channel_, request)) return refuse(*why);
-  auto created = env_.registry->create(request, owner(request.operator_auth));
-  if (auto* why = std::get_if<std::string>(&created)) return refuse(*why);
-  const auto& session = std::get<0>(created);
+  state_ = State::Deciding;
+  request_deadline_.cancel();
+  // SessionCreated goes out only once the record holds the id's claim.
+  env_.registry->create(request, owner(request.operator_auth),
+                        [self = shared_from_this(), request](SessionRegistry::Created created) {
+                          asio::post(self->ws_.get_executor(), [self, request, created = std::move(created)] {
+                            if (self->state_ != State::Deciding) return;  // closed meanwhile
+                            if (auto* why = std::get_if<std::string>(&created)) return self->refuse(*why);
+                            const auto& session = std::get<0>(created);
+                            self->answer_operator(wire::encode(wire::SessionCreatedMsg{
+                                session->id(),
+                                mpc::session_label(session->id(), request.n, request.parties, request.label)}));
+                          });
+                        });
+}
+
+template <class Stream>
+void WsConnection<Stream>::answer_operator(std::vector<uint8_t> frame) {
   state_ = State::Operator;
   arm_request_deadline();
-  enqueue(std::make_shared<const std::vector<uint8_t>>(wire::encode(wire::SessionCreatedMsg{
-      session->id(), mpc::session_label(session->id(), request.n, request.parties, request.label)})));
+  read_when_written_ = true;  // the next request is read once this answer is out
+  enqueue(std::make_shared<const std::vector<uint8_t>>(std::move(frame)));
 }
 
 template <class Stream>
 void WsConnection<Stream>::manage(const wire::ManageSessionsMsg& request) {
   if (auto why = env_.auth->check_manage(channel_, request)) return refuse(*why);
-  wire::SessionListMsg answer;
-  answer.sessions = env_.registry->manage(owner(request.operator_auth), request.cancel, answer.not_cancelled);
-  if (answer.sessions.size() > wire::kMaxListedSessions) answer.sessions.resize(wire::kMaxListedSessions);
-  state_ = State::Operator;
-  arm_request_deadline();
-  enqueue(std::make_shared<const std::vector<uint8_t>>(wire::encode(answer)));
+  state_ = State::Deciding;
+  request_deadline_.cancel();
+  env_.registry->manage(owner(request.operator_auth), request.cancel,
+                        [self = shared_from_this()](std::variant<wire::SessionListMsg, std::string> answer) {
+                          asio::post(self->ws_.get_executor(), [self, answer = std::move(answer)] {
+                            if (self->state_ != State::Deciding) return;
+                            if (auto* why = std::get_if<std::string>(&answer)) return self->refuse(*why);
+                            self->answer_operator(wire::encode(std::get<wire::SessionListMsg>(answer)));
+                          });
+                        });
 }
 
 template <class Stream>
 void WsConnection<Stream>::join(const wire::JoinSessionMsg& request) {
   auto session = env_.registry->find(request.session_id);
-  if (!session) return refuse("no such session");
+  if (!session) return join_elsewhere(request.session_id);
   if (auto why = env_.auth->check_join(channel_, request)) return refuse(*why);
   std::optional<wire::PublicKey> key;
   if (request.party_auth) key = request.party_auth->key;
   state_ = State::Joining;
   request_deadline_.cancel();  // the session's own deadline covers the rest of this connection's life
   session->join(shared_from_this(), request.resume_token, key);
+}
+
+// Not running here: a party sent to the wrong replica (after a ring change) learns where the
+// session is, or that it ended, instead of a bare "no such session".
+template <class Stream>
+void WsConnection<Stream>::join_elsewhere(const std::string& id) {
+  state_ = State::Joining;
+  request_deadline_.cancel();
+  auto answer = [self = shared_from_this()](std::string why) {
+    asio::post(self->ws_.get_executor(), [self, why = std::move(why)] {
+      if (self->state_ == State::Joining) self->refuse(why);
+    });
+  };
+  const bool queued = env_.records->find(id, [answer, id](StoreResult<std::optional<SessionRow>> row) {
+    if (!row || !*row) return answer("no such session");
+    if ((*row)->open)
+      return answer("session " + id + " runs on dealer replica " + (*row)->live.replica +
+                    ", not this one (the balancer sent this connection elsewhere)");
+    answer("the session has ended");
+  });
+  if (!queued) refuse("no such session");
 }
 
 template <class Stream>

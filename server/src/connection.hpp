@@ -2,9 +2,12 @@
 // examples). HttpConnection reads requests; an Upgrade hands the socket to a WsConnection,
 // which decodes every frame and routes it by the connection's lifecycle state:
 //
-//   AwaitingRequest --CreateSession/ManageSessions--> Operator --(more of the same)--> Operator
+//   AwaitingRequest --CreateSession/ManageSessions--> Deciding --answered--> Operator
+//   Operator --(more of the same)--> Deciding --answered--> Operator
 //   AwaitingRequest --JoinSession--> Joining --seated--> Seated
 //                                            \--refused--> Closing
+//
+// Deciding waits for the record (a create claims its id there, a listing reads it).
 //
 // The state changes only on the connection's strand, in the order frames arrive, and no
 // frame is read while a join is being decided: a frame sent behind a JoinSession is read
@@ -29,9 +32,9 @@
 #include "admission.hpp"
 #include "auth_policy.hpp"
 #include "metrics.hpp"
-#include "outcome_store.hpp"
 #include "registry.hpp"
 #include "session.hpp"
+#include "store/record_service.hpp"
 #include "verify_pool.hpp"
 
 namespace bp::server {
@@ -40,7 +43,8 @@ namespace bp::server {
 struct ConnectionEnv {
   const DealerConfig* config;
   SessionRegistry* registry;
-  OutcomeStore* store;
+  RecordService* records;
+  const std::atomic<bool>* stopping;  // set once the dealer drains: not ready any more
   Metrics* metrics;
   const AuthPolicy* auth;
   const BulletproofGens* bp_gens;  // for POST /v1/verify
@@ -66,6 +70,9 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection<Stream
   void on_request(boost::beast::error_code ec);
   HttpResponse respond();
   void start_verification();
+  void start_lookup(const std::string& id);  // GET /v1/sessions/ID, answered from the record
+  // Why a WebSocket upgrade is refused with 503 (the record is down), if it is.
+  std::optional<std::string> refuse_upgrade() const;
   void write(std::shared_ptr<HttpResponse> response);
   void close();
   HttpResponse reply(unsigned status, const std::string& content_type, std::string body) const;
@@ -95,7 +102,7 @@ class WsConnection : public PartyLink, public std::enable_shared_from_this<WsCon
   std::string peer() const override { return peer_; }
 
  private:
-  enum class State { AwaitingRequest, Operator, Joining, Seated, Closing };
+  enum class State { AwaitingRequest, Deciding, Operator, Joining, Seated, Closing };
 
   void greet();  // Hello: the nonce and channel binding this connection's signatures cover
   void arm_request_deadline();
@@ -107,6 +114,8 @@ class WsConnection : public PartyLink, public std::enable_shared_from_this<WsCon
   void join(const wire::JoinSessionMsg& join);
   SessionOwner owner(const std::optional<wire::KeySignature>& auth) const;
   void refuse(const std::string& reason);  // Abort to an unseated peer, then close
+  void answer_operator(std::vector<uint8_t> frame);  // on the strand: Deciding -> Operator
+  void join_elsewhere(const std::string& id);        // the session is not here: ask the record where
   void enqueue(std::shared_ptr<const std::vector<uint8_t>> frame);  // on the strand; send() posts here
   void write_next();
   std::shared_ptr<AggregationSession> seat_session() const { return session_.lock(); }

@@ -12,18 +12,55 @@
 #include <unordered_map>
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "admission.hpp"
 #include "bp/server/process_stats.hpp"
 #include "connection.hpp"
-#include "outcome_store.hpp"
+#include "outcome_json.hpp"
 #include "registry.hpp"
+#include "store/memory_record_store.hpp"
+#include "store/postgres_record_store.hpp"
+#include "store/sqlite_record_store.hpp"
 #include "verify_pool.hpp"
 
 namespace bp::server {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
+
+namespace {
+
+std::string default_replica_name(const DealerConfig& config) {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0 || host[0] == 0) std::snprintf(host, sizeof host, "dealer");
+  return std::string(host) + ":" + std::to_string(config.port);
+}
+
+// The record the configuration names: PostgreSQL for a URL or libpq string, a SQLite file
+// for a path, memory for nothing.
+RecordService::Factory record_factory(const DealerConfig& config, const std::string& replica) {
+  const std::string& where = config.store;
+  const auto timeout = std::chrono::milliseconds(config.store_timeout_ms);
+  if (is_postgres_url(where) || where.find('=') != std::string::npos)
+    return [options = PostgresOptions{where, replica, timeout}] { return make_postgres_record_store(options); };
+  if (!where.empty()) return [where, replica, timeout] { return open_sqlite_record_store(where, replica, timeout); };
+  return [replica, entries = config.outcome_cache] { return make_memory_record_store(replica, entries); };
+}
+
+RecordServiceOptions record_options(const DealerConfig& config, const std::string& replica) {
+  const bool shared = is_postgres_url(config.store) || config.store.find('=') != std::string::npos;
+  if (!config.store_password_file.empty()) setenv("PGPASSFILE", config.store_password_file.c_str(), 1);
+  return RecordServiceOptions{replica,
+                              shared ? config.store_connections : 1,  // one SQLite writer; memory is one map
+                              config.store_queue,
+                              std::chrono::milliseconds(config.store_timeout_ms),
+                              std::chrono::milliseconds(config.heartbeat_ms),
+                              std::chrono::seconds(config.replica_ttl_s),
+                              std::chrono::seconds(config.outcome_retention_s)};
+}
+
+}  // namespace
 
 struct DealerServer::Impl {
   // Declared before the io_context, so destroyed after it: connections and sessions whose
@@ -32,7 +69,8 @@ struct DealerServer::Impl {
   DealerConfig config;
   AuthPolicy auth;
   Metrics metrics;
-  OutcomeStore store;
+  std::string replica;
+  RecordService records;
   BulletproofGens bp_gens{64, mpc::kMaxParties};
   PedersenGens pc_gens;
   std::optional<asio::ssl::context> tls;  // set when the dealer serves wss:// and https://
@@ -44,7 +82,7 @@ struct DealerServer::Impl {
   asio::steady_timer drain_timer;
   asio::steady_timer accept_backoff;  // on the acceptor's strand
   std::chrono::milliseconds backoff{0};
-  asio::steady_timer prune_timer;
+  asio::steady_timer forget_timer;
   std::chrono::steady_clock::time_point drain_started;
   std::atomic<bool> stopping{false};
   // Last: its threads run jobs that hold connections, which must go before the io_context.
@@ -53,18 +91,22 @@ struct DealerServer::Impl {
   explicit Impl(DealerConfig c)
       : config(std::move(c)),
         auth(config),
-        store(config.db_path, config.outcome_cache),
+        replica(config.replica_name.empty() ? default_replica_name(config) : config.replica_name),
+        records(record_factory(config, replica), record_options(config, replica), metrics),
         admission(config.max_connections, config.max_connections_per_ip, config.max_connects_per_ip_per_s),
         ioc(static_cast<int>(config.threads)),
         registry(ioc, config,
                  SessionEnv{&bp_gens, &pc_gens, &metrics, std::chrono::milliseconds(config.reconnect_grace_ms),
-                            [this](const SessionOutcome& o) { store.record(o); }, &auth.dealer()},
-                 store),
+                            [this](const SessionOutcome& o, auto done) { record(o, std::move(done)); }, &auth.dealer(),
+                            [this](const std::string& id, const char* phase, size_t joined) {
+                              records.note_phase(id, phase, static_cast<uint32_t>(joined));
+                            }},
+                 records),
         acceptor(asio::make_strand(ioc)),
         signals(ioc, SIGTERM, SIGINT),
         drain_timer(ioc),
         accept_backoff(acceptor.get_executor()),
-        prune_timer(ioc),
+        forget_timer(ioc),
         verifier(config.verify_threads, config.verify_queue, config.verify_per_ip_per_s) {
     fit_connections_to_fd_limit();
     if (!config.tls_cert.empty()) {
@@ -84,6 +126,29 @@ struct DealerServer::Impl {
     acceptor.listen(asio::socket_base::max_listen_connections);
     // Build the generator tables now rather than in the first session's last round.
     (void)bp_gens.G_tables(0, 1);
+    records.on_cancel([this](std::vector<std::string> ids) { registry.cancel_from_record(ids); });
+    spdlog::info("outcome record: {} (replica {})", describe_store(), replica);
+  }
+
+  ~Impl() { records.stop(); }  // its threads post onto the io_context: they end first
+
+  std::string describe_store() const {
+    if (config.store.empty()) return "memory only";
+    if (is_postgres_url(config.store) || config.store.find('=') != std::string::npos) return "PostgreSQL";
+    return "SQLite " + config.store;
+  }
+
+  // The outcome goes to the record; the session hears whether it is there. One that could
+  // not be written is closed as unrecorded once the record answers again.
+  void record(const SessionOutcome& outcome, std::function<void(std::optional<std::string>)> done) {
+    std::string unrecorded = outcome_json(SessionOutcome{outcome.id, outcome.params, false,
+                                                         "outcome could not be recorded", {}, std::nullopt});
+    records.close(outcome.id, outcome.ok, outcome_json(outcome),
+                  [this, id = outcome.id, unrecorded = std::move(unrecorded), done = std::move(done)](StoreResult<Ok> r) {
+                    if (r) return done(std::nullopt);
+                    if (r.error().store_down) records.close_when_back(id, unrecorded);
+                    done(r.error().reason);
+                  });
   }
 
   // Every connection is a descriptor: raise the soft limit to the hard one, and when even
@@ -154,24 +219,21 @@ struct DealerServer::Impl {
     }
     if (ticket->refused())
       spdlog::warn("refusing a connection from {}: {}", remote.address().to_string(), ticket->reason());
-    const ConnectionEnv env{&config, &registry, &store, &metrics, &auth, &bp_gens, &pc_gens, &verifier};
+    const ConnectionEnv env{&config, &registry, &records, &stopping, &metrics, &auth, &bp_gens, &pc_gens, &verifier};
     if (tls)
       std::make_shared<HttpConnection<TlsStream>>(TlsStream(std::move(socket), *tls), env, std::move(ticket))->run();
     else
       std::make_shared<HttpConnection<PlainStream>>(PlainStream(std::move(socket)), env, std::move(ticket))->run();
   }
 
-  // Outcome records past the retention go in the background, a few times per retention period.
-  void schedule_prune() {
-    if (config.outcome_retention_s == 0) return;
-    const auto every = std::chrono::seconds(std::clamp<uint64_t>(config.outcome_retention_s / 4, 1, 600));
-    prune_timer.expires_after(every);
-    prune_timer.async_wait([this](boost::system::error_code ec) {
+  // Finished sessions are forgotten even when nobody creates new ones (the record keeps them;
+  // old records are pruned by the record service).
+  void schedule_forget() {
+    forget_timer.expires_after(std::chrono::seconds(5));
+    forget_timer.async_wait([this](boost::system::error_code ec) {
       if (ec || stopping) return;
-      const size_t gone = store.prune(std::chrono::seconds(config.outcome_retention_s));
-      if (gone != 0) spdlog::info("deleted {} outcome records older than {} s", gone, config.outcome_retention_s);
-      (void)registry.running();  // forget finished sessions even when nobody creates new ones
-      schedule_prune();
+      registry.forget_finished();
+      schedule_forget();
     });
   }
 
@@ -179,7 +241,7 @@ struct DealerServer::Impl {
   void begin_shutdown() {
     if (stopping) return;
     stopping = true;
-    prune_timer.cancel();
+    forget_timer.cancel();
     spdlog::info("shutting down: no new connections; {} sessions running get up to {} ms", registry.running(),
                  config.shutdown_grace_ms);
     asio::post(acceptor.get_executor(), [this] {
@@ -219,11 +281,12 @@ void DealerServer::run() {
     if (!ec) d.begin_shutdown();
   });
   asio::post(d.acceptor.get_executor(), [&d] { d.accept(); });
-  d.schedule_prune();
+  d.schedule_forget();
   std::vector<std::thread> workers;
   for (unsigned i = 1; i < d.config.threads; ++i) workers.emplace_back([&d] { d.ioc.run(); });
   d.ioc.run();
   for (auto& t : workers) t.join();
+  d.records.stop();
 }
 
 void DealerServer::stop() {

@@ -19,13 +19,40 @@ void Metrics::refused(const std::string& reason) {
   ++refused_by_reason_[reason];
 }
 
-void Metrics::round_latency(const std::string& round, double seconds) {
-  std::lock_guard lock(mutex_);
-  Histogram& h = rounds_[round];
-  for (size_t i = 0; i < kBuckets.size(); ++i)
-    if (seconds <= kBuckets[i]) ++h.counts[i];
+void Metrics::observe(Histogram& h, const std::array<double, 10>& buckets, double seconds) {
+  for (size_t i = 0; i < buckets.size(); ++i)
+    if (seconds <= buckets[i]) ++h.counts[i];
   ++h.count;
   h.sum += seconds;
+}
+
+void Metrics::round_latency(const std::string& round, double seconds) {
+  std::lock_guard lock(mutex_);
+  observe(rounds_[round], kBuckets, seconds);
+}
+
+void Metrics::store_call(const std::string& operation, double seconds, bool ok) {
+  std::lock_guard lock(mutex_);
+  observe(store_calls_[operation], kStoreBuckets, seconds);
+  if (!ok) ++store_failures_[operation];
+}
+
+void Metrics::print_histogram(std::string& out, const std::string& name, const std::string& label,
+                              const std::map<std::string, Histogram>& series, const std::array<double, 10>& buckets) {
+  auto line = [&](const std::string& s) { out += s + "\n"; };
+  for (const auto& [key, h] : series) {
+    const std::string labels = label + "=\"" + key + "\"";
+    for (size_t i = 0; i < buckets.size(); ++i) {
+      char le[32];
+      std::snprintf(le, sizeof le, "%g", buckets[i]);
+      line(name + "_bucket{" + labels + ",le=\"" + le + "\"} " + std::to_string(h.counts[i]));
+    }
+    line(name + "_bucket{" + labels + ",le=\"+Inf\"} " + std::to_string(h.count));
+    char sum[64];
+    std::snprintf(sum, sizeof sum, "%.6f", h.sum);
+    line(name + "_sum{" + labels + "} " + sum);
+    line(name + "_count{" + labels + "} " + std::to_string(h.count));
+  }
 }
 
 std::string Metrics::prometheus_text() const {
@@ -75,18 +102,20 @@ std::string Metrics::prometheus_text() const {
     line("bp_refused_total{reason=\"" + reason + "\"} " + std::to_string(n));
   line("# HELP bp_round_latency_seconds Time from a round's start until every party's message arrived.");
   line("# TYPE bp_round_latency_seconds histogram");
-  for (const auto& [round, h] : rounds_) {
-    for (size_t i = 0; i < kBuckets.size(); ++i) {
-      char le[32];
-      std::snprintf(le, sizeof le, "%g", kBuckets[i]);
-      line("bp_round_latency_seconds_bucket{round=\"" + round + "\",le=\"" + le + "\"} " + std::to_string(h.counts[i]));
-    }
-    line("bp_round_latency_seconds_bucket{round=\"" + round + "\",le=\"+Inf\"} " + std::to_string(h.count));
-    char sum[64];
-    std::snprintf(sum, sizeof sum, "%.6f", h.sum);
-    line("bp_round_latency_seconds_sum{round=\"" + round + "\"} " + sum);
-    line("bp_round_latency_seconds_count{round=\"" + round + "\"} " + std::to_string(h.count));
-  }
+  print_histogram(out, "bp_round_latency_seconds", "round", rounds_, kBuckets);
+  line("# HELP bp_store_call_seconds Time of each call to the outcome record, queueing included, by operation.");
+  line("# TYPE bp_store_call_seconds histogram");
+  print_histogram(out, "bp_store_call_seconds", "operation", store_calls_, kStoreBuckets);
+  line("# HELP bp_store_failures_total Calls to the outcome record that failed (down, full, timed out), by operation.");
+  line("# TYPE bp_store_failures_total counter");
+  for (const auto& [operation, n] : store_failures_)
+    line("bp_store_failures_total{operation=\"" + operation + "\"} " + std::to_string(n));
+  line("# HELP bp_store_up 1 while the outcome record answers; 0 while it fails (the dealer is not ready then).");
+  line("# TYPE bp_store_up gauge");
+  line(std::string("bp_store_up ") + (store_up_ ? "1" : "0"));
+  line("# HELP bp_outcomes_unrecorded_total Outcomes the record could not take; their parties got an abort instead.");
+  line("# TYPE bp_outcomes_unrecorded_total counter");
+  line("bp_outcomes_unrecorded_total " + std::to_string(outcomes_unrecorded_));
   return out;
 }
 

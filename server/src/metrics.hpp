@@ -24,12 +24,21 @@ class Metrics {
   void round_latency(const std::string& round, double seconds);
   // A request or connection turned away by a limit ("503", "431", "verify_rate", "dropped", ...).
   void refused(const std::string& reason);
+  // The record: each call's latency by operation (claim, close, find, heartbeat, ...), the
+  // calls that failed, whether it is answering, and outcomes no party was handed because the
+  // record could not take them.
+  void store_call(const std::string& operation, double seconds, bool ok);
+  void store_up(bool up) { store_up_ = up; }
+  void outcome_unrecorded() { ++outcomes_unrecorded_; }
 
   long running_sessions() const { return sessions_started_ - sessions_completed_ - aborted_total_; }
   std::string prometheus_text() const;
 
  private:
   static constexpr std::array<double, 10> kBuckets = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10};
+  // A database round trip on loopback takes well under a millisecond.
+  static constexpr std::array<double, 10> kStoreBuckets = {0.0005, 0.001, 0.0025, 0.005, 0.01,
+                                                           0.025,  0.05,  0.1,    0.5,   2.5};
   struct Histogram {
     std::array<uint64_t, kBuckets.size()> counts{};
     uint64_t count = 0;
@@ -43,6 +52,14 @@ class Metrics {
   std::map<std::string, uint64_t> aborted_by_reason_;
   std::map<std::string, uint64_t> refused_by_reason_;
   std::map<std::string, Histogram> rounds_;
+  std::map<std::string, Histogram> store_calls_;
+  std::map<std::string, uint64_t> store_failures_;
+  std::atomic<bool> store_up_{true};
+  std::atomic<uint64_t> outcomes_unrecorded_{0};
+
+  static void observe(Histogram& h, const std::array<double, 10>& buckets, double seconds);
+  static void print_histogram(std::string& out, const std::string& name, const std::string& label,
+                              const std::map<std::string, Histogram>& series, const std::array<double, 10>& buckets);
 };
 
 }  // namespace bp::server

@@ -1,6 +1,7 @@
 #include "session.hpp"
 
 #include "bp/wire/auth.hpp"
+#include "bp/json.hpp"
 
 #include <sodium.h>
 #include <spdlog/spdlog.h>
@@ -41,19 +42,34 @@ AggregationSession::AggregationSession(asio::io_context& ioc, std::string id, mp
       owner_(std::move(owner)) {}
 
 wire::SessionSummary AggregationSession::summary() const {
-  return {id_, params_.n, params_.parties, public_joined_.load(), phase_name(public_phase_.load())};
+  return {id_, params_.n, params_.parties, public_joined_.load(), phase_name(public_phase_.load()), {}};
 }
 
 void AggregationSession::set_phase(Phase phase) {
   phase_ = phase;
   public_phase_ = phase;
+  if (env_.progressed) env_.progressed(id_, phase_name(phase), public_joined_.load());
 }
 
-void AggregationSession::record_and_finish(const SessionOutcome& outcome) {
-  set_phase(Phase::Done);
+void AggregationSession::record_then(SessionOutcome outcome, std::function<void()> announce) {
+  set_phase(Phase::Done);  // nothing a party sends counts any more
   deadline_.cancel();
-  env_.record(outcome);
-  finished_flag_ = true;  // only now may the registry forget the id: the store has it
+  for (auto& seat : seats_) seat.grace.reset();
+  env_.record(outcome, [self = shared_from_this(), announce = std::move(announce)](std::optional<std::string> failure) {
+    asio::post(self->strand_, [self, announce, failure = std::move(failure)] {
+      if (failure) {
+        // Nobody is handed what the record does not hold.
+        self->env_.metrics->outcome_unrecorded();
+        self->env_.metrics->session_aborted("unrecorded");
+        spdlog::error("session={} outcome could not be recorded: {}", self->id_, *failure);
+        self->broadcast(wire::AbortMsg{"outcome could not be recorded: " + *failure, {}});
+        self->close_all();
+      } else {
+        announce();
+      }
+      self->finished_flag_ = true;  // only now may the registry forget the id
+    });
+  });
 }
 
 const char* AggregationSession::phase_name(Phase p) {
@@ -192,6 +208,7 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
   seat.token.resize(wire::kResumeTokenBytes);
   randombytes_buf(seat.token.data(), seat.token.size());
   public_joined_ = seats_taken();
+  if (env_.progressed) env_.progressed(id_, phase_name(phase_), public_joined_.load());
   env_.metrics->party_joined();
   link->seated(weak_from_this(), *position);
   link->send(frame_of(wire::JoinedMsg{*position, params_.n, params_.parties, params_.label, seat.token}));
@@ -294,24 +311,26 @@ void AggregationSession::finish_ok(mpc::AggregationResult result) {
   const auto& dealer = *env_.dealer_key;
   signed_result.attestation = wire::Attestation{
       id_, dealer.public_key(), dealer.sign(wire::result_statement(dealer.public_key(), id_, signed_result.result))};
-  record_and_finish(SessionOutcome{id_, params_, true, {}, {}, signed_result});  // durable before anyone is told
-  env_.metrics->session_completed();
-  spdlog::info("session={} completed: {}-byte proof for {} parties", id_, signed_result.result.proof.to_bytes().size(),
-               params_.parties);
-  broadcast(signed_result);
-  close_all();
+  auto outcome = SessionOutcome{id_, params_, true, {}, {}, signed_result};
+  record_then(std::move(outcome), [this, signed_result = std::move(signed_result)] {
+    env_.metrics->session_completed();
+    spdlog::info("session={} completed: {}-byte proof for {} parties", id_,
+                 signed_result.result.proof.to_bytes().size(), params_.parties);
+    broadcast(signed_result);
+    close_all();
+  });
 }
 
 void AggregationSession::abort(const std::string& reason, std::vector<size_t> blamed) {
   if (phase_ == Phase::Done) return;
-  record_and_finish(SessionOutcome{id_, params_, false, reason, blamed, std::nullopt});
-  // Prometheus label: the reason's first word (the error kind), not the free text.
-  env_.metrics->session_aborted(reason.substr(0, reason.find_first_of(":( ")));
-  std::string blamed_text;
-  for (size_t j : blamed) blamed_text += (blamed_text.empty() ? "" : ",") + std::to_string(j);
-  spdlog::warn("session={} aborted: {} blamed=[{}]", id_, reason, blamed_text);
-  broadcast(wire::AbortMsg{reason, std::move(blamed)});
-  close_all();
+  auto outcome = SessionOutcome{id_, params_, false, reason, blamed, std::nullopt};
+  record_then(std::move(outcome), [this, reason, blamed = std::move(blamed)] {
+    // Prometheus label: the reason's first word (the error kind), not the free text.
+    env_.metrics->session_aborted(reason.substr(0, reason.find_first_of(":( ")));
+    spdlog::warn("session={} aborted: {} blamed=[{}]", id_, reason, comma_separated(blamed));
+    broadcast(wire::AbortMsg{reason, blamed});
+    close_all();
+  });
 }
 
 void AggregationSession::close_all() {

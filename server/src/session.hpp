@@ -50,8 +50,12 @@ struct SessionEnv {
   const PedersenGens* pc_gens;
   Metrics* metrics;
   std::chrono::milliseconds reconnect_grace;
-  std::function<void(const SessionOutcome&)> record;  // durable store; called on the session strand
+  // Writes the outcome to the record; `done` (on any thread) gives the failure, if any. No
+  // party hears the outcome before it is there.
+  std::function<void(const SessionOutcome&, std::function<void(std::optional<std::string> failure)> done)> record;
   const wire::Identity* dealer_key;  // signs every result
+  // The phase and seats taken, each time they change (published in the shared record).
+  std::function<void(const std::string& id, const char* phase, size_t joined)> progressed;
 };
 
 // Who created a session: an operator key, or (anonymous) nobody but an address. Caps on open
@@ -106,7 +110,9 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   void on_deliver(size_t position, const std::shared_ptr<PartyLink>& link, wire::Message message);
   bool from_seat(size_t position, const std::shared_ptr<PartyLink>& link) const;
   void set_phase(Phase phase);
-  void record_and_finish(const SessionOutcome& outcome);
+  // Ends the session: the outcome goes to the record, and once it is there `announce` tells
+  // the parties; if it cannot be recorded they get an abort saying so instead.
+  void record_then(SessionOutcome outcome, std::function<void()> announce);
   void start_round(Phase phase);
   void arm_deadline();
   void on_deadline();

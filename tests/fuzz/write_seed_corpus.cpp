@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
   write(bp::wire::JoinSessionMsg{id, {}, bp::wire::KeySignature{{5}, {6}}}, "join_session_signed");
   write(bp::wire::JoinedMsg{1, 8, 2, params.label, std::vector<uint8_t>(bp::wire::kResumeTokenBytes, 2)}, "joined");
   write(bp::wire::ManageSessionsMsg{{id}, bp::wire::KeySignature{{7}, {8}}}, "manage_sessions");
-  write(bp::wire::SessionListMsg{{{id, 64, 4, 1, "join"}}, {id}}, "session_list");
+  write(bp::wire::SessionListMsg{{{id, 64, 4, 1, "join", "dealer-0"}}, {id}}, "session_list");
   std::printf("wrote %d seeds to %s\n", count, dir.c_str());
   return 0;
 }

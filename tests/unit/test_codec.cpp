@@ -125,7 +125,7 @@ TEST_CASE("every message round-trips") {
   const ManageSessionsMsg manage{{id, std::string(32, 'b')}, KeySignature{PublicKey{12}, Signature{13}}};
   CHECK(round_trip(manage) == manage);
   CHECK(round_trip(ManageSessionsMsg{}) == ManageSessionsMsg{});
-  const SessionListMsg list{{{id, 64, 4, 2, "join"}, {std::string(32, 'c'), 8, 1, 1, "proof_shares"}}, {std::string(32, 'd')}};
+  const SessionListMsg list{{{id, 64, 4, 2, "join", "dealer-0"}, {std::string(32, 'c'), 8, 1, 1, "proof_shares", ""}}, {std::string(32, 'd')}};
   CHECK(round_trip(list) == list);
 }
 
@@ -137,12 +137,15 @@ TEST_CASE("session management messages are validated") {
   auto manage = envelope_of(ManageSessionsMsg{{}, KeySignature{}});
   manage.mutable_manage_sessions()->clear_signature();
   CHECK(decode_error(manage) == CodecErrorKind::BadLength);  // a key without its signature
-  CHECK(decode(encode(Message{SessionListMsg{{{"short", 64, 1, 0, "join"}}, {}}})).error().kind ==
+  CHECK(decode(encode(Message{SessionListMsg{{{"short", 64, 1, 0, "join", ""}}, {}}})).error().kind ==
         CodecErrorKind::BadLength);
-  CHECK(decode(encode(Message{SessionListMsg{{{std::string(32, 'a'), 64, 1, 0, std::string(33, 'p')}}, {}}}))
+  CHECK(decode(encode(Message{SessionListMsg{{{std::string(32, 'a'), 64, 1, 0, std::string(33, 'p'), ""}}, {}}}))
             .error()
             .kind == CodecErrorKind::TooMany);
   CHECK(decode(encode(Message{SessionListMsg{{}, {"zz"}}})).error().kind == CodecErrorKind::BadLength);
+  CHECK(decode(encode(Message{SessionListMsg{{{std::string(32, 'a'), 64, 1, 0, "join", std::string(129, 'r')}}, {}}}))
+            .error()
+            .kind == CodecErrorKind::TooMany);  // 1.2: a replica name is at most 128 bytes
 }
 
 TEST_CASE("session set-up messages are validated") {

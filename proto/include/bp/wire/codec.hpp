@@ -94,10 +94,12 @@ struct ManageSessionsMsg {
   std::optional<KeySignature> operator_auth;  // absent: anonymous
   friend bool operator==(const ManageSessionsMsg&, const ManageSessionsMsg&) = default;
 };
+inline constexpr size_t kMaxReplicaNameBytes = 128;
 struct SessionSummary {
   std::string session_id;
   size_t n = 0, parties = 0, joined = 0;
   std::string phase;
+  std::string replica;  // 1.2: the dealer replica running it (empty from a 1.1 dealer)
   friend bool operator==(const SessionSummary&, const SessionSummary&) = default;
 };
 inline constexpr size_t kMaxListedSessions = 1000;  // an operator holds fewer (the dealer's per-operator cap)
@@ -130,6 +132,8 @@ bool valid_session_id(std::string_view id);  // 32 lowercase hex characters
 std::string random_session_id();             // 128 bits from libsodium, as valid_session_id wants
 // The WebSocket path that names a session, so a load balancer can route by it.
 std::string session_path(std::string_view id);
+// The session a request target names (".../v1/session/ID"), if it names a valid one.
+std::optional<std::string> session_id_in_path(std::string_view target);
 inline constexpr size_t kResumeTokenBytes = 16;
 
 struct Limits {

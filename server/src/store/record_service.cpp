@@ -1,0 +1,263 @@
+#include "record_service.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+namespace bp::server {
+
+using Clock = std::chrono::steady_clock;
+
+RecordService::RecordService(Factory factory, RecordServiceOptions options, Metrics& metrics)
+    : factory_(std::move(factory)), options_(std::move(options)), metrics_(metrics) {
+  options_.threads = std::max<size_t>(1, options_.threads);
+  // Made here, so a database that cannot be opened stops the dealer at start.
+  std::vector<std::unique_ptr<RecordStore>> stores;
+  for (size_t i = 0; i < options_.threads; ++i) stores.push_back(factory_());
+  for (auto& store : stores)
+    threads_.emplace_back([this, store = std::shared_ptr<RecordStore>(std::move(store))] {
+      auto own = store;
+      while (true) {
+        Job job;
+        {
+          std::unique_lock lock(mutex_);
+          work_ready_.wait(lock, [this] { return stopping_ || !priority_.empty() || !admitted_.empty(); });
+          if (stopping_ && priority_.empty() && admitted_.empty()) return;
+          auto& from = !priority_.empty() ? priority_ : admitted_;
+          job = std::move(from.front());
+          from.pop_front();
+        }
+        if (Clock::now() >= job.deadline)
+          job.expire(StoreError{"the record did not answer within " + std::to_string(options_.timeout.count()) + " ms"});
+        else
+          job.run(*own);
+      }
+    });
+  threads_.emplace_back([this] { ticker(); });
+}
+
+RecordService::~RecordService() { stop(); }
+
+void RecordService::stop() {
+  std::deque<Job> unrun;
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    stopping_ = true;
+    unrun = std::move(priority_);
+    for (auto& job : admitted_) unrun.push_back(std::move(job));
+    priority_.clear();
+    admitted_.clear();
+  }
+  // What nobody will run gets its answer now.
+  for (auto& job : unrun) job.expire(StoreError{"the dealer is stopping"});
+  work_ready_.notify_all();
+  tick_.notify_all();
+  for (auto& t : threads_) t.join();
+  threads_.clear();
+}
+
+template <class T>
+void RecordService::observe(const std::string& operation, Clock::time_point started, const StoreResult<T>& r) {
+  const bool down = !r && r.error().store_down;
+  metrics_.store_call(operation, std::chrono::duration<double>(Clock::now() - started).count(), !down);
+  std::lock_guard lock(mutex_);
+  if (down) {
+    if (healthy_) spdlog::error("the outcome record is failing: {}", r.error().reason);
+    healthy_ = false;
+    failure_ = r.error().reason;
+  } else if (!healthy_) {
+    spdlog::info("the outcome record answers again");
+    healthy_ = true;
+    failure_.clear();
+  }
+  metrics_.store_up(healthy_);
+}
+
+template <class T>
+RecordService::Job RecordService::make_job(std::string operation, std::function<StoreResult<T>(RecordStore&)> call,
+                                           std::function<void(StoreResult<T>)> done) {
+  const auto started = Clock::now();
+  auto shared_done = std::make_shared<std::function<void(StoreResult<T>)>>(std::move(done));
+  Job job;
+  job.operation = operation;
+  job.deadline = started + options_.timeout;
+  job.run = [this, operation, started, call = std::move(call), shared_done](RecordStore& store) {
+    auto result = call(store);
+    observe(operation, started, result);
+    (*shared_done)(std::move(result));
+  };
+  job.expire = [this, operation, started, shared_done](StoreError e) {
+    StoreResult<T> result(std::move(e));
+    observe(operation, started, result);
+    (*shared_done)(std::move(result));
+  };
+  return job;
+}
+
+bool RecordService::push(Job job, bool priority) {
+  {
+    std::unique_lock lock(mutex_);
+    if (stopping_) {
+      lock.unlock();
+      job.expire(StoreError{"the dealer is stopping"});
+      return true;
+    }
+    if (!priority && admitted_.size() >= options_.queue) return false;
+    (priority ? priority_ : admitted_).push_back(std::move(job));
+  }
+  work_ready_.notify_one();
+  return true;
+}
+
+bool RecordService::claim(ClaimRequest request, std::function<void(StoreResult<ClaimOutcome>)> done) {
+  return push(make_job<ClaimOutcome>(
+                  "claim", [request = std::move(request)](RecordStore& s) { return s.claim(request); },
+                  std::move(done)),
+              false);
+}
+
+bool RecordService::find(std::string id, std::function<void(StoreResult<std::optional<SessionRow>>)> done) {
+  return push(make_job<std::optional<SessionRow>>(
+                  "find", [id = std::move(id)](RecordStore& s) { return s.find(id); }, std::move(done)),
+              false);
+}
+
+bool RecordService::open_sessions(std::string owner,
+                                  std::function<void(StoreResult<std::vector<OpenSessionRow>>)> done) {
+  return push(make_job<std::vector<OpenSessionRow>>(
+                  "list", [owner = std::move(owner)](RecordStore& s) { return s.open_sessions(owner); },
+                  std::move(done)),
+              false);
+}
+
+bool RecordService::request_cancel(std::string owner, std::vector<std::string> ids,
+                                   std::function<void(StoreResult<std::vector<std::string>>)> done) {
+  return push(make_job<std::vector<std::string>>(
+                  "cancel",
+                  [owner = std::move(owner), ids = std::move(ids)](RecordStore& s) { return s.request_cancel(owner, ids); },
+                  std::move(done)),
+              false);
+}
+
+void RecordService::close(std::string id, bool ok, std::string json, std::function<void(StoreResult<Ok>)> done) {
+  {
+    std::lock_guard lock(mutex_);
+    phases_.erase(id);
+  }
+  push(make_job<Ok>(
+           "close",
+           [id = std::move(id), ok, json = std::move(json)](RecordStore& s) { return s.close(id, ok, json); },
+           std::move(done)),
+       true);
+}
+
+void RecordService::close_when_back(std::string id, std::string json) {
+  std::lock_guard lock(mutex_);
+  unclosed_.emplace_back(std::move(id), std::move(json));
+}
+
+void RecordService::close_unclosed(RecordStore& store) {
+  std::vector<std::pair<std::string, std::string>> todo;
+  {
+    std::lock_guard lock(mutex_);
+    todo.swap(unclosed_);
+  }
+  std::vector<std::pair<std::string, std::string>> still;
+  for (auto& [id, json] : todo) {
+    auto closed = store.close(id, false, json);
+    if (!closed && closed.error().store_down) still.emplace_back(std::move(id), std::move(json));
+    else spdlog::info("session={} closed in the record as unrecorded", id);
+  }
+  std::lock_guard lock(mutex_);
+  for (auto& entry : still) unclosed_.push_back(std::move(entry));
+}
+
+void RecordService::note_phase(const std::string& id, const std::string& phase, uint32_t joined) {
+  std::lock_guard lock(mutex_);
+  phases_[id] = PhaseUpdate{id, phase, joined};
+}
+
+void RecordService::on_cancel(std::function<void(std::vector<std::string>)> handler) {
+  std::lock_guard lock(mutex_);
+  on_cancel_ = std::move(handler);
+}
+
+bool RecordService::healthy() const {
+  std::lock_guard lock(mutex_);
+  return healthy_;
+}
+
+std::string RecordService::failure() const {
+  std::lock_guard lock(mutex_);
+  return failure_;
+}
+
+void RecordService::heartbeat_now() {
+  std::vector<PhaseUpdate> phases;
+  bool after_failure;
+  {
+    std::lock_guard lock(mutex_);
+    if (heartbeat_queued_) return;  // a slow store gets one beat in its queue, not a pile
+    heartbeat_queued_ = true;
+    for (auto& [id, p] : phases_) phases.push_back(std::move(p));
+    phases_.clear();
+    after_failure = !healthy_;
+  }
+  const auto ttl = options_.replica_ttl;
+  push(make_job<HeartbeatAnswer>(
+           "heartbeat",
+           [this, phases, ttl, after_failure](RecordStore& s) {
+             auto answer = s.heartbeat(phases, ttl, after_failure);
+             if (answer) close_unclosed(s);
+             return answer;
+           },
+           [this, phases](StoreResult<HeartbeatAnswer> answer) {
+             std::function<void(std::vector<std::string>)> handler;
+             {
+               std::lock_guard lock(mutex_);
+               heartbeat_queued_ = false;
+               if (!answer) {
+                 // Publish these phases with the next beat, unless a newer one came meanwhile.
+                 for (const auto& p : phases) phases_.try_emplace(p.id, p);
+                 return;
+               }
+               handler = on_cancel_;
+             }
+             if (answer->expired_elsewhere != 0)
+               spdlog::warn("closed {} open sessions of dealer replicas silent for over {} s", answer->expired_elsewhere,
+                            options_.replica_ttl.count());
+             if (handler && !answer->cancel.empty()) handler(std::move(answer->cancel));
+           }),
+       true);
+}
+
+void RecordService::ticker() {
+  auto next_prune = Clock::now();
+  const auto prune_every =
+      std::chrono::seconds(std::clamp<int64_t>(options_.retention.count() / 4, 1, 600));
+  heartbeat_now();  // this replica is in the record before its first session
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    // A failing record is probed every second, so readiness comes back soon after it does.
+    const auto every = healthy_ ? options_.heartbeat : std::min(options_.heartbeat, std::chrono::milliseconds(1000));
+    tick_.wait_for(lock, every, [this] { return stopping_; });
+    if (stopping_) return;
+    lock.unlock();
+    heartbeat_now();
+    if (options_.retention.count() != 0 && Clock::now() >= next_prune) {
+      next_prune = Clock::now() + prune_every;
+      const auto retention = options_.retention;
+      push(make_job<size_t>(
+               "prune", [retention](RecordStore& s) { return s.prune(retention); },
+               [retention](StoreResult<size_t> gone) {
+                 if (gone && *gone != 0) spdlog::info("deleted {} outcome records older than {} s", *gone, retention.count());
+                 if (!gone) spdlog::error("pruning old outcome records failed: {}", gone.error().reason);
+               }),
+           false);
+    }
+    lock.lock();
+  }
+}
+
+}  // namespace bp::server
