@@ -18,7 +18,8 @@ bindings_packages=(golang-go python3-venv python3-pip python3-setuptools python3
 test_packages=(
   "${build_packages[@]}" "${bindings_packages[@]}"
   clang clang-14 clang-tidy libclang-rt-14-dev ccache valgrind openssl curl doctest-dev
-  docker-compose shellcheck iproute2
+  docker-compose shellcheck iproute2 sqlite3
+  postgresql-15 nginx-light
 )
 # crun 1.8 cannot run containers where cgroups are in hybrid mode: runc can
 # (deploy/podman/containers.conf selects it). deploy/container-demo.sh also drives

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Every test: unit, vector, property, CLI and integration tests plus the valgrind
-# constant-time check (g++, warnings as errors); the deployment checks, the multi-node
+# constant-time check (g++, warnings as errors); more than one dealer for real (three
+# replicas behind nginx sharing PostgreSQL 15 with a standby: a replica added and one
+# killed, the primary killed and the standby promoted, a full disk); the deployment checks, the multi-node
 # topology in network namespaces, and the image built with podman running the compose demo
 # (plain and TLS); then the whole suite again under AddressSanitizer and
 # UndefinedBehaviorSanitizer (clang++, warnings as errors) and the daemon's integration
@@ -12,6 +14,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 echo "== g++ build and tests"
 "$root/deploy/build.sh" "$root/build/gcc" -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBP_WERROR=ON
 ctest --test-dir "$root/build/gcc" --output-on-failure -j 2
+
+echo "== more than one dealer: replicas behind nginx sharing PostgreSQL, failover, a full disk"
+"$root/tests/cluster/test_cluster.sh" "$root/build/gcc"
 
 echo "== deployment artefacts (compose, Dockerfile, scripts, Kubernetes manifests)"
 "$root/deploy/check-deploy.sh"

@@ -2,8 +2,10 @@
 // schema (kubernetes-models' validate(), the same JSON schemas kubectl's client-side
 // validation uses), then the cross-references a schema cannot see: selectors that match
 // the pod labels, the ingress's service and port, probes and resource limits on every
-// container, a termination grace period longer than the dealer's drain, and the
-// kustomization's file list.
+// container, a termination grace period longer than the dealer's drain, the dealers' shared
+// record (the CloudNativePG Cluster it names, synchronous, TLS verified, no password in the
+// URL), and the kustomization's file list. CloudNativePG publishes no kubernetes-models
+// package, so its Cluster is checked against the fields of its v1 API this file uses.
 //   node deploy/k8s/validate.mjs   (with kubernetes-models and js-yaml on NODE_PATH)
 import fs from "node:fs";
 import path from "node:path";
@@ -40,9 +42,29 @@ const listed = new Set(kustomization.resources);
 for (const f of fs.readdirSync(here))
   if (f.endsWith(".yaml") && f !== "kustomization.yaml" && !listed.has(f)) fail(f, "not listed in kustomization.yaml");
 
+// postgresql.cnpg.io/v1 Cluster: the fields used here, with their types and bounds.
+function checkCnpgCluster(where, doc) {
+  const spec = doc.spec ?? {};
+  const known = new Set(["instances", "minSyncReplicas", "maxSyncReplicas", "bootstrap", "storage", "resources", "postgresql"]);
+  for (const k of Object.keys(spec)) if (!known.has(k)) fail(where, `schema: unknown field spec.${k}`);
+  if (!Number.isInteger(spec.instances) || spec.instances < 1) fail(where, "schema: spec.instances must be an integer >= 1");
+  for (const k of ["minSyncReplicas", "maxSyncReplicas"])
+    if (spec[k] !== undefined && (!Number.isInteger(spec[k]) || spec[k] < 0)) fail(where, `schema: spec.${k} must be an integer >= 0`);
+  if ((spec.minSyncReplicas ?? 0) > (spec.maxSyncReplicas ?? 0)) fail(where, "schema: minSyncReplicas > maxSyncReplicas");
+  if (typeof spec.bootstrap?.initdb?.database !== "string" || typeof spec.bootstrap?.initdb?.owner !== "string")
+    fail(where, "schema: spec.bootstrap.initdb needs database and owner");
+  if (typeof spec.storage?.size !== "string") fail(where, "schema: spec.storage.size must be a quantity");
+  for (const [k, v] of Object.entries(spec.postgresql?.parameters ?? {}))
+    if (typeof v !== "string") fail(where, `schema: postgresql.parameters.${k} must be a string`);
+}
+
 for (const { file, doc } of docs) {
   const key = `${doc.apiVersion}/${doc.kind}`;
   const where = `${file} ${doc.kind}/${doc.metadata?.name}`;
+  if (key === "postgresql.cnpg.io/v1/Cluster") {
+    checkCnpgCluster(where, doc);
+    continue;
+  }
   if (!models[key]) {
     fail(where, `no schema known for ${key}`);
     continue;
@@ -78,12 +100,42 @@ else {
     if (!c.resources?.requests) fail(`container ${c.name}`, "no resource requests");
   }
   const portNames = new Set(pod.containers.flatMap((c) => (c.ports ?? []).map((p) => p.name)));
+  // Readiness follows the record (/readyz fails while it does); liveness only the process.
   for (const c of pod.containers)
-    for (const probe of ["readinessProbe", "livenessProbe"]) {
+    for (const [probe, want] of [["readinessProbe", "/readyz"], ["livenessProbe", "/healthz"]]) {
       const get = c[probe]?.httpGet;
       if (!get) fail(`container ${c.name}`, `no ${probe}`);
-      else if (get.path !== "/healthz" || !portNames.has(get.port)) fail(`container ${c.name}`, `${probe} is not GET /healthz on a named port`);
+      else if (get.path !== want || !portNames.has(get.port)) fail(`container ${c.name}`, `${probe} is not GET ${want} on a named port`);
     }
+
+  // The shared record: every replica names the same database, by the Cluster's read-write
+  // Service, as its owner role, over verified TLS, with the password in a file; and each
+  // replica has a name of its own (the pod's).
+  const dealer = pod.containers.find((c) => c.name === "bp-dealer");
+  const env = Object.fromEntries((dealer?.env ?? []).map((e) => [e.name, e]));
+  const storeUrl = env.BP_DEALER_STORE?.value;
+  if (!storeUrl) fail("StatefulSet", "no BP_DEALER_STORE: replicas would each keep a record of their own");
+  else {
+    const url = new URL(storeUrl);
+    if (url.password) fail("StatefulSet", "BP_DEALER_STORE carries a password (use BP_DEALER_STORE_PASSWORD_FILE)");
+    if (url.searchParams.get("sslmode") !== "verify-full") fail("StatefulSet", "the record is not reached with sslmode=verify-full");
+    const [cluster] = byKind("Cluster");
+    if (cluster) {
+      if (url.hostname !== `${cluster.metadata.name}-rw`) fail("StatefulSet", `BP_DEALER_STORE's host is not ${cluster.metadata.name}-rw`);
+      if (url.pathname.slice(1) !== cluster.spec.bootstrap.initdb.database || url.username !== cluster.spec.bootstrap.initdb.owner)
+        fail("StatefulSet", "BP_DEALER_STORE's database or user is not the Cluster's");
+      if ((cluster.spec.minSyncReplicas ?? 0) < 1) fail(`Cluster/${cluster.metadata.name}`, "no synchronous standby: an acknowledged record could be lost with the primary");
+      if (cluster.spec.instances < 2) fail(`Cluster/${cluster.metadata.name}`, "one instance cannot fail over");
+      for (const v of pod.volumes ?? [])
+        if (v.secret && v.secret.secretName.startsWith("bp-records") &&
+            ![`${cluster.metadata.name}-app`, `${cluster.metadata.name}-ca`].includes(v.secret.secretName))
+          fail("StatefulSet", `volume ${v.name} names ${v.secret.secretName}, which the Cluster does not make`);
+    }
+  }
+  if (!env.BP_DEALER_STORE_PASSWORD_FILE) fail("StatefulSet", "no BP_DEALER_STORE_PASSWORD_FILE");
+  if (env.BP_DEALER_REPLICA_NAME?.valueFrom?.fieldRef?.fieldPath !== "metadata.name")
+    fail("StatefulSet", "BP_DEALER_REPLICA_NAME is not the pod's name (replica names must be unique)");
+  if ((sts.spec.volumeClaimTemplates ?? []).length) fail("StatefulSet", "a volume per replica: the record is shared");
   for (const c of [...(pod.initContainers ?? []), ...pod.containers])
     for (const m of c.volumeMounts ?? [])
       if (!(pod.volumes ?? []).some((v) => v.name === m.name) && !(sts.spec.volumeClaimTemplates ?? []).some((t) => t.metadata.name === m.name))

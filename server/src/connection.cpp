@@ -478,8 +478,9 @@ void WsConnection<Stream>::join_elsewhere(const std::string& id) {
   const bool queued = env_.records->find(id, [answer, id](StoreResult<std::optional<SessionRow>> row) {
     if (!row || !*row) return answer("no such session");
     if ((*row)->open)
-      return answer("session " + id + " runs on dealer replica " + (*row)->live.replica +
-                    ", not this one (the balancer sent this connection elsewhere)");
+      return answer("session " + id + " is held by dealer replica " + (*row)->live.replica +
+                    ", not this one: the balancer sent this connection elsewhere (a ring change, or " +
+                    (*row)->live.replica + " stopped)");
     answer("the session has ended");
   });
   if (!queued) refuse("no such session");

@@ -88,4 +88,17 @@ int run_load_table(const std::string& dealer_path, double seconds_per_row) {
   return status;
 }
 
+int run_target_load(const std::string& url, size_t bits, size_t parties, size_t in_flight, double seconds) {
+  const auto dealer = client::parse_endpoint(url);
+  if (!dealer) {
+    std::fprintf(stderr, "error: --target %s is not a ws:// or wss:// URL\n", url.c_str());
+    return 64;
+  }
+  const auto run = keep_in_flight(*dealer, bits, parties, in_flight, seconds);
+  const double rate = static_cast<double>(run.latencies_ms.size()) / std::max(run.seconds, 1e-9);
+  std::printf("| %s | %zu | %zu | %zu | %.1f | %.1f | %.1f | %zu |\n", url.c_str(), bits, parties, in_flight, rate,
+              quantile(run.latencies_ms, 0.5), quantile(run.latencies_ms, 0.99), run.failed);
+  return run.failed == 0 ? 0 : 1;
+}
+
 }  // namespace bp::netbench

@@ -38,13 +38,16 @@ double median(std::vector<double> v) { return bp::netbench::quantile(std::move(v
 constexpr const char* kUsage =
     "usage: bp-netbench [--quick] [--latency-ms N] [--bandwidth-kbps N] [--load-seconds N]\n"
     "       bp-netbench --soak N [--bits B] [--parties M] [--parallel P] [--max-slope-kib K] [--dealer PATH]\n"
-    "       bp-netbench --load-table [--load-seconds N] [--dealer PATH]\n";
+    "       bp-netbench --load-table [--load-seconds N] [--dealer PATH]\n"
+    "       bp-netbench --target ws://HOST:PORT [--bits B] [--parties M] [--parallel P] [--load-seconds N]\n"
+    "           (one row: target | bits | parties | in flight | sessions/s | p50 ms | p99 ms | failed)\n";
 
 }  // namespace
 
 int main(int argc, char** argv) {
   if (sodium_init() < 0) return 1;
   bool quick = false, load_table = false;
+  std::string target;
   bp::client::Options options;
   double load_seconds = 5;
   bp::netbench::SoakOptions soak;
@@ -81,6 +84,8 @@ int main(int argc, char** argv) {
       soak.dealer_path = argv[++i];
     else if (a == "--load-table")
       load_table = true;
+    else if (a == "--target" && i + 1 < argc)
+      target = argv[++i];
     else {
       std::fputs(kUsage, stderr);
       return 64;
@@ -89,6 +94,10 @@ int main(int argc, char** argv) {
   try {
     if (soak.sessions != 0) return bp::netbench::run_soak(soak);
     if (load_table) return bp::netbench::run_load_table(soak.dealer_path, load_seconds);
+    if (!target.empty()) {
+      spdlog::set_level(spdlog::level::warn);
+      return bp::netbench::run_target_load(target, soak.bits, soak.parties, soak.parallel, load_seconds);
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

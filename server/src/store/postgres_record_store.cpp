@@ -19,6 +19,18 @@ struct ResultDeleter {
 };
 using PgResult = std::unique_ptr<PGresult, ResultDeleter>;
 
+// libpq's messages span lines ("...\n\tThis probably means..."): one line for logs and aborts.
+std::string one_line(std::string why) {
+  std::string out;
+  for (char c : why) {
+    const bool space = c == '\n' || c == '\t' || c == '\r' || c == ' ';
+    if (space && (out.empty() || out.back() == ' ')) continue;
+    out += space ? ' ' : c;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
 // Ids, phases and owners are checked text ([0-9a-z_:.]); still, quote every element.
 std::string text_array(const std::vector<std::string>& items) {
   std::string out = "{";
@@ -198,18 +210,18 @@ class PostgresRecordStore final : public RecordStore {
                             options_.conninfo.c_str(), nullptr};
     conn_ = PQconnectdbParams(keys, values, 1);
     if (!conn_ || PQstatus(conn_) != CONNECTION_OK) {
-      std::string why = conn_ ? PQerrorMessage(conn_) : "out of memory";
-      while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
-      std::replace(why.begin(), why.end(), '\n', ' ');
+      const std::string why = one_line(conn_ ? PQerrorMessage(conn_) : "out of memory");
       disconnect();
       return "cannot connect to the database: " + why;
     }
     PQsetnonblocking(conn_, 1);
+    // The schema's "already exists, skipping" notices are expected; libpq would print them.
+    PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
     if (!schema_ready_) {
       // The schema's statements in one simple query (one implicit transaction).
       PgResult res(PQexec(conn_, (std::string("BEGIN;") + kSchema + "COMMIT;").c_str()));
       if (!res || PQresultStatus(res.get()) != PGRES_COMMAND_OK) {
-        std::string why = conn_ ? PQerrorMessage(conn_) : "";
+        const std::string why = one_line(conn_ ? PQerrorMessage(conn_) : "");
         disconnect();
         return "cannot prepare the database schema: " + why;
       }
@@ -221,7 +233,7 @@ class PostgresRecordStore final : public RecordStore {
                                  1, nullptr, std::array<const char*, 1>{options_.replica.c_str()}.data(), nullptr,
                                  nullptr, 0));
       if (!left || PQresultStatus(left.get()) != PGRES_COMMAND_OK) {
-        std::string why = PQerrorMessage(conn_);
+        const std::string why = one_line(PQerrorMessage(conn_));
         disconnect();
         schema_ready_ = false;
         return "cannot close the sessions a previous run left: " + why;
@@ -272,8 +284,7 @@ class PostgresRecordStore final : public RecordStore {
     if (!result) return fail("no answer");
     const auto status = PQresultStatus(result.get());
     if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-      std::string why = PQresultErrorMessage(result.get());
-      while (!why.empty() && why.back() == '\n') why.pop_back();
+      const std::string why = one_line(PQresultErrorMessage(result.get()));
       // The server said no (read-only after a failover, disk full, ...): the connection may
       // be fine, but reconnecting finds the new primary if there is one.
       return fail(why);
@@ -292,9 +303,7 @@ class PostgresRecordStore final : public RecordStore {
   }
 
   std::string last_error() const {
-    std::string why = conn_ ? PQerrorMessage(conn_) : "not connected";
-    while (!why.empty() && why.back() == '\n') why.pop_back();
-    std::replace(why.begin(), why.end(), '\n', ' ');
+    const std::string why = one_line(conn_ ? PQerrorMessage(conn_) : "not connected");
     return why.empty() ? "connection lost" : why;
   }
 

@@ -61,12 +61,15 @@ template <class T>
 void RecordService::observe(const std::string& operation, Clock::time_point started, const StoreResult<T>& r) {
   const bool down = !r && r.error().store_down;
   metrics_.store_call(operation, std::chrono::duration<double>(Clock::now() - started).count(), !down);
+  // A read that works says nothing of writes (a full disk still serves reads): only a write
+  // that went through brings the record back.
+  const bool wrote = operation == "claim" || operation == "close" || operation == "heartbeat" || operation == "cancel";
   std::lock_guard lock(mutex_);
   if (down) {
     if (healthy_) spdlog::error("the outcome record is failing: {}", r.error().reason);
     healthy_ = false;
     failure_ = r.error().reason;
-  } else if (!healthy_) {
+  } else if (!healthy_ && wrote) {
     spdlog::info("the outcome record answers again");
     healthy_ = true;
     failure_.clear();

@@ -40,6 +40,10 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
+// Heartbeats in milliseconds (CURRENT_TIMESTAMP has whole seconds: too coarse for a TTL of a
+// few seconds); the same text format, so the two compare.
+#define BP_SQLITE_NOW_MS "strftime('%Y-%m-%d %H:%M:%f', 'now')"
+
 std::string seconds_ago(std::chrono::seconds age) { return "-" + std::to_string(age.count()) + " seconds"; }
 
 class SqliteRecordStore final : public RecordStore {
@@ -144,8 +148,8 @@ class SqliteRecordStore final : public RecordStore {
                                                         std::chrono::seconds ttl, bool after_failure) {
     {
       Statement s(db_,
-                  "INSERT INTO replicas (name, heartbeat_at) VALUES (?, CURRENT_TIMESTAMP)"
-                  " ON CONFLICT (name) DO UPDATE SET heartbeat_at = CURRENT_TIMESTAMP");
+                  "INSERT INTO replicas (name, heartbeat_at) VALUES (?, " BP_SQLITE_NOW_MS ")"
+                  " ON CONFLICT (name) DO UPDATE SET heartbeat_at = " BP_SQLITE_NOW_MS);
       s.text(1, replica_);
       if (s.step() != SQLITE_DONE) return failed("heartbeat", s);
     }
@@ -164,7 +168,7 @@ class SqliteRecordStore final : public RecordStore {
       Statement s(db_,
                   "UPDATE sessions SET open = 0, ok = 0, phase = 'done', recorded_at = CURRENT_TIMESTAMP"
                   " WHERE open = 1 AND replica <> ? AND replica IN"
-                  " (SELECT name FROM replicas WHERE heartbeat_at < datetime('now', ?))");
+                  " (SELECT name FROM replicas WHERE heartbeat_at < strftime('%Y-%m-%d %H:%M:%f', 'now', ?))");
       s.text(1, replica_).text(2, seconds_ago(ttl));
       if (s.step() != SQLITE_DONE) return failed("expiring lost replicas' claims", s);
       answer.expired_elsewhere = static_cast<size_t>(sqlite3_changes(db_));
@@ -211,20 +215,31 @@ std::unique_ptr<RecordStore> open_sqlite_record_store(const std::string& path, c
       "CREATE INDEX IF NOT EXISTS sessions_recorded_at ON sessions (recorded_at) WHERE open = 0;"
       "CREATE INDEX IF NOT EXISTS sessions_open ON sessions (replica, owner) WHERE open = 1;"
       "CREATE TABLE IF NOT EXISTS replicas (name TEXT PRIMARY KEY, heartbeat_at TEXT NOT NULL);"
-      "CREATE TABLE IF NOT EXISTS store_probe (k INTEGER PRIMARY KEY, filler BLOB);"
-      "CREATE TABLE IF NOT EXISTS session_outcomes (id TEXT PRIMARY KEY, ok INTEGER NOT NULL, json TEXT NOT NULL,"
-      " recorded_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);"
+      "CREATE TABLE IF NOT EXISTS store_probe (k INTEGER PRIMARY KEY, filler BLOB);";
+  const char* migration =
       "BEGIN IMMEDIATE;"
       "INSERT INTO sessions (id, replica, open, ok, json, recorded_at, phase)"
       " SELECT id, '', 0, ok, json, recorded_at, 'done' FROM session_outcomes WHERE true ON CONFLICT (id) DO NOTHING;"
       "DROP TABLE session_outcomes;"
       "COMMIT;";
-  char* err = nullptr;
-  if (sqlite3_exec(db, schema, nullptr, nullptr, &err) != SQLITE_OK) {
-    const std::string why = err ? err : "unknown";
-    sqlite3_free(err);
-    throw std::runtime_error("cannot prepare database " + path + ": " + why);
-  }
+  auto run = [&](const char* sql) {
+    char* err = nullptr;
+    if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+      const std::string why = err ? err : "unknown";
+      sqlite3_free(err);
+      throw std::runtime_error("cannot prepare database " + path + ": " + why);
+    }
+  };
+  run(schema);
+  bool old_table = false;
+  sqlite3_exec(
+      db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'session_outcomes'",
+      [](void* found, int, char**, char**) {
+        *static_cast<bool*>(found) = true;
+        return 0;
+      },
+      &old_table, nullptr);
+  if (old_table) run(migration);
   store->close_own_leftovers();
   return store;
 }
