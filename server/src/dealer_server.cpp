@@ -14,7 +14,10 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "admission.hpp"
+#include "bp/hex.hpp"
 #include "bp/server/process_stats.hpp"
 #include "connection.hpp"
 #include "outcome_json.hpp"
@@ -42,9 +45,14 @@ std::string default_replica_name(const DealerConfig& config) {
 RecordService::Factory record_factory(const DealerConfig& config, const std::string& replica) {
   const std::string& where = config.store;
   const auto timeout = std::chrono::milliseconds(config.store_timeout_ms);
+  // This process, as opposed to an earlier run under the same replica name.
+  std::array<uint8_t, 8> token{};
+  randombytes_buf(token.data(), token.size());
+  const std::string instance = to_hex(token);
   if (is_postgres_url(where) || where.find('=') != std::string::npos)
-    return [options = PostgresOptions{where, replica, timeout}] { return make_postgres_record_store(options); };
-  if (!where.empty()) return [where, replica, timeout] { return open_sqlite_record_store(where, replica, timeout); };
+    return [options = PostgresOptions{where, replica, instance, timeout}] { return make_postgres_record_store(options); };
+  if (!where.empty())
+    return [where, replica, instance, timeout] { return open_sqlite_record_store(where, replica, instance, timeout); };
   return [replica, entries = config.outcome_cache] { return make_memory_record_store(replica, entries); };
 }
 

@@ -126,6 +126,35 @@ void check_expiry(const Opener& open) {
   CHECK_FALSE((*again)->open);
 }
 
+// One dealer process holds several connections: the second one's first use must not take
+// the first one's claims for a previous run's leftovers (it did: sessions under load ended
+// "no longer holds the claim" when a replica's second connection opened).
+using InstanceOpener = std::function<std::unique_ptr<RecordStore>(const std::string& replica, const std::string& instance)>;
+void check_connections_of_one_process(const InstanceOpener& open) {
+  const std::string replica = "r-" + random_hex(4), instance = random_hex(8), id = random_hex(16);
+  auto first = open(replica, instance);
+  REQUIRE(first->claim(claim_of(id)).ok());
+  auto second = open(replica, instance);
+  REQUIRE(second->heartbeat({}, 60s, false).ok());  // its first use (PostgreSQL connects here)
+  auto row = second->find(id);
+  REQUIRE(row->has_value());
+  CHECK((*row)->open);
+  CHECK(first->close(id, true, "{}").ok());
+}
+
+// Two live processes under one name: the one that beats after the other notices.
+void check_name_shared(const InstanceOpener& open) {
+  const std::string replica = "dup-" + random_hex(4);
+  auto one = open(replica, random_hex(8));
+  auto two = open(replica, random_hex(8));
+  REQUIRE(one->heartbeat({}, 60s, false).ok());
+  REQUIRE(two->heartbeat({}, 60s, false).ok());  // its first beat: a restart looks the same
+  auto again = one->heartbeat({}, 60s, false);
+  REQUIRE_FALSE(again.ok());
+  CHECK(again.error().reason.find("replica names must be unique") != std::string::npos);
+  CHECK(two->heartbeat({}, 60s, false).ok() == false);
+}
+
 }  // namespace
 
 TEST_CASE("memory record: the contract for one replica, bounded") {
@@ -145,9 +174,17 @@ TEST_CASE("SQLite record: the contract for two replicas sharing one file, expiry
   const auto dir = std::filesystem::temp_directory_path() / ("bp-store-" + random_hex(6));
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "outcomes.db").string();
-  const Opener open = [&](const std::string& replica) { return open_sqlite_record_store(path, replica, 2000ms); };
+  const Opener open = [&](const std::string& replica) {
+    return open_sqlite_record_store(path, replica, random_hex(8), 2000ms);  // each open: a new process
+  };
   check_contract(open, true);
   check_expiry(open);
+  check_connections_of_one_process([&](const std::string& replica, const std::string& instance) {
+    return open_sqlite_record_store(path, replica, instance, 2000ms);
+  });
+  check_name_shared([&](const std::string& replica, const std::string& instance) {
+    return open_sqlite_record_store(path, replica, instance, 2000ms);
+  });
 
   auto store = open("p");
   const std::string id = random_hex(16);
@@ -164,7 +201,7 @@ TEST_CASE("SQLite record: records of the previous release move to the new table"
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "old.db").string();
   {
-    auto store = open_sqlite_record_store(path, "x", 1000ms);
+    auto store = open_sqlite_record_store(path, "x", random_hex(8), 1000ms);
   }
   // As if an earlier release had written it: its table session_outcomes holds the record.
   const std::string id = random_hex(16);
@@ -176,7 +213,7 @@ TEST_CASE("SQLite record: records of the previous release move to the new table"
     MESSAGE("sqlite3 command not installed: migration check skipped");
     return;
   }
-  auto store = open_sqlite_record_store(path, "x", 1000ms);
+  auto store = open_sqlite_record_store(path, "x", random_hex(8), 1000ms);
   auto row = store->find(id);
   REQUIRE(row->has_value());
   CHECK((*row)->json == "{\"old\":true}");
@@ -191,14 +228,20 @@ TEST_CASE("PostgreSQL record: the contract for two replicas sharing one database
     return;
   }
   const Opener open = [&](const std::string& replica) {
-    return make_postgres_record_store(PostgresOptions{url, replica, 3000ms});
+    return make_postgres_record_store(PostgresOptions{url, replica, random_hex(8), 3000ms});
   };
   check_contract(open, true);
   check_expiry(open);
+  check_connections_of_one_process([&](const std::string& replica, const std::string& instance) {
+    return make_postgres_record_store(PostgresOptions{url, replica, instance, 3000ms});
+  });
+  check_name_shared([&](const std::string& replica, const std::string& instance) {
+    return make_postgres_record_store(PostgresOptions{url, replica, instance, 3000ms});
+  });
 }
 
 TEST_CASE("PostgreSQL record: a database that does not answer is an error within the timeout") {
-  auto store = make_postgres_record_store(PostgresOptions{"postgresql://nobody@127.0.0.1:1/none", "r", 2000ms});
+  auto store = make_postgres_record_store(PostgresOptions{"postgresql://nobody@127.0.0.1:1/none", "r", "i", 2000ms});
   const auto started = std::chrono::steady_clock::now();
   auto claim = store->claim(claim_of(random_hex(16)));
   REQUIRE_FALSE(claim.ok());

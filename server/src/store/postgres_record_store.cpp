@@ -60,13 +60,15 @@ CREATE TABLE IF NOT EXISTS bp_sessions (
   phase text NOT NULL DEFAULT 'join',
   joined integer NOT NULL DEFAULT 0,
   cancel_requested boolean NOT NULL DEFAULT false,
+  instance text NOT NULL DEFAULT '',
   ok boolean,
   json text NOT NULL,
   claimed_at timestamptz NOT NULL DEFAULT now(),
   recorded_at timestamptz);
 CREATE INDEX IF NOT EXISTS bp_sessions_recorded_at ON bp_sessions (recorded_at) WHERE NOT open;
 CREATE INDEX IF NOT EXISTS bp_sessions_open ON bp_sessions (replica, owner) WHERE open;
-CREATE TABLE IF NOT EXISTS bp_replicas (name text PRIMARY KEY, heartbeat_at timestamptz NOT NULL);
+CREATE TABLE IF NOT EXISTS bp_replicas (name text PRIMARY KEY, heartbeat_at timestamptz NOT NULL,
+  instance text NOT NULL DEFAULT '');
 )sql";
 
 class PostgresRecordStore final : public RecordStore {
@@ -75,9 +77,10 @@ class PostgresRecordStore final : public RecordStore {
   ~PostgresRecordStore() override { disconnect(); }
 
   StoreResult<ClaimOutcome> claim(const ClaimRequest& r) override {
-    auto res = exec("INSERT INTO bp_sessions (id, replica, open, owner, bits, parties, json)"
-                    " VALUES ($1, $2, true, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING",
-                    {r.id, options_.replica, r.owner, std::to_string(r.bits), std::to_string(r.parties), r.lost_json},
+    auto res = exec("INSERT INTO bp_sessions (id, replica, instance, open, owner, bits, parties, json)"
+                    " VALUES ($1, $2, $3, true, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING",
+                    {r.id, options_.replica, options_.instance, r.owner, std::to_string(r.bits),
+                     std::to_string(r.parties), r.lost_json},
                     "claiming session " + r.id);
     if (!res) return res.error();
     return affected(*res) == 1 ? ClaimOutcome::Claimed : ClaimOutcome::Taken;
@@ -135,6 +138,7 @@ class PostgresRecordStore final : public RecordStore {
     auto answer = heartbeat_in_transaction(phases, ttl);
     if (!answer) return answer;  // exec dropped the connection, and the transaction with it
     if (auto committed = exec("COMMIT", {}, "heartbeat"); !committed) return committed.error();
+    if (shared_name_) return StoreError{*shared_name_};
     return answer;
   }
 
@@ -149,11 +153,15 @@ class PostgresRecordStore final : public RecordStore {
   StoreResult<HeartbeatAnswer> heartbeat_in_transaction(const std::vector<PhaseUpdate>& phases,
                                                         std::chrono::seconds ttl) {
     const std::string& me = options_.replica;
-    if (auto r = exec("INSERT INTO bp_replicas (name, heartbeat_at) VALUES ($1, now())"
-                      " ON CONFLICT (name) DO UPDATE SET heartbeat_at = now()",
-                      {me}, "heartbeat");
-        !r)
-      return r.error();
+    // Which process beat last under this name: after our first beat, only we may have.
+    auto beat = exec("WITH before AS (SELECT instance FROM bp_replicas WHERE name = $1)"
+                     " INSERT INTO bp_replicas (name, heartbeat_at, instance) VALUES ($1, now(), $2)"
+                     " ON CONFLICT (name) DO UPDATE SET heartbeat_at = now(), instance = $2"
+                     " RETURNING (SELECT instance FROM before)",
+                     {me, options_.instance}, "heartbeat");
+    if (!beat) return beat.error();
+    // Reported after the commit, so that the other process sees this one's beat too.
+    shared_name_ = name_shared(PQntuples(beat->get()) ? value(beat->get(), 0, 0) : "");
     if (!phases.empty()) {
       std::vector<std::string> ids, names, joined;
       for (const auto& p : phases) {
@@ -226,12 +234,14 @@ class PostgresRecordStore final : public RecordStore {
         return "cannot prepare the database schema: " + why;
       }
       schema_ready_ = true;
-      // A previous run under this replica's name is gone, and so are its sessions.
+      // A previous run under this replica's name is gone, and so are its sessions (this
+      // process's own claims, made on another of its connections, stay).
       PgResult left(PQexecParams(conn_,
                                  "UPDATE bp_sessions SET open = false, ok = false, phase = 'done', recorded_at = now()"
-                                 " WHERE open AND replica = $1",
-                                 1, nullptr, std::array<const char*, 1>{options_.replica.c_str()}.data(), nullptr,
-                                 nullptr, 0));
+                                 " WHERE open AND replica = $1 AND instance <> $2",
+                                 2, nullptr,
+                                 std::array<const char*, 2>{options_.replica.c_str(), options_.instance.c_str()}.data(),
+                                 nullptr, nullptr, 0));
       if (!left || PQresultStatus(left.get()) != PGRES_COMMAND_OK) {
         const std::string why = one_line(PQerrorMessage(conn_));
         disconnect();
@@ -307,8 +317,19 @@ class PostgresRecordStore final : public RecordStore {
     return why.empty() ? "connection lost" : why;
   }
 
+  // Two live processes under one replica name would take each other's sessions for a dead
+  // run's: each sees the other's beats between its own, and both stop being ready.
+  std::optional<std::string> name_shared(const std::string& previous) {
+    const bool first = !beaten_;
+    beaten_ = true;
+    if (first || previous.empty() || previous == options_.instance) return std::nullopt;
+    return "another dealer process is running as replica " + options_.replica + " (replica names must be unique)";
+  }
+
   PostgresOptions options_;
   PGconn* conn_ = nullptr;
+  bool beaten_ = false;
+  std::optional<std::string> shared_name_;
   bool schema_ready_ = false;
 };
 

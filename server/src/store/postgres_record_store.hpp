@@ -14,6 +14,7 @@ namespace bp::server {
 struct PostgresOptions {
   std::string conninfo;               // a postgresql:// URL or "key=value" string (multi-host allowed)
   std::string replica;                // this dealer's name in the record
+  std::string instance;               // this process (random): its claims are not a previous run's
   std::chrono::milliseconds timeout;  // per call: connecting, sending, waiting for the answer
 };
 

@@ -48,14 +48,16 @@ std::string seconds_ago(std::chrono::seconds age) { return "-" + std::to_string(
 
 class SqliteRecordStore final : public RecordStore {
  public:
-  SqliteRecordStore(sqlite3* db, std::string replica) : db_(db), replica_(std::move(replica)) {}
+  SqliteRecordStore(sqlite3* db, std::string replica, std::string instance)
+      : db_(db), replica_(std::move(replica)), instance_(std::move(instance)) {}
   ~SqliteRecordStore() override { sqlite3_close(db_); }
 
   StoreResult<ClaimOutcome> claim(const ClaimRequest& r) override {
     Statement s(db_,
-                "INSERT INTO sessions (id, replica, open, owner, bits, parties, json) VALUES (?, ?, 1, ?, ?, ?, ?)"
-                " ON CONFLICT (id) DO NOTHING");
-    s.text(1, r.id).text(2, replica_).text(3, r.owner).integer(4, r.bits).integer(5, r.parties).text(6, r.lost_json);
+                "INSERT INTO sessions (id, replica, instance, open, owner, bits, parties, json)"
+                " VALUES (?, ?, ?, 1, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING");
+    s.text(1, r.id).text(2, replica_).text(3, instance_).text(4, r.owner).integer(5, r.bits).integer(6, r.parties)
+        .text(7, r.lost_json);
     if (s.step() != SQLITE_DONE) return failed("claiming session " + r.id, s);
     return sqlite3_changes(db_) == 1 ? ClaimOutcome::Claimed : ClaimOutcome::Taken;
   }
@@ -124,6 +126,8 @@ class SqliteRecordStore final : public RecordStore {
       exec("ROLLBACK");
       return StoreError{"heartbeat: " + why};
     }
+    if (shared_name_)
+      return StoreError{"another dealer process is running as replica " + replica_ + " (replica names must be unique)"};
     return answer;
   }
 
@@ -138,8 +142,8 @@ class SqliteRecordStore final : public RecordStore {
   void close_own_leftovers() {
     Statement s(db_,
                 "UPDATE sessions SET open = 0, ok = 0, phase = 'done', recorded_at = CURRENT_TIMESTAMP"
-                " WHERE open = 1 AND replica = ?");
-    s.text(1, replica_);
+                " WHERE open = 1 AND replica = ? AND instance <> ?");
+    s.text(1, replica_).text(2, instance_);
     if (s.step() != SQLITE_DONE) throw std::runtime_error("cannot close the sessions a previous run left: " + s.error());
   }
 
@@ -147,10 +151,21 @@ class SqliteRecordStore final : public RecordStore {
   StoreResult<HeartbeatAnswer> heartbeat_in_transaction(const std::vector<PhaseUpdate>& phases,
                                                         std::chrono::seconds ttl, bool after_failure) {
     {
+      // Which process beat last under this name: after our first beat, only we may have (two
+      // dealers on one file under one name would take each other's sessions for leftovers).
+      Statement before(db_, "SELECT instance FROM replicas WHERE name = ?");
+      before.text(1, replica_);
+      const int rc = before.step();
+      if (rc != SQLITE_ROW && rc != SQLITE_DONE) return failed("heartbeat", before);
+      const std::string previous = rc == SQLITE_ROW ? before.column_text(0) : "";
+      const bool first = !beaten_;
+      beaten_ = true;
+      // Reported after the commit, so that the other process sees this one's beat too.
+      shared_name_ = !first && !previous.empty() && previous != instance_;
       Statement s(db_,
-                  "INSERT INTO replicas (name, heartbeat_at) VALUES (?, " BP_SQLITE_NOW_MS ")"
-                  " ON CONFLICT (name) DO UPDATE SET heartbeat_at = " BP_SQLITE_NOW_MS);
-      s.text(1, replica_);
+                  "INSERT INTO replicas (name, heartbeat_at, instance) VALUES (?, " BP_SQLITE_NOW_MS ", ?)"
+                  " ON CONFLICT (name) DO UPDATE SET heartbeat_at = " BP_SQLITE_NOW_MS ", instance = excluded.instance");
+      s.text(1, replica_).text(2, instance_);
       if (s.step() != SQLITE_DONE) return failed("heartbeat", s);
     }
     if (after_failure) {
@@ -189,11 +204,15 @@ class SqliteRecordStore final : public RecordStore {
 
   sqlite3* db_;
   std::string replica_;
+  std::string instance_;
+  bool beaten_ = false;
+  bool shared_name_ = false;
 };
 
 }  // namespace
 
 std::unique_ptr<RecordStore> open_sqlite_record_store(const std::string& path, const std::string& replica,
+                                                      const std::string& instance,
                                                       std::chrono::milliseconds busy_timeout) {
   sqlite3* db = nullptr;
   if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) {
@@ -201,7 +220,7 @@ std::unique_ptr<RecordStore> open_sqlite_record_store(const std::string& path, c
     sqlite3_close(db);
     throw std::runtime_error("cannot open database " + path + ": " + why);
   }
-  auto store = std::make_unique<SqliteRecordStore>(db, replica);
+  auto store = std::make_unique<SqliteRecordStore>(db, replica, instance);
   sqlite3_busy_timeout(db, static_cast<int>(busy_timeout.count()));
   // `json` of an open row is its lost record (what is kept if its replica never closes it).
   // Records of earlier releases (table session_outcomes) move over once.
@@ -210,11 +229,12 @@ std::unique_ptr<RecordStore> open_sqlite_record_store(const std::string& path, c
       "CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, replica TEXT NOT NULL, open INTEGER NOT NULL,"
       " owner TEXT NOT NULL DEFAULT '', bits INTEGER NOT NULL DEFAULT 0, parties INTEGER NOT NULL DEFAULT 0,"
       " phase TEXT NOT NULL DEFAULT 'join', joined INTEGER NOT NULL DEFAULT 0,"
-      " cancel_requested INTEGER NOT NULL DEFAULT 0, ok INTEGER, json TEXT NOT NULL,"
+      " cancel_requested INTEGER NOT NULL DEFAULT 0, instance TEXT NOT NULL DEFAULT '', ok INTEGER, json TEXT NOT NULL,"
       " claimed_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP, recorded_at TEXT);"
       "CREATE INDEX IF NOT EXISTS sessions_recorded_at ON sessions (recorded_at) WHERE open = 0;"
       "CREATE INDEX IF NOT EXISTS sessions_open ON sessions (replica, owner) WHERE open = 1;"
-      "CREATE TABLE IF NOT EXISTS replicas (name TEXT PRIMARY KEY, heartbeat_at TEXT NOT NULL);"
+      "CREATE TABLE IF NOT EXISTS replicas (name TEXT PRIMARY KEY, heartbeat_at TEXT NOT NULL,"
+      " instance TEXT NOT NULL DEFAULT '');"
       "CREATE TABLE IF NOT EXISTS store_probe (k INTEGER PRIMARY KEY, filler BLOB);";
   const char* migration =
       "BEGIN IMMEDIATE;"
