@@ -23,8 +23,10 @@ test_packages=(
 )
 # crun 1.8 cannot run containers where cgroups are in hybrid mode: runc can
 # (deploy/podman/containers.conf selects it). deploy/container-demo.sh also drives
-# docker-compose and pins bridges with ip (deploy/podman/pin-bridge-macs.sh).
-container_packages=(podman podman-compose runc netavark aardvark-dns debootstrap uidmap curl docker-compose iproute2)
+# docker-compose and pins bridges with ip (deploy/podman/pin-bridge-macs.sh). netavark sets
+# up each network's NAT with iptables, which it only recommends: without it every
+# container start fails with "netavark: No such file or directory".
+container_packages=(podman podman-compose runc netavark aardvark-dns iptables debootstrap uidmap curl docker-compose iproute2)
 
 set_name="test"
 case "${1:-}" in

@@ -60,8 +60,12 @@ void SessionRegistry::create(const wire::CreateSessionMsg& request, SessionOwner
   const std::string lost = outcome_json(SessionOutcome{
       id, params, false, "the dealer replica " + records_.replica() + " running the session stopped before it ended",
       {}, std::nullopt});
+  // The per-owner cap again, over every replica sharing the record (the check above sees
+  // only this one's sessions).
+  const auto cap = static_cast<uint32_t>(owner.operator_key ? config_.max_sessions_per_operator
+                                                            : config_.max_anonymous_sessions_per_ip);
   ClaimRequest claim{id, owner_text(owner), static_cast<uint32_t>(request.n), static_cast<uint32_t>(request.parties),
-                     lost};
+                     lost, cap};
   const bool queued = records_.claim(claim, [this, request, owner, id, done](StoreResult<ClaimOutcome> result) {
     claimed(request, owner, id, std::move(result), done);
   });
@@ -85,6 +89,9 @@ void SessionRegistry::claimed(const wire::CreateSessionMsg& request, SessionOwne
   }
   // A finished session's record (and its signed proof) stays the only one under its id.
   if (*claim == ClaimOutcome::Taken) return done(std::string("session id in use"));
+  if (*claim == ClaimOutcome::OwnerAtCap)
+    return done(std::string(owner.operator_key ? "this operator" : "your address") +
+                " has its limit of open sessions across the dealers sharing this record");
   if (!accepting_) {
     // Claimed, but never to run: close the claim with its abort, so the id does not linger.
     lock.unlock();

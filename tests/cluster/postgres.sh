@@ -54,3 +54,28 @@ pg_pid() { head -1 "$1/postmaster.pid"; }
 pg_promote() { pg_as "$PG_BIN/pg_ctl" -D "$1" -w promote >/dev/null; }
 # pg_sql DIR PORT SQL: a query on that server as the superuser, unaligned output
 pg_sql() { pg_as "$PG_BIN/psql" -h "$1.sock" -p "$2" -U postgres -d bp -Atqc "$3"; }
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# pg_pair_up WORK: a primary (WORK/pg1) and its synchronous standby (WORK/pg2) on free
+# ports; sets pg1_port, pg2_port and pg_conninfo (both hosts, the primary found by libpq) and
+# writes the role's password to the libpq password file WORK/pgpass.
+pg_pair_up() {
+  pg1_port=$(free_port)
+  pg2_port=$(free_port)
+  pg_init_primary "$1/pg1" "$pg1_port"
+  pg_init_standby "$1/pg2" "$pg2_port" "$pg1_port"
+  pg_require_sync_standby "$1/pg1" "$pg1_port"
+  for _ in $(seq 50); do
+    [ "$(pg_sql "$1/pg1" "$pg1_port" "SELECT sync_state FROM pg_stat_replication")" = sync ] && break
+    sleep 0.1
+  done
+  echo "127.0.0.1:*:bp:bp:bp-test-password" >"$1/pgpass"
+  chmod 600 "$1/pgpass"
+  # shellcheck disable=SC2034  # for the caller
+  pg_conninfo="postgresql://bp@127.0.0.1:$pg1_port,127.0.0.1:$pg2_port/bp?target_session_attrs=read-write&connect_timeout=2"
+}
+pg_pair_down() {
+  pg_stop "$1/pg1"
+  pg_stop "$1/pg2"
+}

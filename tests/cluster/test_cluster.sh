@@ -32,8 +32,7 @@ small_fs=
 cleanup() {
   for name in "${!dealer_pid[@]}"; do kill -9 "${dealer_pid[$name]}" 2>/dev/null || true; done
   [ -z "$nginx_pid" ] || kill "$nginx_pid" 2>/dev/null || true
-  pg_stop "$work/pg1"
-  pg_stop "$work/pg2"
+  pg_pair_down "$work"
   [ -z "$small_fs" ] || umount "$small_fs" 2>/dev/null || true
   if [ "${KEEP_WORK:-}" = 1 ]; then echo "work kept in $work"; else rm -rf "$work"; fi
 }
@@ -47,15 +46,9 @@ expect() {  # expect "what" COMMAND...
   shift
   if "$@"; then pass "$what"; else fail "$what"; fi
 }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 new_id() { python3 -c 'import secrets; print(secrets.token_hex(16))'; }
 
 # ---- servers ----
-pg1_port=$(free_port)
-pg2_port=$(free_port)
-conninfo="postgresql://bp@127.0.0.1:$pg1_port,127.0.0.1:$pg2_port/bp?target_session_attrs=read-write&connect_timeout=2"
-echo "127.0.0.1:*:bp:bp:bp-test-password" >"$work/pgpass"
-chmod 600 "$work/pgpass"
 "$party" keygen --out "$work/dealer.key" >/dev/null
 
 # start_dealer NAME STORE [FLAGS...]: a replica on a free loopback port, the shared dealer key
@@ -166,13 +159,8 @@ run_batch() {
 ran_on() { grep -l "session=$1 completed" "$work"/dealer-*.log 2>/dev/null | xargs -r -n1 basename | sed 's/\.log$//'; }
 
 echo "== PostgreSQL 15: a primary and a synchronous standby on loopback"
-pg_init_primary "$work/pg1" "$pg1_port"
-pg_init_standby "$work/pg2" "$pg2_port" "$pg1_port"
-pg_require_sync_standby "$work/pg1" "$pg1_port"
-for _ in $(seq 50); do
-  [ "$(pg_sql "$work/pg1" "$pg1_port" "SELECT sync_state FROM pg_stat_replication")" = sync ] && break
-  sleep 0.1
-done
+pg_pair_up "$work"
+conninfo=$pg_conninfo
 expect "the record's contract holds on this PostgreSQL (test_record_store)" \
   env BP_TEST_POSTGRES="$conninfo" PGPASSFILE="$work/pgpass" "$build/tests/test_record_store" -tc='PostgreSQL*'
 expect "the standby streams synchronously" \

@@ -90,6 +90,21 @@ void check_contract(const Opener& open, bool shared) {
   CHECK(*other.claim(claim_of(id)) == ClaimOutcome::Taken);
   CHECK(a->open_sessions(owner)->empty());
   CHECK_FALSE(other.find(random_hex(16))->has_value());
+
+  // An owner's cap counts its open sessions on every replica.
+  const std::string capped = "key:" + random_hex(32);
+  auto with_cap = [&](const std::string& new_id) {
+    auto c = claim_of(new_id, capped);
+    c.owner_cap = 2;
+    return c;
+  };
+  const std::string first = random_hex(16), second = random_hex(16), third = random_hex(16);
+  CHECK(*a->claim(with_cap(first)) == ClaimOutcome::Claimed);
+  CHECK(*other.claim(with_cap(second)) == ClaimOutcome::Claimed);
+  CHECK(*a->claim(with_cap(third)) == ClaimOutcome::OwnerAtCap);
+  CHECK(*other.claim(with_cap(first)) == ClaimOutcome::Taken);  // a held id is "taken", not "at cap"
+  REQUIRE(a->close(first, true, "{}").ok());
+  CHECK(*a->claim(with_cap(third)) == ClaimOutcome::Claimed);
 }
 
 // A replica that falls silent loses its open sessions to its lost records, and a replica

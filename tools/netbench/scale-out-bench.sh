@@ -18,20 +18,13 @@ nginx_pid=
 cleanup() {
   for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
   [ -z "$nginx_pid" ] || kill "$nginx_pid" 2>/dev/null || true
-  pg_stop "$work/pg1"
-  pg_stop "$work/pg2"
+  pg_pair_down "$work"
   if [ "${KEEP_WORK:-}" = 1 ]; then echo "kept $work" >&2; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
-pg1=$(free_port) pg2=$(free_port)
-pg_init_primary "$work/pg1" "$pg1"
-pg_init_standby "$work/pg2" "$pg2" "$pg1"
-pg_require_sync_standby "$work/pg1" "$pg1"
-echo "127.0.0.1:*:bp:bp:bp-test-password" >"$work/pgpass"
-chmod 600 "$work/pgpass"
-conninfo="postgresql://bp@127.0.0.1:$pg1,127.0.0.1:$pg2/bp?target_session_attrs=read-write"
+pg_pair_up "$work"
+conninfo=$pg_conninfo
+pg1=$pg1_port
 
 start_dealers() {  # start_dealers BACKEND N: N replicas, their ports in $ports
   ports=()

@@ -13,6 +13,10 @@ class MemoryRecordStore final : public RecordStore {
 
   StoreResult<ClaimOutcome> claim(const ClaimRequest& r) override {
     if (rows_.count(r.id) != 0) return ClaimOutcome::Taken;
+    if (r.owner_cap != 0 && std::count_if(rows_.begin(), rows_.end(), [&](const auto& entry) {
+          return entry.second.session.open && entry.second.owner == r.owner;
+        }) >= static_cast<long>(r.owner_cap))
+      return ClaimOutcome::OwnerAtCap;
     Row row;
     row.session = SessionRow{true, r.lost_json, OpenSessionRow{r.id, replica_, "join", r.bits, r.parties, 0}};
     row.owner = r.owner;

@@ -66,7 +66,8 @@ CREATE TABLE IF NOT EXISTS bp_sessions (
   claimed_at timestamptz NOT NULL DEFAULT now(),
   recorded_at timestamptz);
 CREATE INDEX IF NOT EXISTS bp_sessions_recorded_at ON bp_sessions (recorded_at) WHERE NOT open;
-CREATE INDEX IF NOT EXISTS bp_sessions_open ON bp_sessions (replica, owner) WHERE open;
+CREATE INDEX IF NOT EXISTS bp_sessions_open ON bp_sessions (replica) WHERE open;
+CREATE INDEX IF NOT EXISTS bp_sessions_open_owner ON bp_sessions (owner) WHERE open;
 CREATE TABLE IF NOT EXISTS bp_replicas (name text PRIMARY KEY, heartbeat_at timestamptz NOT NULL,
   instance text NOT NULL DEFAULT '');
 )sql";
@@ -78,12 +79,17 @@ class PostgresRecordStore final : public RecordStore {
 
   StoreResult<ClaimOutcome> claim(const ClaimRequest& r) override {
     auto res = exec("INSERT INTO bp_sessions (id, replica, instance, open, owner, bits, parties, json)"
-                    " VALUES ($1, $2, $3, true, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING",
+                    " SELECT $1, $2, $3, true, $4, $5, $6, $7"
+                    " WHERE $8::int = 0 OR (SELECT count(*) FROM bp_sessions WHERE open AND owner = $4) < $8::int"
+                    " ON CONFLICT (id) DO NOTHING",
                     {r.id, options_.replica, options_.instance, r.owner, std::to_string(r.bits),
-                     std::to_string(r.parties), r.lost_json},
+                     std::to_string(r.parties), r.lost_json, std::to_string(r.owner_cap)},
                     "claiming session " + r.id);
     if (!res) return res.error();
-    return affected(*res) == 1 ? ClaimOutcome::Claimed : ClaimOutcome::Taken;
+    if (affected(*res) == 1) return ClaimOutcome::Claimed;
+    auto held = exec("SELECT 1 FROM bp_sessions WHERE id = $1", {r.id}, "claiming session " + r.id);
+    if (!held) return held.error();
+    return PQntuples(held->get()) != 0 ? ClaimOutcome::Taken : ClaimOutcome::OwnerAtCap;
   }
 
   StoreResult<Ok> close(const std::string& id, bool ok, const std::string& json) override {

@@ -34,9 +34,12 @@ struct ClaimRequest {
   uint32_t bits = 0;
   uint32_t parties = 0;
   std::string lost_json;  // the record written in its place if the claiming replica is lost
+  // At most this many open sessions of `owner` on all replicas together (0: no cap). Claims
+  // racing on several replicas may pass it by the number in flight at once.
+  uint32_t owner_cap = 0;
 };
 
-enum class ClaimOutcome { Claimed, Taken };
+enum class ClaimOutcome { Claimed, Taken, OwnerAtCap };
 
 struct OpenSessionRow {
   std::string id;
@@ -66,7 +69,8 @@ struct HeartbeatAnswer {
 class RecordStore {
  public:
   virtual ~RecordStore() = default;
-  // Takes the id for this replica, unless a row (open or closed) already holds it.
+  // Takes the id for this replica, unless a row (open or closed) already holds it or the
+  // owner has its cap of open sessions.
   virtual StoreResult<ClaimOutcome> claim(const ClaimRequest& request) = 0;
   // Closes this replica's open claim with the outcome. An error when the claim is no longer
   // this replica's open one (it expired, or never was): the record then does not hold it.

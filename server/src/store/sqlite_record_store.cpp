@@ -55,11 +55,18 @@ class SqliteRecordStore final : public RecordStore {
   StoreResult<ClaimOutcome> claim(const ClaimRequest& r) override {
     Statement s(db_,
                 "INSERT INTO sessions (id, replica, instance, open, owner, bits, parties, json)"
-                " VALUES (?, ?, ?, 1, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING");
+                " SELECT ?1, ?2, ?3, 1, ?4, ?5, ?6, ?7"
+                " WHERE ?8 = 0 OR (SELECT count(*) FROM sessions WHERE open = 1 AND owner = ?4) < ?8"
+                " ON CONFLICT (id) DO NOTHING");
     s.text(1, r.id).text(2, replica_).text(3, instance_).text(4, r.owner).integer(5, r.bits).integer(6, r.parties)
-        .text(7, r.lost_json);
+        .text(7, r.lost_json).integer(8, r.owner_cap);
     if (s.step() != SQLITE_DONE) return failed("claiming session " + r.id, s);
-    return sqlite3_changes(db_) == 1 ? ClaimOutcome::Claimed : ClaimOutcome::Taken;
+    if (sqlite3_changes(db_) == 1) return ClaimOutcome::Claimed;
+    Statement held(db_, "SELECT 1 FROM sessions WHERE id = ?");
+    held.text(1, r.id);
+    const int rc = held.step();
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return failed("claiming session " + r.id, held);
+    return rc == SQLITE_ROW ? ClaimOutcome::Taken : ClaimOutcome::OwnerAtCap;
   }
 
   StoreResult<Ok> close(const std::string& id, bool ok, const std::string& json) override {
@@ -232,7 +239,8 @@ std::unique_ptr<RecordStore> open_sqlite_record_store(const std::string& path, c
       " cancel_requested INTEGER NOT NULL DEFAULT 0, instance TEXT NOT NULL DEFAULT '', ok INTEGER, json TEXT NOT NULL,"
       " claimed_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP, recorded_at TEXT);"
       "CREATE INDEX IF NOT EXISTS sessions_recorded_at ON sessions (recorded_at) WHERE open = 0;"
-      "CREATE INDEX IF NOT EXISTS sessions_open ON sessions (replica, owner) WHERE open = 1;"
+      "CREATE INDEX IF NOT EXISTS sessions_open ON sessions (replica) WHERE open = 1;"
+      "CREATE INDEX IF NOT EXISTS sessions_open_owner ON sessions (owner) WHERE open = 1;"
       "CREATE TABLE IF NOT EXISTS replicas (name TEXT PRIMARY KEY, heartbeat_at TEXT NOT NULL,"
       " instance TEXT NOT NULL DEFAULT '');"
       "CREATE TABLE IF NOT EXISTS store_probe (k INTEGER PRIMARY KEY, filler BLOB);";
