@@ -49,7 +49,7 @@ RecordService::Factory record_factory(const DealerConfig& config, const std::str
   std::array<uint8_t, 8> token{};
   randombytes_buf(token.data(), token.size());
   const std::string instance = to_hex(token);
-  if (is_postgres_url(where) || where.find('=') != std::string::npos)
+  if (is_postgres_url(where))
     return [options = PostgresOptions{where, replica, instance, timeout}] { return make_postgres_record_store(options); };
   if (!where.empty())
     return [where, replica, instance, timeout] { return open_sqlite_record_store(where, replica, instance, timeout); };
@@ -57,7 +57,7 @@ RecordService::Factory record_factory(const DealerConfig& config, const std::str
 }
 
 RecordServiceOptions record_options(const DealerConfig& config, const std::string& replica) {
-  const bool shared = is_postgres_url(config.store) || config.store.find('=') != std::string::npos;
+  const bool shared = is_postgres_url(config.store);
   if (!config.store_password_file.empty()) setenv("PGPASSFILE", config.store_password_file.c_str(), 1);
   return RecordServiceOptions{replica,
                               shared ? config.store_connections : 1,  // one SQLite writer; memory is one map
@@ -142,19 +142,20 @@ struct DealerServer::Impl {
 
   std::string describe_store() const {
     if (config.store.empty()) return "memory only";
-    if (is_postgres_url(config.store) || config.store.find('=') != std::string::npos) return "PostgreSQL";
+    if (is_postgres_url(config.store)) return "PostgreSQL";
     return "SQLite " + config.store;
   }
 
   // The outcome goes to the record; the session hears whether it is there. One that could
   // not be written is closed as unrecorded once the record answers again.
   void record(const SessionOutcome& outcome, std::function<void(std::optional<std::string>)> done) {
-    std::string unrecorded = outcome_json(SessionOutcome{outcome.id, outcome.params, false,
-                                                         "outcome could not be recorded", {}, std::nullopt});
     records.close(outcome.id, outcome.ok, outcome_json(outcome),
-                  [this, id = outcome.id, unrecorded = std::move(unrecorded), done = std::move(done)](StoreResult<Ok> r) {
+                  [this, id = outcome.id, params = outcome.params, done = std::move(done)](StoreResult<Ok> r) {
                     if (r) return done(std::nullopt);
-                    if (r.error().store_down) records.close_when_back(id, unrecorded);
+                    if (r.error().store_down)
+                      records.close_when_back(id, outcome_json(SessionOutcome{id, params, false,
+                                                                              "outcome could not be recorded", {},
+                                                                              std::nullopt}));
                     done(r.error().reason);
                   });
   }

@@ -66,8 +66,8 @@ void SessionRegistry::create(const wire::CreateSessionMsg& request, SessionOwner
                                                             : config_.max_anonymous_sessions_per_ip);
   ClaimRequest claim{id, owner_text(owner), static_cast<uint32_t>(request.n), static_cast<uint32_t>(request.parties),
                      lost, cap};
-  const bool queued = records_.claim(claim, [this, request, owner, id, done](StoreResult<ClaimOutcome> result) {
-    claimed(request, owner, id, std::move(result), done);
+  const bool queued = records_.claim(claim, [this, request, owner, id, params, done](StoreResult<ClaimOutcome> result) {
+    claimed(request, owner, id, params, std::move(result), done);
   });
   if (!queued) {
     {
@@ -80,7 +80,8 @@ void SessionRegistry::create(const wire::CreateSessionMsg& request, SessionOwner
 }
 
 void SessionRegistry::claimed(const wire::CreateSessionMsg& request, SessionOwner owner, const std::string& id,
-                              StoreResult<ClaimOutcome> claim, const std::function<void(Created)>& done) {
+                              mpc::SessionParams params, StoreResult<ClaimOutcome> claim,
+                              const std::function<void(Created)>& done) {
   std::unique_lock lock(mutex_);
   claiming_.erase(id);
   if (!claim) {
@@ -95,8 +96,6 @@ void SessionRegistry::claimed(const wire::CreateSessionMsg& request, SessionOwne
   if (!accepting_) {
     // Claimed, but never to run: close the claim with its abort, so the id does not linger.
     lock.unlock();
-    const mpc::SessionParams params{request.n, request.parties,
-                                    mpc::session_label(id, request.n, request.parties, request.label)};
     records_.close(id, false,
                    outcome_json(SessionOutcome{id, params, false, "the dealer is shutting down", {}, std::nullopt}),
                    [](StoreResult<Ok>) {});
@@ -105,8 +104,6 @@ void SessionRegistry::claimed(const wire::CreateSessionMsg& request, SessionOwne
   const uint32_t timeout_ms = request.round_timeout_ms == 0
                                   ? config_.default_round_timeout_ms
                                   : std::min(request.round_timeout_ms, config_.max_round_timeout_ms);
-  mpc::SessionParams params{request.n, request.parties,
-                            mpc::session_label(id, request.n, request.parties, request.label)};
   auto session = std::make_shared<AggregationSession>(ioc_, id, std::move(params), request.allowed_parties,
                                                       std::chrono::milliseconds(timeout_ms), env_, std::move(owner));
   sessions_[id] = session;

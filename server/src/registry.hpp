@@ -52,7 +52,7 @@ class SessionRegistry {
   void prune_locked();
   std::optional<std::string> over_cap_locked(const SessionOwner& owner) const;
   void claimed(const wire::CreateSessionMsg& request, SessionOwner owner, const std::string& id,
-               StoreResult<ClaimOutcome> claim, const std::function<void(Created)>& done);
+               mpc::SessionParams params, StoreResult<ClaimOutcome> claim, const std::function<void(Created)>& done);
   std::vector<wire::SessionSummary> local_summaries(const SessionOwner& owner, const std::vector<std::string>& skip);
 
   boost::asio::io_context& ioc_;

@@ -346,7 +346,8 @@ std::unique_ptr<RecordStore> make_postgres_record_store(const PostgresOptions& o
 }
 
 bool is_postgres_url(const std::string& s) {
-  return s.rfind("postgresql://", 0) == 0 || s.rfind("postgres://", 0) == 0;
+  // A file path has no '=': a libpq "host=... dbname=..." string does.
+  return s.rfind("postgresql://", 0) == 0 || s.rfind("postgres://", 0) == 0 || s.find('=') != std::string::npos;
 }
 
 }  // namespace bp::server

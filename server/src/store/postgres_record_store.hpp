@@ -22,7 +22,8 @@ struct PostgresOptions {
 // calls fail with the reason (and each later call tries again), never blocks past the timeout.
 std::unique_ptr<RecordStore> make_postgres_record_store(const PostgresOptions& options);
 
-// True when `s` names a PostgreSQL database rather than a SQLite file.
+// True when `s` names a PostgreSQL database (a postgresql:// URL or a libpq key=value
+// string) rather than a SQLite file.
 bool is_postgres_url(const std::string& s);
 
 }  // namespace bp::server

@@ -9,11 +9,11 @@ namespace bp::server {
 using Clock = std::chrono::steady_clock;
 
 RecordService::RecordService(Factory factory, RecordServiceOptions options, Metrics& metrics)
-    : factory_(std::move(factory)), options_(std::move(options)), metrics_(metrics) {
+    : options_(std::move(options)), metrics_(metrics) {
   options_.threads = std::max<size_t>(1, options_.threads);
   // Made here, so a database that cannot be opened stops the dealer at start.
   std::vector<std::unique_ptr<RecordStore>> stores;
-  for (size_t i = 0; i < options_.threads; ++i) stores.push_back(factory_());
+  for (size_t i = 0; i < options_.threads; ++i) stores.push_back(factory());
   for (auto& store : stores)
     threads_.emplace_back([this, store = std::shared_ptr<RecordStore>(std::move(store))] {
       auto own = store;

@@ -89,7 +89,6 @@ class RecordService {
   template <class T>
   void observe(const std::string& operation, std::chrono::steady_clock::time_point started, const StoreResult<T>& r);
 
-  Factory factory_;
   RecordServiceOptions options_;
   Metrics& metrics_;
 
