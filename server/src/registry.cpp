@@ -134,7 +134,8 @@ std::vector<wire::SessionSummary> SessionRegistry::local_summaries(const Session
 
 void SessionRegistry::manage(const SessionOwner& owner, std::vector<std::string> cancel,
                              std::function<void(std::variant<wire::SessionListMsg, std::string>)> done) {
-  std::vector<std::string> elsewhere;  // not running here: maybe on another replica
+  std::vector<std::string> elsewhere;        // not running here: maybe on another replica
+  std::vector<std::string> cancelled_here;   // decided now: the session may be gone by the time the list is built
   {
     std::lock_guard lock(mutex_);
     for (const auto& id : cancel) {
@@ -146,11 +147,12 @@ void SessionRegistry::manage(const SessionOwner& owner, std::vector<std::string>
       if (!it->second->owner().same_as(owner)) continue;  // not this owner's: reported below, no one learns whose
       spdlog::info("session={} cancelled by its operator from {}", id, owner.address);
       it->second->shutdown("cancelled by its operator");
+      cancelled_here.push_back(id);
     }
   }
   const std::string who = owner_text(owner);
-  auto list = [this, owner, who, cancel, done](std::vector<std::string> cancelled_elsewhere) {
-    const bool queued = records_.open_sessions(who, [this, owner, cancel, cancelled_elsewhere,
+  auto list = [this, owner, who, cancel, cancelled_here, done](std::vector<std::string> cancelled_elsewhere) {
+    const bool queued = records_.open_sessions(who, [this, owner, cancel, cancelled_here, cancelled_elsewhere,
                                                      done](StoreResult<std::vector<OpenSessionRow>> rows) {
       if (!rows) return done("the outcome record is unavailable (" + rows.error().reason + ")");
       wire::SessionListMsg answer;
@@ -167,8 +169,7 @@ void SessionRegistry::manage(const SessionOwner& owner, std::vector<std::string>
       if (answer.sessions.size() > wire::kMaxListedSessions) answer.sessions.resize(wire::kMaxListedSessions);
       // An id is cancelled if it was this owner's open session, here or (marked) elsewhere.
       for (const auto& id : cancel) {
-        auto session = find(id);
-        const bool here = session && session->owner().same_as(owner);
+        const bool here = std::find(cancelled_here.begin(), cancelled_here.end(), id) != cancelled_here.end();
         const bool there = std::find(cancelled_elsewhere.begin(), cancelled_elsewhere.end(), id) !=
                            cancelled_elsewhere.end();
         if (!here && !there) answer.not_cancelled.push_back(id);
