@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks every deployment artefact without a Docker engine or a cluster (part of the test
-# command): the compose files with `docker-compose config` (plain and TLS overlay), the
+# command): the compose files with `docker-compose config` (plain, TLS overlay, scale-out), the
 # Dockerfile's shape and the files it copies, shellcheck on every script, and the
 # Kubernetes manifests against the API schema (deploy/k8s/validate.mjs). The netns demo
 # (deploy/netns-demo.sh) runs the topology itself.
@@ -30,6 +30,24 @@ bad = [n for n, s in services.items() if n != "dealer" and s.get("healthcheck", 
 bad += ["dealer"] if "healthcheck" in services["dealer"] else []
 if bad: sys.exit("error: health check inherited or overridden wrongly in: " + ", ".join(bad))
 PY
+# The scale-out variant: three replicas on the shared record, behind the balancer only.
+docker-compose -f deploy/docker-compose.scale-out.yml config -q
+scale=$(docker-compose -f deploy/docker-compose.scale-out.yml config)
+services=$(docker-compose -f deploy/docker-compose.scale-out.yml config --services | sort | tr '\n' ' ')
+[ "$services" = "balancer dealer1 dealer2 dealer3 init operator party0 party1 party2 party3 records " ] ||
+  fail "unexpected scale-out services: $services"
+[ "$(grep -c 'BP_DEALER_URL: ws://balancer:8700' <<<"$scale")" = 5 ] || fail "not every scale-out client goes through the balancer"
+grep -q '^store = postgresql://' deploy/scale-out/dealer.conf || fail "the scale-out dealers do not share a PostgreSQL record"
+! grep -qE '^store = postgresql://[^@]*:[^@]*@' deploy/scale-out/dealer.conf || fail "the scale-out store URL carries a password"
+for replica in dealer1 dealer2 dealer3; do
+  grep -q "BP_DEALER_REPLICA_NAME: $replica" <<<"$scale" || fail "the scale-out replica $replica has no name of its own"
+  grep -q "$replica:8700" deploy/docker-compose.scale-out.yml || fail "the balancer does not route to $replica"
+done
+for df in deploy/scale-out/*.Dockerfile; do
+  while read -r src; do
+    for f in $src; do compgen -G "$f" >/dev/null || fail "$df copies $f, which does not exist"; done
+  done < <(grep '^COPY [^-]' "$df" | sed -E 's/^COPY (.*) [^ ]+$/\1/')
+done
 grep -q '/healthz' deploy/compose/bp-compose-operator.sh || fail "the operator script does not wait for the dealer's /healthz"
 grep -q 'no such session' deploy/compose/bp-compose-party.sh || fail "the party script does not wait for the session"
 
@@ -76,7 +94,7 @@ if [ -x build/gcc/server/bp-dealer ]; then
 fi
 
 echo "== shellcheck"
-shellcheck -s sh deploy/compose/*.sh deploy/image/healthcheck.sh
+shellcheck -s sh deploy/compose/*.sh deploy/image/healthcheck.sh deploy/scale-out/*.sh
 shellcheck -x deploy/*.sh deploy/lib/*.sh deploy/podman/*.sh deploy/nginx/*.sh tests/run.sh tests/cluster/*.sh tests/bindings/*.sh bindings/*.sh bindings/python/*.sh
 
 echo "== Kubernetes manifests (schema and cross-references, no cluster)"

@@ -338,7 +338,90 @@ run_compose() {
   [ "$(podman network ls -q | sort)" = "$networks_before" ] || fail "networks left after down ($name): $(podman network ls -q | tr '\n' ' ')"
   echo "== $name: down -v left no container, network or volume$note"
 }
+
+# The scale-out variant (deploy/docker-compose.scale-out.yml): its two images, then the
+# demo through the balancer, the record read back through it, and again after the replica
+# that ran the session is killed.
+run_scale_out() {
+  local project="$tag-scale" files=(-f deploy/docker-compose.scale-out.yml) port start i c loops=() failed=
+  local name="scale-out, docker-compose"
+  projects+=("docker-compose $project ${files[*]}")
+  start=$(now_ms)
+  for c in records balancer; do
+    local before
+    before=$(image_id "bp-$c:latest")
+    podman build --pull=never --network host --format docker -f "deploy/scale-out/$c.Dockerfile" -t "bp-$c:latest" . \
+      >"$work/$c-build.log" 2>&1 || { tail -30 "$work/$c-build.log" >&2; fail "the image bp-$c did not build"; }
+    [ -z "$before" ] || [ "$before" = "$(image_id "bp-$c:latest")" ] || podman rmi "$before" >/dev/null 2>&1 || true
+  done
+  echo "== scale-out images bp-records (PostgreSQL 15) and bp-balancer (nginx) built in $((($(now_ms) - start) / 1000)) s:" \
+    "$(podman image inspect --format '{{.Size}}' bp-records:latest | numfmt --to=si)B," \
+    "$(podman image inspect --format '{{.Size}}' bp-balancer:latest | numfmt --to=si)B"
+  port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  local volumes_before networks_before
+  volumes_before=$(podman volume ls -q | sort)
+  networks_before=$(podman network ls -q | sort)
+  export BP_SESSION_ID BP_HOST_PORT=$port
+  BP_SESSION_ID=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+  start=$(now_ms)
+  for c in records dealer1 dealer2 dealer3 balancer; do
+    health_loop "${project}_${c}_1" &
+    loops+=($!)
+  done
+  compose docker-compose -p "$project" "${files[@]}" up -d >"$work/scale-up.log" 2>&1 ||
+    { kill "${loops[@]}"; tail -30 "$work/scale-up.log" >&2; fail "docker-compose up ($name) failed"; }
+  for i in 0 1 2 3; do
+    [ "$(timeout 180 podman wait "${project}_party${i}_1")" = 0 ] || failed="$failed party$i"
+  done
+  local elapsed=$(($(now_ms) - start))
+  kill "${loops[@]}"
+  for i in 0 1 2 3; do podman logs "${project}_party${i}_1" >"$work/scale$i.json" 2>"$work/scale$i.err"; done
+  if [ -n "$failed" ]; then
+    for i in 0 1 2 3; do echo "-- party$i:"; cat "$work/scale$i.err"; done >&2
+    for c in operator balancer dealer1 dealer2 dealer3 records; do echo "-- $c:"; podman logs "${project}_${c}_1" 2>&1 | tail -15; done >&2
+    fail "$failed failed ($name)"
+  fi
+  same_result "$work"/scale{0,1,2,3}.json
+  verify_result "$work/scale0.json" "$BP_SESSION_ID" /keys/dealer.key.pub \
+    podman run --rm --network none --label "bp-demo=$tag" -v "${project}_keys:/keys:ro" --entrypoint bp "$image" >/dev/null ||
+    fail "the image's bp verify rejected the proof ($name)"
+  echo "== $name: up to four equal proofs in $((elapsed / 1000)).$((elapsed % 1000 / 100)) s through the balancer; bp verify accepts them"
+
+  local lb="http://127.0.0.1:$port" holder completed=0 count
+  curl -fsS "$lb/v1/sessions/$BP_SESSION_ID" >"$work/scale-record.json" || fail "GET /v1/sessions/ID through the balancer failed ($name)"
+  record_matches "$work/scale-record.json" "$work/scale0.json" || fail "the record through the balancer is not the parties' result ($name)"
+  holder=$(podman exec -u postgres "${project}_records_1" psql -h /tmp -d bp -tAc \
+    "SELECT replica FROM bp_sessions WHERE id = '$BP_SESSION_ID' AND NOT open AND ok")
+  [[ "$holder" =~ ^dealer[123]$ ]] || fail "PostgreSQL holds no completed row for the session ($name): '$holder'"
+  for c in dealer1 dealer2 dealer3; do
+    count=$(podman exec "${project}_${c}_1" curl -fsS http://127.0.0.1:8700/metrics | sed -n 's/^bp_sessions_completed_total //p')
+    completed=$((completed + ${count:-0}))
+    healthy "${project}_${c}_1" || fail "podman healthcheck run: $c is not healthy ($name)"
+    [ "$(podman exec "${project}_${c}_1" curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:8700/readyz)" = 200 ] ||
+      fail "$c is not ready ($name)"
+  done
+  [ "$completed" = 1 ] || fail "the replicas count $completed completed sessions, not 1 ($name)"
+  healthy "${project}_records_1" || fail "podman healthcheck run: records is not healthy ($name)"
+  healthy "${project}_balancer_1" || fail "podman healthcheck run: the balancer is not healthy ($name)"
+  demo_networks_only "${project}"_{init,records,dealer1,dealer2,dealer3,balancer,operator,party0,party1,party2,party3}_1
+  podman kill "${project}_${holder}_1" >/dev/null
+  curl -fsS --max-time 20 "$lb/v1/sessions/$BP_SESSION_ID" >"$work/scale-record-after.json" ||
+    fail "with $holder killed, GET /v1/sessions/ID through the balancer failed ($name)"
+  record_matches "$work/scale-record-after.json" "$work/scale0.json" ||
+    fail "with $holder killed, the record through the balancer is not the parties' result ($name)"
+  echo "== $name: the record read through the balancer matches (PostgreSQL's row names $holder), and still does with $holder killed; the replicas count 1 completed session; all ready and healthy"
+
+  local new_volumes
+  new_volumes=$(comm -13 <(echo "$volumes_before") <(podman volume ls -q | sort) | tr '\n' ' ')
+  [ "$new_volumes" = "${project}_keys ${project}_records " ] || fail "the demo made volumes '$new_volumes', not only keys and records ($name)"
+  compose docker-compose -p "$project" "${files[@]}" down -v >"$work/scale-down.log" 2>&1 || { cat "$work/scale-down.log" >&2; fail "down failed ($name)"; }
+  [ -z "$(podman ps -aq --filter "name=^${project}_")" ] || fail "containers left after down ($name)"
+  [ "$(podman volume ls -q | sort)" = "$volumes_before" ] || fail "volumes left after down ($name): $(podman volume ls -q | tr '\n' ' ')"
+  [ "$(podman network ls -q | sort)" = "$networks_before" ] || fail "networks left after down ($name): $(podman network ls -q | tr '\n' ' ')"
+  echo "== $name: down -v left no container, network or volume"
+}
 run_compose docker-compose plain
 run_compose docker-compose tls deploy/docker-compose.tls.yml
 run_compose podman-compose tls deploy/docker-compose.tls.yml
+run_scale_out
 echo "container demo passed: image $(numfmt --to=si "$size")B built in $build_s s"

@@ -1,6 +1,9 @@
 #!/bin/sh
 # One-shot set-up for the compose demo: Ed25519 keys for the operator, the dealer and the
-# parties, and (BP_TLS=1) a throwaway CA with a certificate for the host "dealer".
+# parties, (BP_TLS=1) a throwaway CA with a certificate for the host "dealer", and
+# (BP_RECORDS_HOST=NAME, the scale-out demo) a random password for the shared record's
+# role bp, in records.password for the database and in libpq's password file
+# records.pgpass for the dealers.
 set -eu
 keys=${BP_KEYS_DIR:-/keys}
 cd "$keys"
@@ -16,5 +19,9 @@ if [ "${BP_TLS:-0}" = 1 ] && [ ! -f dealer.crt ]; then
     -extfile san.ext -out dealer.crt 2>/dev/null
   chmod 600 dealer.tls.key
   rm -f ca.key dealer.csr san.ext ca.srl
+fi
+if [ -n "${BP_RECORDS_HOST:-}" ] && [ ! -f records.password ]; then
+  (umask 077 && od -An -N24 -tx1 /dev/urandom | tr -d ' \n' >records.password)
+  (umask 077 && printf '%s:5432:bp:bp:%s\n' "$BP_RECORDS_HOST" "$(cat records.password)" >records.pgpass)
 fi
 echo "keys ready: $(cat operator.key.pub) (operator), $(cat dealer.key.pub) (dealer)"

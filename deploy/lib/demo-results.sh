@@ -27,3 +27,16 @@ verify_result() {
   "$@" verify --bits 64 --commitments "$commitments" --proof "$proof" --label "$label" \
     --session "$session" --dealer-key "$dealer_key" --signature "$signature"
 }
+
+# record_matches RECORD RESULT: the record's JSON (GET /v1/sessions/ID) says completed and
+# holds the proof and commitments of a party's result JSON.
+record_matches() {
+  /usr/bin/python3 - "$1" "$2" <<'PY'
+import json, sys
+record, result = (json.load(open(path)) for path in sys.argv[1:3])
+same = record.get("status") == "completed" and all(record.get(k) == result[k] for k in ("proof", "commitments"))
+if not same:
+    print(f"error: the record {sys.argv[1]} does not hold the result {sys.argv[2]}: {record}", file=sys.stderr)
+sys.exit(0 if same else 1)
+PY
+}
