@@ -7,6 +7,7 @@
 #include <boost/asio/post.hpp>
 
 #include "bp/json.hpp"
+#include "bp/wire/channel_binding.hpp"
 #include "bp/wire/proof_records.hpp"
 #include "outcome_json.hpp"
 
@@ -307,10 +308,7 @@ void WsConnection<Stream>::greet() {
   randombytes_buf(channel_.nonce.data(), channel_.nonce.size());
   channel_.dealer_key = env_.auth->dealer().public_key();
   if constexpr (kTls<Stream>) {
-    channel_.channel_binding.resize(wire::kChannelBindingBytes);
-    const std::string label = wire::kTlsExporterLabel;
-    if (SSL_export_keying_material(ws_.next_layer().native_handle(), channel_.channel_binding.data(),
-                                   channel_.channel_binding.size(), label.data(), label.size(), nullptr, 0, 0) != 1) {
+    if (!wire::export_channel_binding(ws_.next_layer().native_handle(), channel_)) {
       spdlog::warn("peer={}: no TLS exporter; closing", peer_);
       return close();
     }

@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   bool quick = false, load_table = false;
   std::string target;
   bp::client::Options options;
+  bp::client::LinkEmulation link;
   double load_seconds = 5;
   bp::netbench::SoakOptions soak;
   soak.dealer_path = BP_DEALER_PATH;
@@ -65,9 +66,9 @@ int main(int argc, char** argv) {
     if (a == "--quick")
       quick = true;
     else if (a == "--latency-ms")
-      options.added_latency = std::chrono::milliseconds(value("--latency-ms"));
+      link.added_latency = std::chrono::milliseconds(value("--latency-ms"));
     else if (a == "--bandwidth-kbps")
-      options.bandwidth_bytes_per_second = value("--bandwidth-kbps") * 1000 / 8;
+      link.bandwidth_bytes_per_second = value("--bandwidth-kbps") * 1000 / 8;
     else if (a == "--load-seconds")
       load_seconds = static_cast<double>(value("--load-seconds"));
     else if (a == "--soak")
@@ -117,8 +118,8 @@ int main(int argc, char** argv) {
   const bp::client::Endpoint dealer{"127.0.0.1", server.port(), false, ""};
 
   std::printf("dealer and parties on loopback; added latency %lld ms per frame, bandwidth %s\n\n",
-              static_cast<long long>(options.added_latency.count()),
-              options.bandwidth_bytes_per_second ? (std::to_string(options.bandwidth_bytes_per_second * 8 / 1000) + " kbit/s").c_str()
+              static_cast<long long>(link.added_latency.count()),
+              link.bandwidth_bytes_per_second ? (std::to_string(link.bandwidth_bytes_per_second * 8 / 1000) + " kbit/s").c_str()
                                                  : "unlimited");
   std::printf("| m | network session ms | in-process ms | network / in-process | bytes up per party | bytes down per party |\n");
   std::printf("|---:|---:|---:|---:|---:|---:|\n");
@@ -135,7 +136,7 @@ int main(int argc, char** argv) {
     std::vector<double> net, local;
     bp::netbench::NetRun last{};
     for (int r = 0; r < runs; ++r) {
-      auto run = bp::netbench::network_session(dealer, 64, m, options);
+      auto run = bp::netbench::network_session(dealer, 64, m, options, link);
       if (!run) {
         std::fprintf(stderr, "error: a network session with m = %zu failed\n", m);
         server.stop();
@@ -169,7 +170,7 @@ int main(int argc, char** argv) {
     return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
   };
   const double cpu_before = dealer_cpu_ms();
-  const auto load = bp::netbench::keep_in_flight(dealer, 64, 4, in_flight, quick ? 2.0 : load_seconds, options);
+  const auto load = bp::netbench::keep_in_flight(dealer, 64, 4, in_flight, quick ? 2.0 : load_seconds, options, link);
   const size_t completed = load.latencies_ms.size(), failed = load.failed;
   const double seconds = load.seconds;
   const double cpu_per_session = (dealer_cpu_ms() - cpu_before) / static_cast<double>(std::max<size_t>(1, completed));

@@ -22,7 +22,7 @@ double quantile(std::vector<double> samples, double q) {
 }
 
 LoadRun keep_in_flight(const client::Endpoint& dealer, size_t bits, size_t m, size_t in_flight, double seconds,
-                       const client::Options& options) {
+                       const client::Options& options, const client::LinkEmulation& link) {
   LoadRun run;
   std::mutex mutex;
   const auto t0 = std::chrono::steady_clock::now();
@@ -31,7 +31,7 @@ LoadRun keep_in_flight(const client::Endpoint& dealer, size_t bits, size_t m, si
   for (size_t k = 0; k < in_flight; ++k)
     drivers.emplace_back([&] {
       while (std::chrono::steady_clock::now() < deadline) {
-        const auto session = network_session(dealer, bits, m, options);
+        const auto session = network_session(dealer, bits, m, options, link);
         std::lock_guard lock(mutex);
         if (session)
           run.latencies_ms.push_back(session->wall_ms);
@@ -45,7 +45,7 @@ LoadRun keep_in_flight(const client::Endpoint& dealer, size_t bits, size_t m, si
 }
 
 std::optional<NetRun> network_session(const client::Endpoint& dealer, size_t bits, size_t m,
-                                      const client::Options& options) {
+                                      const client::Options& options, const client::LinkEmulation& link) {
   const auto t0 = std::chrono::steady_clock::now();
   auto created = client::create_session(dealer, {bits, m, "netbench", 60000, {}, {}});
   if (!created) return std::nullopt;
@@ -53,7 +53,7 @@ std::optional<NetRun> network_session(const client::Endpoint& dealer, size_t bit
   SystemRandom rng;
   size_t ok = 0, up = 0, down = 0;
   for (size_t j = 0; j < m; ++j)
-    client::async_join_and_prove(ioc, dealer, created->session_id, j + 1, Scalar::random(rng), options,
+    client::async_join_and_prove(ioc, dealer, created->session_id, j + 1, Scalar::random(rng), options, link,
                                  [&](auto r) {
                                    if (!r) return;
                                    ++ok;

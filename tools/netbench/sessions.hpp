@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "bp/client/link_emulation.hpp"
 #include "bp/client/party_client.hpp"
 
 namespace bp::netbench {
@@ -17,7 +18,7 @@ struct NetRun {
 };
 
 std::optional<NetRun> network_session(const client::Endpoint& dealer, size_t bits, size_t m,
-                                      const client::Options& options = {});
+                                      const client::Options& options = {}, const client::LinkEmulation& link = {});
 
 // `in_flight` client threads each running sessions back to back for `seconds`.
 struct LoadRun {
@@ -26,7 +27,7 @@ struct LoadRun {
   double seconds = 0;  // wall time, until the last thread finished its last session
 };
 LoadRun keep_in_flight(const client::Endpoint& dealer, size_t bits, size_t m, size_t in_flight, double seconds,
-                       const client::Options& options = {});
+                       const client::Options& options = {}, const client::LinkEmulation& link = {});
 
 double ms_since(std::chrono::steady_clock::time_point t0);
 // The q-quantile (0..1) of the samples, nearest rank; 0 for none.

@@ -55,11 +55,7 @@ struct ClientError {
 std::string describe(const ClientError& e);
 
 struct Options {
-  std::chrono::milliseconds timeout{120000};
-  // Link emulation for benchmarks: every frame we send waits this long, plus its size over
-  // the bandwidth (0 = unlimited) before it goes out.
-  std::chrono::milliseconds added_latency{0};
-  uint64_t bandwidth_bytes_per_second = 0;
+  std::chrono::milliseconds timeout{120000};  // per connection, the whole exchange
   // wss:// only: the dealer's certificate must chain to this PEM CA file (default: the
   // system's CAs) and name the host we connected to. Turning verification off has to be
   // asked for by name.

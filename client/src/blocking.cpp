@@ -1,0 +1,41 @@
+// The blocking forms: each runs the asynchronous one on an io_context of its own.
+#include <optional>
+
+#include "bp/client/party_client.hpp"
+
+namespace bp::client {
+
+namespace {
+template <class T, class Start>
+ClientResult<T> run_blocking(Start&& start) {
+  boost::asio::io_context ioc;
+  std::optional<ClientResult<T>> out;
+  start(ioc, [&out](ClientResult<T> r) { out.emplace(std::move(r)); });
+  ioc.run();
+  if (!out) return ClientError{ClientErrorKind::Transport, "the exchange ended without a result", {}};
+  return std::move(*out);
+}
+}  // namespace
+
+ClientResult<PartyOutcome> join_and_prove(const Endpoint& dealer, const std::string& session_id, uint64_t value,
+                                          const Scalar& blinding, const Options& options) {
+  return run_blocking<PartyOutcome>([&](boost::asio::io_context& ioc, auto handler) {
+    async_join_and_prove(ioc, dealer, session_id, value, blinding, options, std::move(handler));
+  });
+}
+
+ClientResult<SessionInfo> create_session(const Endpoint& dealer, const SessionRequest& request,
+                                         const Options& options) {
+  return run_blocking<SessionInfo>([&](boost::asio::io_context& ioc, auto handler) {
+    async_create_session(ioc, dealer, request, options, std::move(handler));
+  });
+}
+
+ClientResult<SessionListing> manage_sessions(const Endpoint& dealer, const std::vector<std::string>& cancel,
+                                             const Options& options) {
+  return run_blocking<SessionListing>([&](boost::asio::io_context& ioc, auto handler) {
+    async_manage_sessions(ioc, dealer, cancel, options, std::move(handler));
+  });
+}
+
+}  // namespace bp::client

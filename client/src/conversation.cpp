@@ -1,0 +1,270 @@
+#include "conversation.hpp"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/ssl.hpp>
+#include <boost/beast/websocket.hpp>
+#include <boost/beast/websocket/ssl.hpp>
+#include <deque>
+
+#include "bp/wire/channel_binding.hpp"
+
+namespace bp::client::detail {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+using tcp = asio::ip::tcp;
+
+ClientError protocol_error(const std::string& what) { return {ClientErrorKind::Protocol, what, {}}; }
+
+namespace {
+
+template <bool Tls>
+class WebSocketConversation final : public Conversation,
+                                    public std::enable_shared_from_this<WebSocketConversation<Tls>> {
+  using Transport = std::conditional_t<Tls, beast::ssl_stream<beast::tcp_stream>, beast::tcp_stream>;
+  // Where the conversation is; every callback checks it, so nothing runs after the end.
+  enum class Phase { Connecting, AwaitingHello, Talking, Ended };
+
+ public:
+  WebSocketConversation(asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id,
+                        const Options& options, const LinkEmulation& link, std::shared_ptr<Dialogue> dialogue,
+                        std::shared_ptr<asio::ssl::context> tls)
+      : resolver_(asio::make_strand(ioc)),
+        tls_(std::move(tls)),
+        ws_(make_ws(resolver_.get_executor(), tls_.get())),
+        deadline_(resolver_.get_executor()),
+        link_delay_(resolver_.get_executor()),
+        dealer_(dealer),
+        target_(dealer.path_prefix + wire::session_path(session_id)),
+        options_(options),
+        link_(link),
+        dialogue_(std::move(dialogue)) {}
+
+  size_t bytes_sent() const override { return bytes_sent_; }
+  size_t bytes_received() const override { return bytes_received_; }
+
+  void start() {
+    deadline_.expires_after(options_.timeout);
+    deadline_.async_wait([self = this->shared_from_this()](beast::error_code ec) {
+      if (ec) return;
+      self->fail({ClientErrorKind::Timeout, "no result within " + std::to_string(self->options_.timeout.count()) + " ms",
+                  {}});
+    });
+    resolver_.async_resolve(dealer_.host, std::to_string(dealer_.port),
+                            [self = this->shared_from_this()](beast::error_code ec, tcp::resolver::results_type results) {
+                              if (ec) return self->fail({ClientErrorKind::Transport, "resolve: " + ec.message(), {}});
+                              self->connect(results);
+                            });
+  }
+
+ private:
+  template <class Executor>
+  static websocket::stream<Transport> make_ws(const Executor& ex, asio::ssl::context* ctx) {
+    if constexpr (Tls)
+      return websocket::stream<Transport>(ex, *ctx);
+    else
+      return websocket::stream<Transport>(ex);
+  }
+
+  void connect(const tcp::resolver::results_type& results) {
+    beast::get_lowest_layer(ws_).async_connect(
+        results, [self = this->shared_from_this()](beast::error_code ec, const tcp::endpoint&) {
+          if (ec) return self->fail({ClientErrorKind::Transport, "connect: " + ec.message(), {}});
+          // Every round is one small frame the dealer waits for: never hold one back for Nagle.
+          beast::error_code ignored;
+          beast::get_lowest_layer(self->ws_).socket().set_option(tcp::no_delay(true), ignored);
+          if constexpr (Tls)
+            self->tls_handshake();
+          else
+            self->websocket_handshake();
+        });
+  }
+
+  void tls_handshake() {
+    auto& ssl = ws_.next_layer();
+    if (!SSL_set_tlsext_host_name(ssl.native_handle(), dealer_.host.c_str()))
+      return fail({ClientErrorKind::Transport, "TLS: cannot set the server name", {}});
+    if (!options_.insecure_skip_verify) {
+      ssl.set_verify_mode(asio::ssl::verify_peer);
+      ssl.set_verify_callback(asio::ssl::host_name_verification(dealer_.host));
+    }
+    ssl.async_handshake(asio::ssl::stream_base::client, [self = this->shared_from_this()](beast::error_code ec) {
+      if (ec) return self->fail({ClientErrorKind::Transport, "TLS handshake: " + ec.message(), {}});
+      self->websocket_handshake();
+    });
+  }
+
+  void websocket_handshake() {
+    ws_.binary(true);
+    ws_.read_message_max(kMaxDealerFrameBytes);
+    ws_.async_handshake(upgrade_response_, dealer_.host, target_, [self = this->shared_from_this()](beast::error_code ec) {
+      if (ec == websocket::error::upgrade_declined) return self->fail(self->declined());
+      if (ec) return self->fail({ClientErrorKind::Transport, "handshake: " + ec.message(), {}});
+      self->phase_ = Phase::AwaitingHello;  // the dealer speaks first
+      self->read();
+    });
+  }
+
+  void read() {
+    buffer_.clear();
+    ws_.async_read(buffer_, [self = this->shared_from_this()](beast::error_code ec, size_t) {
+      if (self->phase_ == Phase::Ended) return;
+      if (ec) return self->fail({ClientErrorKind::Transport, "connection lost: " + ec.message(), {}});
+      const auto data = self->buffer_.data();
+      self->bytes_received_ += data.size();
+      auto decoded = wire::decode({static_cast<const uint8_t*>(data.data()), data.size()},
+                                  wire::Limits{kMaxDealerFrameBytes});
+      if (!decoded) return self->fail(protocol_error(wire::describe(decoded.error())));
+      self->on_frame(std::move(*decoded));
+    });
+  }
+
+  void on_frame(wire::Message message) {
+    if (auto* abort = std::get_if<wire::AbortMsg>(&message))
+      return fail({ClientErrorKind::Aborted, abort->reason, abort->blamed});
+    if (phase_ == Phase::AwaitingHello) {
+      auto* hello = std::get_if<wire::HelloMsg>(&message);
+      if (!hello) return fail(protocol_error("the dealer did not start with Hello"));
+      if (auto why = accept_hello(*hello)) return fail(*why);
+      phase_ = Phase::Talking;
+      enqueue(dialogue_->opening(channel_));
+      return read();
+    }
+    auto step = dialogue_->on_message(std::move(message), channel_);
+    if (!step) return fail(step.error());
+    for (auto& m : step->send) enqueue(m);
+    if (step->done) return finish();
+    read();
+  }
+
+  // The dealer answered the upgrade with an HTTP status (at capacity, too many connections
+  // from our address, ...): its one-line reason is the error, not a bare transport failure.
+  ClientError declined() const {
+    std::string reason = upgrade_response_.body().substr(0, 200);
+    while (!reason.empty() && (reason.back() == '\n' || reason.back() == '\r')) reason.pop_back();
+    if (reason.empty()) reason = "the dealer declined the WebSocket upgrade";
+    return {ClientErrorKind::Aborted, reason + " (HTTP " + std::to_string(upgrade_response_.result_int()) + ")", {}};
+  }
+
+  // Records what our signatures will be bound to: the dealer's nonce and key, and over TLS
+  // the exporter value of this very connection when the dealer terminates TLS itself.
+  // Behind a TLS-terminating proxy the dealer sees plain TCP and says so; saying so falsely
+  // gains a relay nothing, since the dealer checks against its own connection.
+  std::optional<ClientError> accept_hello(const wire::HelloMsg& hello) {
+    if (options_.dealer_key && *options_.dealer_key != hello.dealer_key)
+      return ClientError{ClientErrorKind::MaliciousDealer,
+                         "the dealer's key " + wire::public_key_hex(hello.dealer_key) + " is not the pinned one", {}};
+    channel_.nonce = hello.nonce;
+    channel_.dealer_key = hello.dealer_key;
+    if constexpr (Tls) {
+      if (hello.tls_channel_binding && !wire::export_channel_binding(ws_.next_layer().native_handle(), channel_))
+        return ClientError{ClientErrorKind::Transport, "TLS: no exporter for the channel binding", {}};
+    }
+    return std::nullopt;
+  }
+
+  // One write in flight: the queue's front is the frame being written.
+  void enqueue(const wire::Message& message) {
+    queue_.push_back(wire::encode(message));
+    if (queue_.size() == 1) write_front();
+  }
+
+  void write_front() {
+    const auto& frame = queue_.front();
+    bytes_sent_ += frame.size();
+    auto delay = link_.added_latency;
+    if (link_.bandwidth_bytes_per_second != 0)
+      delay += std::chrono::milliseconds(frame.size() * 1000 / link_.bandwidth_bytes_per_second);
+    if (delay.count() == 0) return write_now();
+    link_delay_.expires_after(delay);
+    link_delay_.async_wait([self = this->shared_from_this()](beast::error_code ec) {
+      if (!ec) self->write_now();
+    });
+  }
+
+  void write_now() {
+    if (phase_ == Phase::Ended) return;
+    ws_.async_write(asio::buffer(queue_.front()), [self = this->shared_from_this()](beast::error_code ec, size_t) {
+      if (ec) return self->fail({ClientErrorKind::Transport, "send: " + ec.message(), {}});
+      self->queue_.pop_front();
+      if (!self->queue_.empty()) self->write_front();
+    });
+  }
+
+  void finish() {
+    phase_ = Phase::Ended;
+    deadline_.cancel();
+    ws_.async_close(websocket::close_code::normal, [self = this->shared_from_this()](beast::error_code) {});
+  }
+
+  void fail(ClientError e) {
+    if (phase_ == Phase::Ended) return;
+    phase_ = Phase::Ended;
+    deadline_.cancel();
+    link_delay_.cancel();
+    beast::error_code ignored;
+    beast::get_lowest_layer(ws_).socket().close(ignored);
+    dialogue_->on_fail(std::move(e));
+  }
+
+  tcp::resolver resolver_;
+  std::shared_ptr<asio::ssl::context> tls_;
+  websocket::stream<Transport> ws_;
+  asio::steady_timer deadline_;
+  asio::steady_timer link_delay_;
+  Endpoint dealer_;
+  std::string target_;  // the WebSocket path, naming the session for load balancers
+  Options options_;
+  LinkEmulation link_;
+  std::shared_ptr<Dialogue> dialogue_;
+  Phase phase_ = Phase::Connecting;
+  wire::ChannelContext channel_;
+  beast::flat_buffer buffer_;
+  websocket::response_type upgrade_response_;
+  std::deque<std::vector<uint8_t>> queue_;
+  size_t bytes_sent_ = 0, bytes_received_ = 0;
+};
+
+// A TLS context that verifies against the options' CA file (or the system's).
+ClientResult<std::shared_ptr<asio::ssl::context>> tls_context(const Options& options) {
+  auto ctx = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_client);
+  boost::system::error_code ec;
+  if (!options.ca_file.empty())
+    ctx->load_verify_file(options.ca_file, ec);
+  else
+    ctx->set_default_verify_paths(ec);
+  if (ec) return ClientError{ClientErrorKind::Refused, "cannot load CA file " + options.ca_file + ": " + ec.message(), {}};
+  return ctx;
+}
+
+template <bool Tls>
+std::shared_ptr<Conversation> start(asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id,
+                                    const Options& options, const LinkEmulation& link,
+                                    std::shared_ptr<Dialogue> dialogue, std::shared_ptr<asio::ssl::context> tls) {
+  auto c = std::make_shared<WebSocketConversation<Tls>>(ioc, dealer, session_id, options, link, std::move(dialogue),
+                                                        std::move(tls));
+  c->start();
+  return c;
+}
+
+}  // namespace
+
+std::shared_ptr<Conversation> converse(asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id,
+                                       const Options& options, const LinkEmulation& link,
+                                       std::shared_ptr<Dialogue> dialogue) {
+  if (!dealer.tls) return start<false>(ioc, dealer, session_id, options, link, std::move(dialogue), nullptr);
+  auto ctx = tls_context(options);
+  if (!ctx) {
+    dialogue->on_fail(ctx.error());
+    return nullptr;
+  }
+  return start<true>(ioc, dealer, session_id, options, link, std::move(dialogue), std::move(*ctx));
+}
+
+}  // namespace bp::client::detail

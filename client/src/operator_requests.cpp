@@ -1,0 +1,89 @@
+// An operator's requests: open a session (CreateSession) and list or cancel its sessions
+// (ManageSessions). Each is one signed message and one answer on its own connection.
+#include <memory>
+
+#include "bp/client/party_client.hpp"
+#include "conversation.hpp"
+#include "signing.hpp"
+
+namespace bp::client {
+
+namespace asio = boost::asio;
+using detail::protocol_error;
+using detail::Step;
+
+namespace {
+
+// One request, one answer: `build(channel)` makes the request (signing it for this
+// connection), `accept(message)` turns the dealer's answer into the caller's result.
+template <class Answer, class Build, class Accept>
+class RequestReply final : public detail::Dialogue {
+ public:
+  RequestReply(Build build, Accept accept, std::function<void(ClientResult<Answer>)> done)
+      : build_(std::move(build)), accept_(std::move(accept)), done_(std::move(done)) {}
+
+  wire::Message opening(const wire::ChannelContext& channel) override { return build_(channel); }
+
+  ClientResult<Step> on_message(wire::Message message, const wire::ChannelContext&) override {
+    ClientResult<Answer> answer = accept_(message);
+    if (!answer) return answer.error();
+    done_(std::move(*answer));
+    return Step{{}, true};
+  }
+
+  void on_fail(ClientError error) override { done_(std::move(error)); }
+
+ private:
+  Build build_;
+  Accept accept_;
+  std::function<void(ClientResult<Answer>)> done_;
+};
+
+template <class Answer, class Build, class Accept>
+void request(asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id, const Options& options,
+             Build build, Accept accept, std::function<void(ClientResult<Answer>)> done) {
+  auto dialogue = std::make_shared<RequestReply<Answer, Build, Accept>>(std::move(build), std::move(accept),
+                                                                        std::move(done));
+  detail::converse(ioc, dealer, session_id, options, LinkEmulation{}, std::move(dialogue));
+}
+
+}  // namespace
+
+void async_create_session(asio::io_context& ioc, const Endpoint& dealer, const SessionRequest& request_in,
+                          const Options& options, std::function<void(ClientResult<SessionInfo>)> handler) {
+  const std::string session_id = request_in.session_id.empty() ? wire::random_session_id() : request_in.session_id;
+  auto build = [r = request_in, session_id, identity = options.identity](const wire::ChannelContext& channel) {
+    wire::CreateSessionMsg create{r.bits, r.parties, r.label, r.round_timeout_ms, r.allowed_parties, std::nullopt,
+                                  session_id};
+    create.operator_auth = detail::signed_by(identity, [&](const wire::PublicKey& key) {
+      return wire::create_statement(channel, create, key);
+    });
+    return wire::Message{std::move(create)};
+  };
+  auto accept = [session_id](const wire::Message& message) -> ClientResult<SessionInfo> {
+    auto* created = std::get_if<wire::SessionCreatedMsg>(&message);
+    if (!created) return protocol_error("expected SessionCreated");
+    if (created->session_id != session_id) return protocol_error("the dealer created another session id than ours");
+    return SessionInfo{created->session_id, created->transcript_label};
+  };
+  request<SessionInfo>(ioc, dealer, session_id, options, std::move(build), std::move(accept), std::move(handler));
+}
+
+void async_manage_sessions(asio::io_context& ioc, const Endpoint& dealer, const std::vector<std::string>& cancel,
+                           const Options& options, std::function<void(ClientResult<SessionListing>)> handler) {
+  auto build = [cancel, identity = options.identity](const wire::ChannelContext& channel) {
+    wire::ManageSessionsMsg manage{cancel, std::nullopt};
+    manage.operator_auth = detail::signed_by(identity, [&](const wire::PublicKey& key) {
+      return wire::manage_statement(channel, manage, key);
+    });
+    return wire::Message{std::move(manage)};
+  };
+  auto accept = [](const wire::Message& message) -> ClientResult<SessionListing> {
+    auto* list = std::get_if<wire::SessionListMsg>(&message);
+    if (!list) return protocol_error("expected SessionList");
+    return SessionListing{list->sessions, list->not_cancelled};
+  };
+  request<SessionListing>(ioc, dealer, "", options, std::move(build), std::move(accept), std::move(handler));
+}
+
+}  // namespace bp::client
