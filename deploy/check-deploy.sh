@@ -72,11 +72,11 @@ done < <(sed -nE 's/^ *add_subdirectory\(([^ )]+)\).*/\1/p' CMakeLists.txt)
 ! grep -q 'useradd --system' deploy/Dockerfile || fail "useradd --system with uid 10001 warns (system ids end at 999)"
 grep -q 'groupadd --gid 10001 bp' deploy/Dockerfile || fail "group bp is not 10001 like the user"
 ! grep -q 'BP_DEALER_LISTEN' deploy/image/healthcheck.sh || fail "the health check takes the port from one setting only"
-# The README's TLS compose commands: https:// with the demo's CA, not http://.
+# The deployment document's TLS compose commands: https:// with the demo's CA, not http://.
 # (grep reads a variable, not a pipe: grep -q stops early, and pipefail would blame sed's SIGPIPE)
-compose_section=$(sed -n '/^### The compose demo/,/^### TLS/p' README.md)
+compose_section=$(sed -n '/^## The compose demo/,/^## The scale-out demo/p' docs/deployment.md)
 grep -q 'curl --cacert demo-ca.crt https://127.0.0.1:8700/metrics' <<<"$compose_section" ||
-  fail "README's compose section lacks the TLS /metrics command"
+  fail "docs/deployment.md's compose section lacks the TLS /metrics command"
 while read -r src; do
   for f in $src; do compgen -G "$f" >/dev/null || fail "Dockerfile copies $f, which does not exist"; done
 done < <(grep '^COPY [^-]' deploy/Dockerfile | sed -E 's/^COPY (.*) [^ ]+$/\1/' | grep -v '^\. *$')

@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""The README and docs/ are checked as the code is (a CTest test):
+  - README.md stays short (at most 250 lines) and every document it or docs/ links exists;
+  - every repository path named in backticks exists (globs allowed);
+  - every --flag of a bp, bp-party or bp-dealer command in a shell block is one the program's
+    --help lists, so no example names an option that is gone;
+  - docs/embedding.md shows the example programs the tests build, word for word.
+usage: check_docs.py SOURCE_DIR BP BP_PARTY BP_DEALER"""
+import glob, os, re, subprocess, sys
+
+root, programs = sys.argv[1], dict(zip(("bp", "bp-party", "bp-dealer"), sys.argv[2:5]))
+documents = ["README.md"] + sorted(glob.glob("docs/*.md", root_dir=root))
+text = {d: open(os.path.join(root, d), encoding="utf-8").read() for d in documents}
+errors = []
+
+readme_lines = text["README.md"].count("\n")
+if readme_lines > 250:
+    errors.append(f"README.md has {readme_lines} lines (at most 250: the detail belongs in docs/)")
+
+for doc, body in text.items():
+    base = os.path.dirname(doc)
+    for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", body):
+        if "://" not in target and not os.path.exists(os.path.join(root, base, target)):
+            errors.append(f"{doc} links {target}, which does not exist")
+    for path in set(re.findall(r"`((?:core|mpc|proto|server|client|bindings|tools|tests|deploy|docs)/[\w.*/-]+)`", body)):
+        if not glob.glob(os.path.join(root, path.rstrip("/"))):
+            errors.append(f"{doc} names `{path}`, which does not exist")
+
+helps = {}
+for name, binary in programs.items():
+    run = subprocess.run([binary, "--help"], capture_output=True, text=True, timeout=30)
+    helps[name] = run.stdout + run.stderr
+for doc, body in text.items():
+    for block in re.findall(r"```sh\n(.*?)```", body, re.S):
+        for line in re.sub(r"\\\n", " ", block).splitlines():
+            words = line.split("#")[0].split()
+            if not words or os.path.basename(words[0]) not in programs:
+                continue
+            program = os.path.basename(words[0])
+            for flag in re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", " ".join(words[1:])):
+                if not re.search(re.escape(flag) + r"(?![a-z0-9-])", helps[program]):
+                    errors.append(f"{doc}: `{program} ... {flag}`: {program} --help has no {flag}")
+
+for example in ("client/examples/join_and_prove.cpp", "bindings/python/examples/party.py",
+                "bindings/go/examples/party/main.go"):
+    if open(os.path.join(root, example), encoding="utf-8").read().strip() not in text["docs/embedding.md"]:
+        errors.append(f"docs/embedding.md does not show {example} as it is")
+
+for e in errors:
+    print("error:", e, file=sys.stderr)
+if not errors:
+    print(f"docs: {len(documents)} documents checked (README {readme_lines} lines; links, paths, flags, examples)")
+sys.exit(1 if errors else 0)
