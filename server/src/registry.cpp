@@ -121,10 +121,9 @@ std::shared_ptr<AggregationSession> SessionRegistry::find(const std::string& id)
 std::vector<wire::SessionSummary> SessionRegistry::local_summaries(const SessionOwner& owner,
                                                                    const std::vector<std::string>& skip) {
   std::lock_guard lock(mutex_);
-  prune_locked();
   std::vector<wire::SessionSummary> open;
   for (const auto& [id, session] : sessions_) {
-    if (!session->owner().same_as(owner) || std::find(skip.begin(), skip.end(), id) != skip.end()) continue;
+    if (session->finished() || !session->owner().same_as(owner) || std::find(skip.begin(), skip.end(), id) != skip.end()) continue;
     auto summary = session->summary();
     summary.replica = records_.replica();
     open.push_back(std::move(summary));
@@ -202,8 +201,8 @@ void SessionRegistry::stop_accepting() {
 
 size_t SessionRegistry::running() {
   std::lock_guard lock(mutex_);
-  prune_locked();
-  return sessions_.size() + claiming_.size();
+  const auto open = std::count_if(sessions_.begin(), sessions_.end(), [](const auto& s) { return !s.second->finished(); });
+  return static_cast<size_t>(open) + claiming_.size();
 }
 
 void SessionRegistry::forget_finished() {

@@ -44,7 +44,9 @@ class SessionRegistry {
   void cancel_from_record(const std::vector<std::string>& ids);
 
   void stop_accepting();
+  // Sessions not yet finished, and creates waiting for their claim. Changes nothing.
   size_t running();
+  // Drops the finished sessions (the dealer's timer calls it; a create makes room with it).
   void forget_finished();
   void shutdown_all(const std::string& reason);
 

@@ -45,14 +45,24 @@ wire::SessionSummary AggregationSession::summary() const {
   return {id_, params_.n, params_.parties, public_joined_.load(), phase_name(public_phase_.load()), {}};
 }
 
-void AggregationSession::set_phase(Phase phase) {
-  phase_ = phase;
-  public_phase_ = phase;
-  if (env_.progressed) env_.progressed(id_, phase_name(phase), public_joined_.load());
+AggregationSession::Phase AggregationSession::phase() const {
+  if (std::holds_alternative<mpc::DealerAwaitingBitCommitments>(dealer_))
+    return seats_taken() < params_.parties ? Phase::Joining : Phase::BitCommitments;
+  if (std::holds_alternative<mpc::DealerAwaitingPolyCommitments>(dealer_)) return Phase::PolyCommitments;
+  if (std::holds_alternative<mpc::DealerAwaitingProofShares>(dealer_)) return Phase::ProofShares;
+  if (std::holds_alternative<Ended>(dealer_)) return Phase::Done;
+  return Phase::Joining;  // not started yet
+}
+
+void AggregationSession::publish_progress() {
+  public_phase_ = phase();
+  public_joined_ = seats_taken();
+  if (env_.progressed) env_.progressed(id_, phase_name(public_phase_.load()), public_joined_.load());
 }
 
 void AggregationSession::record_then(SessionOutcome outcome, std::function<void()> announce) {
-  set_phase(Phase::Done);  // nothing a party sends counts any more
+  dealer_ = Ended{};  // nothing a party sends counts any more
+  publish_progress();
   deadline_.cancel();
   for (auto& seat : seats_) seat.grace.reset();
   env_.record(outcome, [self = shared_from_this(), announce = std::move(announce)](std::optional<std::string> failure) {
@@ -117,7 +127,7 @@ void AggregationSession::deliver(size_t position, std::shared_ptr<PartyLink> lin
 
 void AggregationSession::misbehaved(size_t position, std::shared_ptr<PartyLink> link, std::string reason) {
   asio::post(strand_, [self = shared_from_this(), position, link = std::move(link), reason = std::move(reason)] {
-    if (self->phase_ == Phase::Done || !self->from_seat(position, link)) return;
+    if (self->phase() == Phase::Done || !self->from_seat(position, link)) return;
     spdlog::warn("session={} party={} misbehaved: {}", self->id_, position, reason);
     self->abort(reason, {position});
   });
@@ -125,7 +135,7 @@ void AggregationSession::misbehaved(size_t position, std::shared_ptr<PartyLink> 
 
 void AggregationSession::disconnected(size_t position, std::shared_ptr<PartyLink> link) {
   asio::post(strand_, [self = shared_from_this(), position, link = std::move(link)] {
-    if (self->phase_ == Phase::Done || !self->from_seat(position, link)) return;
+    if (self->phase() == Phase::Done || !self->from_seat(position, link)) return;
     Seat& seat = self->seats_[position];
     seat.link.reset();
     self->env_.metrics->party_left();
@@ -134,7 +144,7 @@ void AggregationSession::disconnected(size_t position, std::shared_ptr<PartyLink
     // The seat waits a short grace period for the same party (resume token) to come back.
     seat.grace = std::make_unique<asio::steady_timer>(self->strand_, self->env_.reconnect_grace);
     seat.grace->async_wait([self, position](boost::system::error_code ec) {
-      if (ec || self->phase_ == Phase::Done || self->seats_[position].link) return;
+      if (ec || self->phase() == Phase::Done || self->seats_[position].link) return;
       self->abort("party disconnected", {position});
     });
   });
@@ -142,7 +152,7 @@ void AggregationSession::disconnected(size_t position, std::shared_ptr<PartyLink
 
 void AggregationSession::shutdown(std::string reason) {
   asio::post(strand_, [self = shared_from_this(), reason = std::move(reason)] {
-    if (self->phase_ != Phase::Done) self->abort(reason, {});
+    if (self->phase() != Phase::Done) self->abort(reason, {});
   });
 }
 
@@ -172,7 +182,7 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
     link->send(frame_of(wire::AbortMsg{why, {}}));
     link->close();
   };
-  if (phase_ == Phase::Done) return refuse("the session has ended");
+  if (phase() == Phase::Done) return refuse("the session has ended");
 
   // Which seat: the key's own position in an allow-list session, else any vacant seat that
   // the resume token opens, else the first free one.
@@ -192,7 +202,7 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
     }
     return refuse("no vacant seat for this resume token");
   }
-  if (phase_ != Phase::Joining) return refuse("the session is full");
+  if (phase() != Phase::Joining) return refuse("the session is full");
   if (position) {
     if (seats_[*position].taken) return refuse("this party has joined already (resume with its token)");
   } else {
@@ -207,41 +217,38 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
   seat.peer = link->peer();
   seat.token.resize(wire::kResumeTokenBytes);
   randombytes_buf(seat.token.data(), seat.token.size());
-  public_joined_ = seats_taken();
-  if (env_.progressed) env_.progressed(id_, phase_name(phase_), public_joined_.load());
+  publish_progress();
   env_.metrics->party_joined();
   link->seated(weak_from_this(), *position);
   link->send(frame_of(wire::JoinedMsg{*position, params_.n, params_.parties, params_.label, seat.token}));
   spdlog::info("session={} party={} joined from {}{}", id_, *position, seat.peer,
                key ? " key=" + wire::public_key_hex(*key).substr(0, 16) : std::string(" (anonymous)"));
-  if (seats_taken() == params_.parties) {
-    start_round(Phase::BitCommitments);
+  if (phase() == Phase::BitCommitments) {  // every seat is taken
+    start_round();
     // Parties commit as soon as they are seated; the last one may complete the round.
     if (std::all_of(inbox_.begin(), inbox_.end(), [](const auto& m) { return m.has_value(); })) complete_round();
   }
 }
 
-void AggregationSession::start_round(Phase phase) {
-  if (phase_ != Phase::Joining)
-    env_.metrics->round_latency(phase_name(phase_),
-                                std::chrono::duration<double>(std::chrono::steady_clock::now() - round_started_).count());
+void AggregationSession::start_round() {
   // Bit commitments may arrive while others are still joining; later rounds start empty.
-  if (phase != Phase::BitCommitments) inbox_.assign(params_.parties, std::nullopt);
-  set_phase(phase);
+  if (phase() != Phase::BitCommitments) inbox_.assign(params_.parties, std::nullopt);
+  publish_progress();
   round_started_ = std::chrono::steady_clock::now();
   arm_deadline();
 }
 
 void AggregationSession::arm_deadline() {
   deadline_.expires_after(round_timeout_);
-  deadline_.async_wait([self = shared_from_this(), phase = phase_](boost::system::error_code ec) {
-    if (!ec && self->phase_ == phase) self->on_deadline();
+  deadline_.async_wait([self = shared_from_this(), armed_in = phase()](boost::system::error_code ec) {
+    if (!ec && self->phase() == armed_in) self->on_deadline();
   });
 }
 
 void AggregationSession::on_deadline() {
   std::vector<size_t> late;
-  if (phase_ == Phase::Joining) {
+  const Phase now = phase();
+  if (now == Phase::Joining) {
     // The seats nobody took are to blame: in a keyed session each is one named party's.
     for (size_t j = 0; j < seats_.size(); ++j)
       if (!seats_[j].taken) late.push_back(j);
@@ -252,50 +259,52 @@ void AggregationSession::on_deadline() {
   }
   for (size_t j = 0; j < inbox_.size(); ++j)
     if (!inbox_[j]) late.push_back(j);
-  abort(std::string("round deadline passed in ") + phase_name(phase_), std::move(late));
+  abort(std::string("round deadline passed in ") + phase_name(now), std::move(late));
 }
 
 void AggregationSession::on_deliver(size_t position, const std::shared_ptr<PartyLink>& link, wire::Message message) {
-  if (phase_ == Phase::Done || !from_seat(position, link)) return;
+  const Phase now = phase();
+  if (now == Phase::Done || !from_seat(position, link)) return;
   // A party that resumed its seat may repeat the last message it sent, even after its round
   // has closed (it cannot know whether the message arrived); the same bytes are harmless.
   auto bytes = wire::encode(message);
   if (bytes == last_accepted_[position]) return;
-  const bool committing = phase_ == Phase::Joining || phase_ == Phase::BitCommitments;
+  const bool committing = now == Phase::Joining || now == Phase::BitCommitments;
   const bool expected = (committing && std::holds_alternative<BitCommitment>(message)) ||
-                        (phase_ == Phase::PolyCommitments && std::holds_alternative<PolyCommitment>(message)) ||
-                        (phase_ == Phase::ProofShares && std::holds_alternative<ProofShare>(message));
-  if (!expected) return abort(std::string("out-of-order message during ") + phase_name(phase_), {position});
+                        (now == Phase::PolyCommitments && std::holds_alternative<PolyCommitment>(message)) ||
+                        (now == Phase::ProofShares && std::holds_alternative<ProofShare>(message));
+  if (!expected) return abort(std::string("out-of-order message during ") + phase_name(now), {position});
   if (inbox_[position]) return abort("a second, different message in one round", {position});
   inbox_[position] = std::move(message);
   last_accepted_[position] = std::move(bytes);
-  if (phase_ == Phase::Joining) return;  // the round starts when every seat is taken
+  if (now == Phase::Joining) return;  // the round starts when every seat is taken
   for (const auto& m : inbox_)
     if (!m) return;
   complete_round();
 }
 
 void AggregationSession::complete_round() {
-  if (phase_ == Phase::BitCommitments) {
+  const Phase completed = phase();
+  env_.metrics->round_latency(phase_name(completed),
+                              std::chrono::duration<double>(std::chrono::steady_clock::now() - round_started_).count());
+  if (completed == Phase::BitCommitments) {
     auto next = std::move(std::get<mpc::DealerAwaitingBitCommitments>(dealer_))
                     .receive_bit_commitments(collect<BitCommitment>(inbox_));
     if (!next) return abort(mpc::describe(next.error()), next.error().blamed);
     dealer_ = std::move(next->first);
-    start_round(Phase::PolyCommitments);
+    start_round();
     broadcast(next->second);
-  } else if (phase_ == Phase::PolyCommitments) {
+  } else if (completed == Phase::PolyCommitments) {
     auto next = std::move(std::get<mpc::DealerAwaitingPolyCommitments>(dealer_))
                     .receive_poly_commitments(collect<PolyCommitment>(inbox_));
     if (!next) return abort(mpc::describe(next.error()), next.error().blamed);
     dealer_ = std::move(next->first);
-    start_round(Phase::ProofShares);
+    start_round();
     broadcast(next->second);
-  } else if (phase_ == Phase::ProofShares) {
+  } else if (completed == Phase::ProofShares) {
     auto result =
         std::move(std::get<mpc::DealerAwaitingProofShares>(dealer_)).receive_shares(collect<ProofShare>(inbox_));
     if (!result) return abort(mpc::describe(result.error()), result.error().blamed);
-    env_.metrics->round_latency(phase_name(phase_),
-                                std::chrono::duration<double>(std::chrono::steady_clock::now() - round_started_).count());
     finish_ok(std::move(*result));
   }
 }
@@ -322,7 +331,7 @@ void AggregationSession::finish_ok(mpc::AggregationResult result) {
 }
 
 void AggregationSession::abort(const std::string& reason, std::vector<size_t> blamed) {
-  if (phase_ == Phase::Done) return;
+  if (phase() == Phase::Done) return;
   auto outcome = SessionOutcome{id_, params_, false, reason, blamed, std::nullopt};
   record_then(std::move(outcome), [this, reason, blamed = std::move(blamed)] {
     // Prometheus label: the reason's first word (the error kind), not the free text.

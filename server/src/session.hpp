@@ -93,6 +93,7 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   wire::SessionSummary summary() const;
 
  private:
+  // Where the session is, derived from the dealer's state (never stored beside it).
   enum class Phase { Joining, BitCommitments, PolyCommitments, ProofShares, Done };
   struct Seat {
     bool taken = false;
@@ -101,19 +102,23 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
     std::string peer;
     std::unique_ptr<boost::asio::steady_timer> grace;  // running while the party is away
   };
+  struct Ended {};  // the outcome is decided: nothing a party sends counts any more
+  // monostate until start() has made the dealer; bit commitments are taken while parties
+  // still join, so AwaitingBitCommitments is Joining until every seat is taken.
   using DealerState = std::variant<std::monostate, mpc::DealerAwaitingBitCommitments,
-                                   mpc::DealerAwaitingPolyCommitments, mpc::DealerAwaitingProofShares>;
+                                   mpc::DealerAwaitingPolyCommitments, mpc::DealerAwaitingProofShares, Ended>;
+  Phase phase() const;
 
   void on_join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token, std::optional<wire::PublicKey> key);
   void resume_seat(size_t position, const std::shared_ptr<PartyLink>& link);
   size_t seats_taken() const;
   void on_deliver(size_t position, const std::shared_ptr<PartyLink>& link, wire::Message message);
   bool from_seat(size_t position, const std::shared_ptr<PartyLink>& link) const;
-  void set_phase(Phase phase);
+  void publish_progress();  // the phase and seats, for listings and the shared record
   // Ends the session: the outcome goes to the record, and once it is there `announce` tells
   // the parties; if it cannot be recorded they get an abort saying so instead.
   void record_then(SessionOutcome outcome, std::function<void()> announce);
-  void start_round(Phase phase);
+  void start_round();  // the round of the current phase: its inbox, clock and deadline
   void arm_deadline();
   void on_deadline();
   void complete_round();
@@ -132,7 +137,6 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   boost::asio::steady_timer deadline_;
   std::chrono::steady_clock::time_point round_started_;
 
-  Phase phase_ = Phase::Joining;
   std::vector<Seat> seats_;  // one per position
   DealerState dealer_;
   std::vector<std::optional<wire::Message>> inbox_;  // this round's message per position
@@ -140,7 +144,7 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   std::shared_ptr<const std::vector<uint8_t>> last_broadcast_;  // resent to a resuming party
   std::atomic<bool> finished_flag_{false};
   SessionOwner owner_;
-  std::atomic<Phase> public_phase_{Phase::Joining};  // copies for snapshot(), which runs off the strand
+  std::atomic<Phase> public_phase_{Phase::Joining};  // copies for summary(), which runs off the strand
   std::atomic<size_t> public_joined_{0};
 };
 
