@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "outcome_json.hpp"
+#include "json_bodies.hpp"
 
 namespace bp::server {
 

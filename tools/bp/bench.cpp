@@ -12,6 +12,7 @@
 
 #include "args.hpp"
 #include "bench_primitives.hpp"
+#include "bp/json.hpp"
 #include "bp/backend.hpp"
 #include "bp/batch_verification.hpp"
 #include "bp/random.hpp"
@@ -216,20 +217,23 @@ int run_bench(int argc, char** argv) {
   const auto primitives = bench_primitives(yardstick, quick);
 
   if (json) {
-    for (const auto& p : primitives)
-      std::printf("{\"op\":\"primitive\",\"name\":\"%s\",\"note\":\"%s\",%s\"median_us\":%.4f,\"ns\":%.1f,\"yardsticks\":%.5f}\n",
-                  p.op.c_str(), p.note.c_str(), p.size ? ("\"points\":" + std::to_string(p.size) + ",").c_str() : "", p.ns / 1000, p.ns,
-                  p.ns / p.yardstick_ns);
+    for (const auto& p : primitives) {
+      JsonObject line;
+      line.text("op", "primitive").text("name", p.op).text("note", p.note);
+      if (p.size) line.number("points", p.size);
+      line.number("median_us", p.ns / 1000, 4).number("ns", p.ns, 1).number("yardsticks", p.ns / p.yardstick_ns, 5);
+      std::printf("%s\n", line.str().c_str());
+    }
     for (const auto& r : rows) {
-      std::string extra;
-      if (r.op == "aggregate")
-        extra = ",\"bytes_up_per_party\":" + std::to_string(r.bytes_up) +
-                ",\"bytes_down_per_party\":" + std::to_string(r.bytes_down);
+      JsonObject line;
+      line.text("op", r.op).number("n", r.n).number("m", r.m).text("backend", r.backend);
+      line.number("median_us", r.t.us, 1).number("yardsticks", r.t.us / r.t.yardstick_us, 2);
+      if (r.op == "aggregate") line.number("bytes_up_per_party", r.bytes_up).number("bytes_down_per_party", r.bytes_down);
       if (r.op == "verify_batch")
-        extra = ",\"batch\":" + std::to_string(r.batch) + ",\"threads\":" + std::to_string(r.threads) +
-                ",\"yardsticks_per_proof\":" + std::to_string(r.t.us / r.t.yardstick_us / static_cast<double>(r.batch));
-      std::printf("{\"op\":\"%s\",\"n\":%zu,\"m\":%zu,\"backend\":\"%s\",\"median_us\":%.1f,\"yardsticks\":%.2f%s}\n",
-                  r.op.c_str(), r.n, r.m, r.backend.c_str(), r.t.us, r.t.us / r.t.yardstick_us, extra.c_str());
+        line.number("batch", r.batch)
+            .number("threads", r.threads)
+            .number("yardsticks_per_proof", r.t.us / r.t.yardstick_us / static_cast<double>(r.batch), 6);
+      std::printf("%s\n", line.str().c_str());
     }
     return 0;
   }

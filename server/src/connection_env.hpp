@@ -1,0 +1,39 @@
+// What the dealer's connections share: the daemon's parts they use, and the two transports.
+#pragma once
+
+#include <atomic>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+
+#include "bp/server/config.hpp"
+#include "auth_policy.hpp"
+#include "metrics.hpp"
+#include "registry.hpp"
+#include "store/record_service.hpp"
+#include "verify_pool.hpp"
+
+namespace bp::server {
+
+struct ConnectionEnv {
+  const DealerConfig* config;
+  SessionRegistry* registry;
+  RecordService* records;
+  const std::atomic<bool>* stopping;  // set once the dealer drains: not ready any more
+  Metrics* metrics;
+  const AuthPolicy* auth;
+  const BulletproofGens* bp_gens;  // for POST /v1/verify
+  const PedersenGens* pc_gens;
+  VerifyPool* verifier;
+};
+
+// Plain TCP (ws://, loopback demos) and TLS over TCP (wss://, https://).
+using PlainStream = boost::beast::tcp_stream;
+using TlsStream = boost::beast::ssl_stream<boost::beast::tcp_stream>;
+template <class Stream>
+inline constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
+
+using HttpRequest = boost::beast::http::request<boost::beast::http::string_body>;
+using HttpResponse = boost::beast::http::response<boost::beast::http::string_body>;
+
+}  // namespace bp::server
