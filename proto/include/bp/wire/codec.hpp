@@ -1,4 +1,4 @@
-// The codec between protobuf Envelopes and the protocol's messages. Decoding validates every
+// The codec between protobuf Envelopes and the protocol's messages (bp/wire/messages.hpp). Decoding validates every
 // field before anything reaches mpc/: lengths, canonical point and scalar encodings, vector
 // sizes, the protocol version. It never throws and never trusts a length it has not checked.
 #pragma once
@@ -12,8 +12,7 @@
 #include <vector>
 
 #include "bp/errors.hpp"
-#include "bp/mpc/messages.hpp"
-#include "bp/wire/identity.hpp"
+#include "bp/wire/messages.hpp"
 
 namespace bp::wire {
 
@@ -35,106 +34,6 @@ struct CodecError {
 };
 
 std::string describe(const CodecError& e);
-
-struct AbortMsg {
-  std::string reason;
-  std::vector<size_t> blamed;
-  friend bool operator==(const AbortMsg&, const AbortMsg&) = default;
-};
-
-// A public key and its signature over one of the statements in bp/wire/auth.hpp.
-struct KeySignature {
-  PublicKey key{};
-  Signature signature{};
-  friend bool operator==(const KeySignature&, const KeySignature&) = default;
-};
-
-// Session set-up (see proto/aggregation.proto for the meaning of each field).
-struct HelloMsg {
-  std::array<uint8_t, 32> nonce{};
-  PublicKey dealer_key{};
-  bool anonymous_allowed = false;
-  bool tls_channel_binding = false;  // signatures must cover the TLS exporter value
-  friend bool operator==(const HelloMsg&, const HelloMsg&) = default;
-};
-struct CreateSessionMsg {
-  size_t n = 64;
-  size_t parties = 1;
-  std::string label;
-  uint32_t round_timeout_ms = 0;
-  std::vector<PublicKey> allowed_parties;  // empty, or one per party in position order
-  std::optional<KeySignature> operator_auth;  // absent: an anonymous request
-  std::string session_id;                     // proposed by the operator; empty: the dealer picks
-  friend bool operator==(const CreateSessionMsg&, const CreateSessionMsg&) = default;
-};
-struct SessionCreatedMsg {
-  std::string session_id;
-  std::string transcript_label;
-  friend bool operator==(const SessionCreatedMsg&, const SessionCreatedMsg&) = default;
-};
-struct JoinSessionMsg {
-  std::string session_id;
-  std::vector<uint8_t> resume_token;  // empty or 16 bytes
-  std::optional<KeySignature> party_auth;  // absent: an anonymous join
-  friend bool operator==(const JoinSessionMsg&, const JoinSessionMsg&) = default;
-};
-struct JoinedMsg {
-  size_t position = 0;
-  size_t n = 64;
-  size_t parties = 1;
-  std::string transcript_label;
-  std::vector<uint8_t> resume_token;
-  friend bool operator==(const JoinedMsg&, const JoinedMsg&) = default;
-};
-
-// An operator's request to see (and cancel some of) its open sessions, and the answer.
-inline constexpr size_t kMaxManagedIds = 64;
-struct ManageSessionsMsg {
-  std::vector<std::string> cancel;
-  std::optional<KeySignature> operator_auth;  // absent: anonymous
-  friend bool operator==(const ManageSessionsMsg&, const ManageSessionsMsg&) = default;
-};
-inline constexpr size_t kMaxReplicaNameBytes = 128;
-struct SessionSummary {
-  std::string session_id;
-  size_t n = 0, parties = 0, joined = 0;
-  std::string phase;
-  std::string replica;  // 1.2: the dealer replica running it (empty from a 1.1 dealer)
-  friend bool operator==(const SessionSummary&, const SessionSummary&) = default;
-};
-inline constexpr size_t kMaxListedSessions = 1000;  // an operator holds fewer (the dealer's per-operator cap)
-struct SessionListMsg {
-  std::vector<SessionSummary> sessions;
-  std::vector<std::string> not_cancelled;
-  friend bool operator==(const SessionListMsg&, const SessionListMsg&) = default;
-};
-
-// The dealer's signature over a result (bp/wire/auth.hpp's result statement).
-struct Attestation {
-  std::string session_id;
-  PublicKey dealer_key{};
-  Signature signature{};
-  friend bool operator==(const Attestation&, const Attestation&) = default;
-};
-struct ResultMsg {
-  mpc::AggregationResult result;
-  std::optional<Attestation> attestation;  // absent for a result made in process
-};
-// Does the attestation cover this result? (false when there is none)
-bool attestation_valid(const ResultMsg& message);
-
-using Message = std::variant<BitCommitment, mpc::BitChallengeMsg, PolyCommitment, mpc::PolyChallengeMsg, ProofShare,
-                             ResultMsg, AbortMsg, CreateSessionMsg, SessionCreatedMsg, JoinSessionMsg, JoinedMsg,
-                             HelloMsg, ManageSessionsMsg, SessionListMsg>;
-
-inline constexpr size_t kSessionIdChars = 32;
-bool valid_session_id(std::string_view id);  // 32 lowercase hex characters
-std::string random_session_id();             // 128 bits from libsodium, as valid_session_id wants
-// The WebSocket path that names a session, so a load balancer can route by it.
-std::string session_path(std::string_view id);
-// The session a request target names (".../v1/session/ID"), if it names a valid one.
-std::optional<std::string> session_id_in_path(std::string_view target);
-inline constexpr size_t kResumeTokenBytes = 16;
 
 struct Limits {
   size_t max_frame_bytes = 64 * 1024;  // the largest honest frame (a 64-party challenge) is under 7 KiB

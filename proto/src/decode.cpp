@@ -1,0 +1,243 @@
+// Decoding: every field from the network is checked before anything reaches mpc/ (length,
+// canonical point and scalar encodings, counts against the limits, the version), one
+// function per message.
+#include <sodium.h>
+
+#include "bp/wire/auth.hpp"
+#include "bp/wire/codec.hpp"
+#include "field_codec.hpp"
+
+namespace bp::wire {
+namespace {
+
+using namespace detail;
+
+Result<BitCommitment, CodecError> decode(const pb::BitCommitment& m) {
+  BP_TRY(V, point(m.v(), "V"));
+  BP_TRY(A, point(m.a(), "A"));
+  BP_TRY(S, point(m.s(), "S"));
+  return BitCommitment{V, A, S};
+}
+
+Result<PolyCommitment, CodecError> decode(const pb::PolyCommitment& m) {
+  BP_TRY(T1, point(m.t1(), "T1"));
+  BP_TRY(T2, point(m.t2(), "T2"));
+  return PolyCommitment{T1, T2};
+}
+
+template <class T>
+Result<Message, CodecError> as_message(Result<T, CodecError> decoded) {
+  if (!decoded) return decoded.error();
+  return Message{std::move(*decoded)};
+}
+
+Result<Message, CodecError> decode_message(const pb::BitChallenge& m, const Limits& limits) {
+  if (static_cast<size_t>(m.commitments_size()) > limits.max_parties)
+    return error(CodecErrorKind::TooMany, "bit challenge lists too many commitments");
+  mpc::BitChallengeMsg out;
+  BP_TRY(y, scalar(m.y(), "y"));
+  BP_TRY(z, scalar(m.z(), "z"));
+  out.y = y;
+  out.z = z;
+  for (const auto& c : m.commitments()) {
+    BP_TRY(d, decode(c));
+    out.bit_commitments.push_back(d);
+  }
+  return Message{std::move(out)};
+}
+
+Result<Message, CodecError> decode_message(const pb::PolyChallenge& m, const Limits& limits) {
+  if (static_cast<size_t>(m.commitments_size()) > limits.max_parties)
+    return error(CodecErrorKind::TooMany, "poly challenge lists too many commitments");
+  mpc::PolyChallengeMsg out;
+  BP_TRY(x, scalar(m.x(), "x"));
+  out.x = x;
+  for (const auto& c : m.commitments()) {
+    BP_TRY(d, decode(c));
+    out.poly_commitments.push_back(d);
+  }
+  return Message{std::move(out)};
+}
+
+Result<Message, CodecError> decode_message(const pb::ProofShare& m, const Limits& limits) {
+  ProofShare out;
+  BP_TRY(t_x, scalar(m.t_x(), "t_x"));
+  BP_TRY(t_x_blinding, scalar(m.t_x_blinding(), "t_x_blinding"));
+  BP_TRY(e_blinding, scalar(m.e_blinding(), "e_blinding"));
+  BP_TRY(l, scalars(m.l(), "l", limits.max_bits));
+  BP_TRY(r, scalars(m.r(), "r", limits.max_bits));
+  out.t_x = t_x;
+  out.t_x_blinding = t_x_blinding;
+  out.e_blinding = e_blinding;
+  out.l_vec = std::move(l);
+  out.r_vec = std::move(r);
+  return Message{std::move(out)};
+}
+
+Result<Message, CodecError> decode_message(const pb::AggregationResult& m, const Limits& limits) {
+  if (!is_valid_bitsize(m.n())) return error(CodecErrorKind::BadLength, "n is not 8, 16, 32 or 64");
+  if (m.label().size() > limits.max_label_bytes) return error(CodecErrorKind::TooMany, "label too long");
+  const size_t count = static_cast<size_t>(m.commitments_size());
+  if (count == 0 || count > limits.max_parties || !is_power_of_two(count))
+    return error(CodecErrorKind::TooMany, "the commitments are not a power of two up to the party limit");
+  if (static_cast<size_t>(m.padding_positions_size()) >= count)
+    return error(CodecErrorKind::TooMany, "more padding positions than commitments");
+  mpc::AggregationResult out;
+  out.n = m.n();
+  out.label = m.label();
+  for (const auto& c : m.commitments()) {
+    BP_TRY(p, point(c, "commitment"));
+    out.commitments.push_back(p);
+  }
+  for (uint32_t j : m.padding_positions()) {
+    if (j >= count) return error(CodecErrorKind::BadLength, "a padding position outside the session");
+    out.padding_positions.push_back(j);
+  }
+  if (m.proof().size() != RangeProof::serialized_size(out.n, count))
+    return error(CodecErrorKind::BadLength, "the proof has the wrong length for n and m");
+  auto proof = RangeProof::from_bytes(
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(m.proof().data()), m.proof().size()));
+  if (!proof) return error(CodecErrorKind::NonCanonical, "the proof does not parse");
+  out.proof = std::move(*proof);
+  ResultMsg message{std::move(out), std::nullopt};
+  if (!m.session_id().empty() || !m.dealer_key().empty() || !m.dealer_signature().empty()) {
+    if (!valid_session_id(m.session_id())) return error(CodecErrorKind::BadLength, "malformed session id");
+    BP_TRY(key, fixed<kPublicKeyBytes>(m.dealer_key(), "dealer key"));
+    BP_TRY(sig, fixed<kSignatureBytes>(m.dealer_signature(), "dealer signature"));
+    message.attestation = Attestation{m.session_id(), key, sig};
+  }
+  return Message{std::move(message)};
+}
+
+Result<Message, CodecError> decode_message(const pb::Abort& m, const Limits& limits) {
+  if (m.reason().size() > limits.max_label_bytes) return error(CodecErrorKind::TooMany, "abort reason too long");
+  if (static_cast<size_t>(m.blamed_size()) > limits.max_parties)
+    return error(CodecErrorKind::TooMany, "too many blamed positions");
+  AbortMsg out{m.reason(), {}};
+  for (uint32_t j : m.blamed()) {
+    if (j >= limits.max_parties) return error(CodecErrorKind::BadLength, "a blamed position outside any session");
+    out.blamed.push_back(j);
+  }
+  return Message{std::move(out)};
+}
+
+Result<Message, CodecError> decode_message(const pb::CreateSession& m, const Limits& limits) {
+  if (!is_valid_bitsize(m.n())) return error(CodecErrorKind::BadLength, "n is not 8, 16, 32 or 64");
+  if (m.parties() == 0 || m.parties() > limits.max_parties)
+    return error(CodecErrorKind::TooMany, "parties must be 1.." + std::to_string(limits.max_parties));
+  if (m.label().size() > limits.max_label_bytes) return error(CodecErrorKind::TooMany, "label too long");
+  if (m.allowed_parties_size() != 0 && static_cast<uint32_t>(m.allowed_parties_size()) != m.parties())
+    return error(CodecErrorKind::BadLength, "the allow-list names one key per party or none");
+  CreateSessionMsg out{m.n(), m.parties(), m.label(), m.round_timeout_ms(), {}, {}, {}};
+  for (const auto& k : m.allowed_parties()) {
+    BP_TRY(key, fixed<kPublicKeyBytes>(k, "allowed party key"));
+    out.allowed_parties.push_back(key);
+  }
+  BP_TRY(auth, key_signature(m.operator_key(), m.signature(), "operator key"));
+  out.operator_auth = auth;
+  if (!m.session_id().empty() && !valid_session_id(m.session_id()))
+    return error(CodecErrorKind::BadLength, "malformed proposed session id");
+  out.session_id = m.session_id();
+  return Message{std::move(out)};
+}
+
+Result<Message, CodecError> decode_message(const pb::SessionCreated& m, const Limits& limits) {
+  if (!valid_session_id(m.session_id())) return error(CodecErrorKind::BadLength, "malformed session id");
+  if (m.transcript_label().size() > 2 * limits.max_label_bytes)
+    return error(CodecErrorKind::TooMany, "label too long");
+  return Message{SessionCreatedMsg{m.session_id(), m.transcript_label()}};
+}
+
+Result<Message, CodecError> decode_message(const pb::JoinSession& m, const Limits&) {
+  if (!valid_session_id(m.session_id())) return error(CodecErrorKind::BadLength, "malformed session id");
+  if (!m.resume_token().empty() && m.resume_token().size() != kResumeTokenBytes)
+    return error(CodecErrorKind::BadLength, "a resume token is 16 bytes");
+  BP_TRY(auth, key_signature(m.party_key(), m.signature(), "party key"));
+  return Message{JoinSessionMsg{m.session_id(), {m.resume_token().begin(), m.resume_token().end()}, auth}};
+}
+
+Result<Message, CodecError> decode_message(const pb::Joined& m, const Limits& limits) {
+  if (!is_valid_bitsize(m.n())) return error(CodecErrorKind::BadLength, "n is not 8, 16, 32 or 64");
+  if (m.parties() == 0 || m.parties() > limits.max_parties || m.position() >= m.parties())
+    return error(CodecErrorKind::BadLength, "position or parties out of range");
+  if (m.transcript_label().size() > 2 * limits.max_label_bytes)
+    return error(CodecErrorKind::TooMany, "label too long");
+  if (m.resume_token().size() != kResumeTokenBytes) return error(CodecErrorKind::BadLength, "a resume token is 16 bytes");
+  return Message{JoinedMsg{m.position(), m.n(), m.parties(), m.transcript_label(),
+                           {m.resume_token().begin(), m.resume_token().end()}}};
+}
+
+Result<Message, CodecError> decode_message(const pb::Hello& m, const Limits&) {
+  BP_TRY(nonce, fixed<kNonceBytes>(m.nonce(), "nonce"));
+  BP_TRY(key, fixed<kPublicKeyBytes>(m.dealer_key(), "dealer key"));
+  return Message{HelloMsg{nonce, key, m.anonymous_allowed(), m.tls_channel_binding()}};
+}
+
+Result<Message, CodecError> decode_message(const pb::ManageSessions& m, const Limits&) {
+  if (static_cast<size_t>(m.cancel_size()) > kMaxManagedIds) return error(CodecErrorKind::TooMany, "too many ids");
+  ManageSessionsMsg out;
+  for (const auto& id : m.cancel()) {
+    if (!valid_session_id(id)) return error(CodecErrorKind::BadLength, "malformed session id");
+    out.cancel.push_back(id);
+  }
+  BP_TRY(auth, key_signature(m.operator_key(), m.signature(), "operator key"));
+  out.operator_auth = auth;
+  return Message{std::move(out)};
+}
+
+Result<Message, CodecError> decode_message(const pb::SessionList& m, const Limits&) {
+  if (static_cast<size_t>(m.sessions_size()) > kMaxListedSessions ||
+      static_cast<size_t>(m.not_cancelled_size()) > kMaxManagedIds)
+    return error(CodecErrorKind::TooMany, "too many sessions listed");
+  SessionListMsg out;
+  for (const auto& s : m.sessions()) {
+    if (!valid_session_id(s.session_id())) return error(CodecErrorKind::BadLength, "malformed session id");
+    if (s.phase().size() > 32) return error(CodecErrorKind::TooMany, "phase name too long");
+    if (s.replica().size() > kMaxReplicaNameBytes) return error(CodecErrorKind::TooMany, "replica name too long");
+    out.sessions.push_back({s.session_id(), s.n(), s.parties(), s.joined(), s.phase(), s.replica()});
+  }
+  for (const auto& id : m.not_cancelled()) {
+    if (!valid_session_id(id)) return error(CodecErrorKind::BadLength, "malformed session id");
+    out.not_cancelled.push_back(id);
+  }
+  return Message{std::move(out)};
+}
+
+Result<Message, CodecError> decode_body(const pb::Envelope& env, const Limits& limits) {
+  switch (env.body_case()) {
+    case pb::Envelope::kBitCommitment: return as_message(decode(env.bit_commitment()));
+    case pb::Envelope::kPolyCommitment: return as_message(decode(env.poly_commitment()));
+    case pb::Envelope::kBitChallenge: return decode_message(env.bit_challenge(), limits);
+    case pb::Envelope::kPolyChallenge: return decode_message(env.poly_challenge(), limits);
+    case pb::Envelope::kProofShare: return decode_message(env.proof_share(), limits);
+    case pb::Envelope::kResult: return decode_message(env.result(), limits);
+    case pb::Envelope::kAbort: return decode_message(env.abort(), limits);
+    case pb::Envelope::kCreateSession: return decode_message(env.create_session(), limits);
+    case pb::Envelope::kSessionCreated: return decode_message(env.session_created(), limits);
+    case pb::Envelope::kJoinSession: return decode_message(env.join_session(), limits);
+    case pb::Envelope::kJoined: return decode_message(env.joined(), limits);
+    case pb::Envelope::kHello: return decode_message(env.hello(), limits);
+    case pb::Envelope::kManageSessions: return decode_message(env.manage_sessions(), limits);
+    case pb::Envelope::kSessionList: return decode_message(env.session_list(), limits);
+    case pb::Envelope::BODY_NOT_SET:
+      break;
+  }
+  return error(CodecErrorKind::MissingBody, "the envelope carries no message");
+}
+
+}  // namespace
+
+Result<Message, CodecError> decode(std::span<const uint8_t> frame, const Limits& limits) {
+  if (frame.size() > limits.max_frame_bytes)
+    return error(CodecErrorKind::FrameTooLarge, std::to_string(frame.size()) + " bytes is over the limit of " +
+                                                    std::to_string(limits.max_frame_bytes));
+  pb::Envelope env;
+  if (!env.ParseFromArray(frame.data(), static_cast<int>(frame.size())))
+    return error(CodecErrorKind::Unparseable, "not a protobuf Envelope");
+  if (env.version() != kWireVersion)
+    return error(CodecErrorKind::UnsupportedVersion,
+                 "version " + std::to_string(env.version()) + ", this build speaks " + std::to_string(kWireVersion));
+  return decode_body(env, limits);
+}
+
+}  // namespace bp::wire
