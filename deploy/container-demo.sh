@@ -268,6 +268,21 @@ compose() {
   esac
 }
 health_loop() { while :; do podman healthcheck run "$1" >/dev/null 2>&1 || true; sleep 1; done; }
+# collect_parties PROJECT PREFIX SECONDS: waits for PROJECT's party0..3 (SECONDS each), keeps
+# each one's output in $work/PREFIX{0..3}.json and .err; if any failed, prints their stderr,
+# names them in $parties_failed and returns 1.
+parties_failed=
+collect_parties() {
+  local project=$1 prefix=$2 seconds=$3 i
+  parties_failed=
+  for i in 0 1 2 3; do
+    [ "$(timeout "$seconds" podman wait "${project}_party${i}_1")" = 0 ] || parties_failed="$parties_failed party$i"
+  done
+  for i in 0 1 2 3; do podman logs "${project}_party${i}_1" >"$work/$prefix$i.json" 2>"$work/$prefix$i.err"; done
+  [ -n "$parties_failed" ] || return 0
+  for i in 0 1 2 3; do echo "-- party$i:"; cat "$work/$prefix$i.err"; done >&2
+  return 1
+}
 
 # run_compose TOOL MODE [OVERLAY]: the demo as a user runs it, then every check.
 run_compose() {
@@ -287,17 +302,11 @@ run_compose() {
   health_pid=$!
   compose "$tool" -p "$project" "${files[@]}" up -d >"$work/$mode-up.log" 2>&1 ||
     { kill "$health_pid"; tail -30 "$work/$mode-up.log" >&2; fail "$tool up ($mode) failed"; }
-  local failed=
-  for i in 0 1 2 3; do
-    [ "$(timeout 120 podman wait "${project}_party${i}_1")" = 0 ] || failed="$failed party$i"
-  done
+  local parties_ok=1
+  collect_parties "$project" "$mode" 120 || parties_ok=
   local elapsed=$(($(now_ms) - start))
   kill "$health_pid"
-  for i in 0 1 2 3; do podman logs "${project}_party${i}_1" >"$work/$mode$i.json" 2>"$work/$mode$i.err"; done
-  if [ -n "$failed" ]; then
-    for i in 0 1 2 3; do echo "-- party$i:"; cat "$work/$mode$i.err"; done >&2
-    fail "$failed failed ($name)"
-  fi
+  [ -n "$parties_ok" ] || fail "$parties_failed failed ($name)"
   same_result "$work/${mode}"{0,1,2,3}.json
   verify_result "$work/${mode}0.json" "$BP_SESSION_ID" /keys/dealer.key.pub \
     podman run --rm --network none --label "bp-demo=$tag" -v "${project}_keys:/keys:ro" --entrypoint bp "$image" >/dev/null ||
@@ -343,7 +352,7 @@ run_compose() {
 # demo through the balancer, the record read back through it, and again after the replica
 # that ran the session is killed.
 run_scale_out() {
-  local project="$tag-scale" files=(-f deploy/docker-compose.scale-out.yml) port start i c loops=() failed=
+  local project="$tag-scale" files=(-f deploy/docker-compose.scale-out.yml) port start c loops=()
   local name="scale-out, docker-compose"
   projects+=("docker-compose $project ${files[*]}")
   start=$(now_ms)
@@ -370,16 +379,13 @@ run_scale_out() {
   done
   compose docker-compose -p "$project" "${files[@]}" up -d >"$work/scale-up.log" 2>&1 ||
     { kill "${loops[@]}"; tail -30 "$work/scale-up.log" >&2; fail "docker-compose up ($name) failed"; }
-  for i in 0 1 2 3; do
-    [ "$(timeout 180 podman wait "${project}_party${i}_1")" = 0 ] || failed="$failed party$i"
-  done
+  local parties_ok=1
+  collect_parties "$project" scale 180 || parties_ok=
   local elapsed=$(($(now_ms) - start))
   kill "${loops[@]}"
-  for i in 0 1 2 3; do podman logs "${project}_party${i}_1" >"$work/scale$i.json" 2>"$work/scale$i.err"; done
-  if [ -n "$failed" ]; then
-    for i in 0 1 2 3; do echo "-- party$i:"; cat "$work/scale$i.err"; done >&2
+  if [ -z "$parties_ok" ]; then
     for c in operator balancer dealer1 dealer2 dealer3 records; do echo "-- $c:"; podman logs "${project}_${c}_1" 2>&1 | tail -15; done >&2
-    fail "$failed failed ($name)"
+    fail "$parties_failed failed ($name)"
   fi
   same_result "$work"/scale{0,1,2,3}.json
   verify_result "$work/scale0.json" "$BP_SESSION_ID" /keys/dealer.key.pub \
