@@ -23,6 +23,11 @@ std::string_view name(MpcErrorKind kind) {
 std::string describe(const MpcError& e) {
   std::string out(name(e.kind));
   if (!e.detail.empty()) out += ": " + e.detail;
+  return out;
+}
+
+std::string describe_with_blame(const MpcError& e) {
+  std::string out = describe(e);
   out += " blamed=[";
   out += comma_separated(e.blamed);
   return out + "]";

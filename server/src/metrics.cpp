@@ -8,10 +8,9 @@
 
 namespace bp::server {
 
-void Metrics::session_aborted(const std::string& reason) {
+void Metrics::session_aborted(AbortKind kind) {
   ++aborted_total_;
-  std::lock_guard lock(mutex_);
-  ++aborted_by_reason_[reason];
+  ++aborted_by_kind_[static_cast<size_t>(kind)];
 }
 
 void Metrics::refused(const std::string& reason) {
@@ -94,8 +93,9 @@ std::string Metrics::prometheus_text() const {
   std::lock_guard lock(mutex_);
   line("# HELP bp_sessions_aborted_total Sessions that ended in an abort, by reason.");
   line("# TYPE bp_sessions_aborted_total counter");
-  for (const auto& [reason, n] : aborted_by_reason_)
-    line("bp_sessions_aborted_total{reason=\"" + reason + "\"} " + std::to_string(n));
+  for (const AbortKind kind : kAllAbortKinds)
+    line(std::string("bp_sessions_aborted_total{reason=\"") + abort_kind_label(kind) + "\"} " +
+         std::to_string(aborted_by_kind_[static_cast<size_t>(kind)].load()));
   line("# HELP bp_refused_total Connections and requests turned away by a limit, by what answered them.");
   line("# TYPE bp_refused_total counter");
   for (const auto& [reason, n] : refused_by_reason_)

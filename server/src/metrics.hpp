@@ -8,13 +8,15 @@
 #include <mutex>
 #include <string>
 
+#include "abort_kind.hpp"
+
 namespace bp::server {
 
 class Metrics {
  public:
   void session_started() { ++sessions_started_; }
   void session_completed() { ++sessions_completed_; }
-  void session_aborted(const std::string& reason);
+  void session_aborted(AbortKind kind);
   void connection_opened() { ++connections_; }
   void connection_closed() { --connections_; }
   void party_joined() { ++parties_connected_; }
@@ -49,7 +51,7 @@ class Metrics {
   std::atomic<long> connections_{0}, parties_connected_{0};
   std::atomic<uint64_t> bytes_in_{0}, bytes_out_{0};
   mutable std::mutex mutex_;
-  std::map<std::string, uint64_t> aborted_by_reason_;
+  std::array<std::atomic<uint64_t>, kAllAbortKinds.size()> aborted_by_kind_{};  // every kind exported, from 0
   std::map<std::string, uint64_t> refused_by_reason_;
   std::map<std::string, Histogram> rounds_;
   std::map<std::string, Histogram> store_calls_;

@@ -145,7 +145,7 @@ void SessionRegistry::manage(const SessionOwner& owner, std::vector<std::string>
       }
       if (!it->second->owner().same_as(owner)) continue;  // not this owner's: reported below, no one learns whose
       spdlog::info("session={} cancelled by its operator from {}", id, owner.address);
-      it->second->shutdown("cancelled by its operator");
+      it->second->shutdown(AbortKind::Cancelled, "cancelled by its operator");
       cancelled_here.push_back(id);
     }
   }
@@ -189,7 +189,7 @@ void SessionRegistry::cancel_from_record(const std::vector<std::string>& ids) {
   for (const auto& id : ids) {
     if (auto session = find(id)) {
       spdlog::info("session={} cancelled by its operator through another replica", id);
-      session->shutdown("cancelled by its operator");
+      session->shutdown(AbortKind::Cancelled, "cancelled by its operator");
     }
   }
 }
@@ -212,7 +212,7 @@ void SessionRegistry::forget_finished() {
 
 void SessionRegistry::shutdown_all(const std::string& reason) {
   std::lock_guard lock(mutex_);
-  for (auto& [id, session] : sessions_) session->shutdown(reason);
+  for (auto& [id, session] : sessions_) session->shutdown(AbortKind::Shutdown, reason);
 }
 
 }  // namespace bp::server

@@ -70,7 +70,7 @@ void AggregationSession::record_then(SessionOutcome outcome, std::function<void(
       if (failure) {
         // Nobody is handed what the record does not hold.
         self->env_.metrics->outcome_unrecorded();
-        self->env_.metrics->session_aborted("unrecorded");
+        self->env_.metrics->session_aborted(AbortKind::Unrecorded);
         spdlog::error("session={} outcome could not be recorded: {}", self->id_, *failure);
         self->broadcast(wire::AbortMsg{"outcome could not be recorded: " + *failure, {}});
         self->close_all();
@@ -97,7 +97,7 @@ void AggregationSession::start() {
   asio::post(strand_, [self = shared_from_this()] {
     auto dealer = mpc::DealerAwaitingBitCommitments::create(*self->env_.bp_gens, *self->env_.pc_gens, self->params_);
     if (!dealer) {
-      self->abort(mpc::describe(dealer.error()), {});
+      self->abort(AbortKind::Internal, mpc::describe(dealer.error()), {});
       return;
     }
     self->dealer_ = std::move(*dealer);
@@ -129,7 +129,7 @@ void AggregationSession::misbehaved(size_t position, std::shared_ptr<PartyLink> 
   asio::post(strand_, [self = shared_from_this(), position, link = std::move(link), reason = std::move(reason)] {
     if (self->phase() == Phase::Done || !self->from_seat(position, link)) return;
     spdlog::warn("session={} party={} misbehaved: {}", self->id_, position, reason);
-    self->abort(reason, {position});
+    self->abort(AbortKind::ProtocolViolation, reason, {position});
   });
 }
 
@@ -145,14 +145,14 @@ void AggregationSession::disconnected(size_t position, std::shared_ptr<PartyLink
     seat.grace = std::make_unique<asio::steady_timer>(self->strand_, self->env_.reconnect_grace);
     seat.grace->async_wait([self, position](boost::system::error_code ec) {
       if (ec || self->phase() == Phase::Done || self->seats_[position].link) return;
-      self->abort("party disconnected", {position});
+      self->abort(AbortKind::PartyLeft, "party disconnected", {position});
     });
   });
 }
 
-void AggregationSession::shutdown(std::string reason) {
-  asio::post(strand_, [self = shared_from_this(), reason = std::move(reason)] {
-    if (self->phase() != Phase::Done) self->abort(reason, {});
+void AggregationSession::shutdown(AbortKind kind, std::string reason) {
+  asio::post(strand_, [self = shared_from_this(), kind, reason = std::move(reason)] {
+    if (self->phase() != Phase::Done) self->abort(kind, reason, {});
   });
 }
 
@@ -252,14 +252,14 @@ void AggregationSession::on_deadline() {
     // The seats nobody took are to blame: in a keyed session each is one named party's.
     for (size_t j = 0; j < seats_.size(); ++j)
       if (!seats_[j].taken) late.push_back(j);
-    abort("only " + std::to_string(seats_taken()) + " of " + std::to_string(params_.parties) +
+    abort(AbortKind::JoinTimeout, "only " + std::to_string(seats_taken()) + " of " + std::to_string(params_.parties) +
               " parties joined before the deadline",
           std::move(late));
     return;
   }
   for (size_t j = 0; j < inbox_.size(); ++j)
     if (!inbox_[j]) late.push_back(j);
-  abort(std::string("round deadline passed in ") + phase_name(now), std::move(late));
+  abort(AbortKind::RoundTimeout, std::string("round deadline passed in ") + phase_name(now), std::move(late));
 }
 
 void AggregationSession::on_deliver(size_t position, const std::shared_ptr<PartyLink>& link, wire::Message message) {
@@ -273,8 +273,8 @@ void AggregationSession::on_deliver(size_t position, const std::shared_ptr<Party
   const bool expected = (committing && std::holds_alternative<BitCommitment>(message)) ||
                         (now == Phase::PolyCommitments && std::holds_alternative<PolyCommitment>(message)) ||
                         (now == Phase::ProofShares && std::holds_alternative<ProofShare>(message));
-  if (!expected) return abort(std::string("out-of-order message during ") + phase_name(now), {position});
-  if (inbox_[position]) return abort("a second, different message in one round", {position});
+  if (!expected) return abort(AbortKind::ProtocolViolation, std::string("out-of-order message during ") + phase_name(now), {position});
+  if (inbox_[position]) return abort(AbortKind::ProtocolViolation, "a second, different message in one round", {position});
   inbox_[position] = std::move(message);
   last_accepted_[position] = std::move(bytes);
   if (now == Phase::Joining) return;  // the round starts when every seat is taken
@@ -290,21 +290,21 @@ void AggregationSession::complete_round() {
   if (completed == Phase::BitCommitments) {
     auto next = std::move(std::get<mpc::DealerAwaitingBitCommitments>(dealer_))
                     .receive_bit_commitments(collect<BitCommitment>(inbox_));
-    if (!next) return abort(mpc::describe(next.error()), next.error().blamed);
+    if (!next) return abort(AbortKind::InvalidShares, mpc::describe(next.error()), next.error().blamed);
     dealer_ = std::move(next->first);
     start_round();
     broadcast(next->second);
   } else if (completed == Phase::PolyCommitments) {
     auto next = std::move(std::get<mpc::DealerAwaitingPolyCommitments>(dealer_))
                     .receive_poly_commitments(collect<PolyCommitment>(inbox_));
-    if (!next) return abort(mpc::describe(next.error()), next.error().blamed);
+    if (!next) return abort(AbortKind::InvalidShares, mpc::describe(next.error()), next.error().blamed);
     dealer_ = std::move(next->first);
     start_round();
     broadcast(next->second);
   } else if (completed == Phase::ProofShares) {
     auto result =
         std::move(std::get<mpc::DealerAwaitingProofShares>(dealer_)).receive_shares(collect<ProofShare>(inbox_));
-    if (!result) return abort(mpc::describe(result.error()), result.error().blamed);
+    if (!result) return abort(AbortKind::InvalidShares, mpc::describe(result.error()), result.error().blamed);
     finish_ok(std::move(*result));
   }
 }
@@ -330,12 +330,11 @@ void AggregationSession::finish_ok(mpc::AggregationResult result) {
   });
 }
 
-void AggregationSession::abort(const std::string& reason, std::vector<size_t> blamed) {
+void AggregationSession::abort(AbortKind kind, const std::string& reason, std::vector<size_t> blamed) {
   if (phase() == Phase::Done) return;
   auto outcome = SessionOutcome{id_, params_, false, reason, blamed, std::nullopt};
-  record_then(std::move(outcome), [this, reason, blamed = std::move(blamed)] {
-    // Prometheus label: the reason's first word (the error kind), not the free text.
-    env_.metrics->session_aborted(reason.substr(0, reason.find_first_of(":( ")));
+  record_then(std::move(outcome), [this, kind, reason, blamed = std::move(blamed)] {
+    env_.metrics->session_aborted(kind);
     spdlog::warn("session={} aborted: {} blamed=[{}]", id_, reason, comma_separated(blamed));
     broadcast(wire::AbortMsg{reason, blamed});
     close_all();

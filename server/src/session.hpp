@@ -82,8 +82,8 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   void deliver(size_t position, std::shared_ptr<PartyLink> link, wire::Message message);
   void misbehaved(size_t position, std::shared_ptr<PartyLink> link, std::string reason);
   void disconnected(size_t position, std::shared_ptr<PartyLink> link);
-  // Ends the session now if it has not finished (daemon shutdown).
-  void shutdown(std::string reason);
+  // Ends the session now if it has not finished (its operator cancelled it, the dealer stops).
+  void shutdown(AbortKind kind, std::string reason);
 
   const std::string& id() const { return id_; }
   // True once the outcome is recorded (so the store knows the id before the registry forgets it).
@@ -124,7 +124,7 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   void complete_round();
   void broadcast(const wire::Message& message);
   void finish_ok(mpc::AggregationResult result);  // signs it, records it, tells everyone
-  void abort(const std::string& reason, std::vector<size_t> blamed);
+  void abort(AbortKind kind, const std::string& reason, std::vector<size_t> blamed);
   void close_all();
   static const char* phase_name(Phase p);
 

@@ -168,6 +168,26 @@ TEST_CASE("a message of the wrong round aborts the session and blames its sender
   CHECK(abort->reason.find("out-of-order message") != std::string::npos);
   CHECK(abort->blamed == std::vector<size_t>{1});
   CHECK((a->closed && b->closed));
+  // The metric's label is a fixed kind, and every kind is exported from the start.
+  const auto metrics = h.metrics.prometheus_text();
+  CHECK(metrics.find("bp_sessions_aborted_total{reason=\"protocol_violation\"} 1\n") != std::string::npos);
+  CHECK(metrics.find("bp_sessions_aborted_total{reason=\"join_timeout\"} 0\n") != std::string::npos);
+}
+
+TEST_CASE("a commitment that fails the dealer's audit is blamed once: in the field, not in the reason") {
+  Harness h(2);
+  auto a = h.join(), b = h.join();
+  Party pa(h, a, 1), pb(h, b, 2);
+  pb.commitment.A_j = CompressedRistretto{};  // the identity: refused by the audit
+  h.deliver(a, pa.commitment);
+  h.deliver(b, pb.commitment);
+  auto* abort = a->last<wire::AbortMsg>();
+  REQUIRE(abort);
+  CHECK(abort->blamed == std::vector<size_t>{1});
+  CHECK(abort->reason.rfind("MalformedBitCommitments", 0) == 0);
+  CHECK(abort->reason.find("blamed") == std::string::npos);
+  CHECK(h.metrics.prometheus_text().find("bp_sessions_aborted_total{reason=\"invalid_shares\"} 1\n") !=
+        std::string::npos);
 }
 
 TEST_CASE("two different messages in one round blame the party that sent them") {
@@ -260,7 +280,7 @@ TEST_CASE("when the record fails, every party gets an abort that says so and no 
 TEST_CASE("shutdown aborts a running session with the reason given") {
   Harness h(2);
   auto a = h.join();
-  h.session->shutdown("dealer shutting down");
+  h.session->shutdown(AbortKind::Shutdown, "dealer shutting down");
   h.poll();
   REQUIRE(h.recorded.size() == 1);
   CHECK(h.recorded[0].reason == "dealer shutting down");

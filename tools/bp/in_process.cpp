@@ -38,21 +38,21 @@ InProcessRun aggregate_in_process(const BulletproofGens& bp_gens, const Pedersen
   size_t up = 0, down = 0;  // totals over all parties; divided at the end
 
   auto dealer = mpc::DealerAwaitingBitCommitments::create(bp_gens, pc_gens, params);
-  if (!dealer) return fail(mpc::describe(dealer.error()));
+  if (!dealer) return fail(mpc::describe_with_blame(dealer.error()));
   std::vector<mpc::PartyAwaitingBitChallenge> round1;
   std::vector<BitCommitment> bits;
   for (size_t j = 0; j < m; ++j) {
     auto party = mpc::PartyAwaitingPosition::create(bp_gens, pc_gens, params, values[j], blindings[j]);
-    if (!party) return fail(mpc::describe(party.error()));
+    if (!party) return fail(mpc::describe_with_blame(party.error()));
     auto next = std::move(*party).assign_position(j);
-    if (!next) return fail(mpc::describe(next.error()));
+    if (!next) return fail(mpc::describe_with_blame(next.error()));
     auto received = hop<BitCommitment>(next->second, up, run.error);
     if (!received) return run;
     bits.push_back(*received);
     round1.push_back(std::move(next->first));
   }
   auto d1 = std::move(*dealer).receive_bit_commitments(std::move(bits));
-  if (!d1) return fail(mpc::describe(d1.error()));
+  if (!d1) return fail(mpc::describe_with_blame(d1.error()));
 
   std::vector<mpc::PartyAwaitingPolyChallenge> round2;
   std::vector<PolyCommitment> polys;
@@ -60,14 +60,14 @@ InProcessRun aggregate_in_process(const BulletproofGens& bp_gens, const Pedersen
     auto challenge = hop<mpc::BitChallengeMsg>(d1->second, down, run.error);
     if (!challenge) return run;
     auto next = std::move(party).apply_challenge(*challenge);
-    if (!next) return fail(mpc::describe(next.error()));
+    if (!next) return fail(mpc::describe_with_blame(next.error()));
     auto received = hop<PolyCommitment>(next->second, up, run.error);
     if (!received) return run;
     polys.push_back(*received);
     round2.push_back(std::move(next->first));
   }
   auto d2 = std::move(d1->first).receive_poly_commitments(std::move(polys));
-  if (!d2) return fail(mpc::describe(d2.error()));
+  if (!d2) return fail(mpc::describe_with_blame(d2.error()));
 
   std::vector<mpc::PartyAwaitingResult> round3;
   std::vector<ProofShare> shares;
@@ -75,21 +75,21 @@ InProcessRun aggregate_in_process(const BulletproofGens& bp_gens, const Pedersen
     auto challenge = hop<mpc::PolyChallengeMsg>(d2->second, down, run.error);
     if (!challenge) return run;
     auto next = std::move(party).apply_challenge(*challenge);
-    if (!next) return fail(mpc::describe(next.error()));
+    if (!next) return fail(mpc::describe_with_blame(next.error()));
     auto received = hop<ProofShare>(next->second, up, run.error);
     if (!received) return run;
     shares.push_back(std::move(*received));
     round3.push_back(std::move(next->first));
   }
   auto result = std::move(d2->first).receive_shares(std::move(shares));
-  if (!result) return fail(mpc::describe(result.error()));
+  if (!result) return fail(mpc::describe_with_blame(result.error()));
 
   const wire::Message result_message = wire::ResultMsg{*result, std::nullopt};
   for (auto& party : round3) {
     auto received = hop<wire::ResultMsg>(result_message, down, run.error);
     if (!received) return run;
     auto checked = party.check_result(received->result);
-    if (!checked) return fail(mpc::describe(checked.error()));
+    if (!checked) return fail(mpc::describe_with_blame(checked.error()));
   }
   run.ok = true;
   run.result = std::move(*result);

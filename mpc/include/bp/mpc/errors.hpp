@@ -34,7 +34,11 @@ struct MpcError {
 
 std::string_view name(MpcErrorKind kind);
 // One line: "<kind>: <detail> blamed=[1,3]".
+// The kind and detail; the blamed positions are not in it (they travel in their own field,
+// and whoever prints them does so once).
 std::string describe(const MpcError& e);
+// The same with " blamed=[...]", for output that has no field of its own for them.
+std::string describe_with_blame(const MpcError& e);
 
 template <class T>
 using MpcResult = bp::Result<T, MpcError>;
