@@ -12,6 +12,7 @@
 #include <deque>
 
 #include "bp/wire/channel_binding.hpp"
+#include "bp/wire/tls_profile.hpp"
 
 namespace bp::client::detail {
 
@@ -234,6 +235,8 @@ class WebSocketConversation final : public Conversation,
 // A TLS context that verifies against the options' CA file (or the system's).
 ClientResult<std::shared_ptr<asio::ssl::context>> tls_context(const Options& options) {
   auto ctx = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_client);
+  if (auto why = wire::apply_tls_profile(ctx->native_handle(), wire::TlsFloor::Tls12))
+    return ClientError{ClientErrorKind::Refused, "TLS: " + *why, {}};
   boost::system::error_code ec;
   if (!options.ca_file.empty())
     ctx->load_verify_file(options.ca_file, ec);

@@ -1,4 +1,5 @@
 #include "bp/server/config.hpp"
+#include "bp/wire/tls_profile.hpp"
 
 #include <libpq-fe.h>
 
@@ -145,7 +146,12 @@ const std::map<std::string, std::pair<Setter, const char*>>& options() {
       {"tls-cert", {[](DealerConfig& c, const std::string& v) { c.tls_cert = v; return !v.empty(); },
                     "PEM certificate chain: serve wss:// and https:// (needs --tls-key)"}},
       {"tls-key", {[](DealerConfig& c, const std::string& v) { c.tls_key = v; return !v.empty(); },
-                   "PEM private key of --tls-cert"}},
+                   "PEM private key of --tls-cert (both are read again on SIGHUP)"}},
+      {"tls-min-version", {[](DealerConfig& c, const std::string& v) {
+                             c.tls_min_version = v;
+                             return wire::tls_floor_from_name(v).has_value();
+                           },
+                           "the lowest TLS version offered, 1.2 or 1.3; default 1.2 (ECDHE with AEAD ciphers only)"}},
       {"dealer-key", {[](DealerConfig& c, const std::string& v) { c.dealer_key_file = v; return !v.empty(); },
                       "Ed25519 key file (bp-party keygen) that signs every result; default a new key per run"}},
       {"operator-key", {[](DealerConfig& c, const std::string& v) {

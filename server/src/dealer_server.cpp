@@ -20,6 +20,7 @@
 #include "bp/hex.hpp"
 #include "bp/server/process_stats.hpp"
 #include "http_connection.hpp"
+#include "tls_credentials.hpp"
 #include "json_bodies.hpp"
 #include "registry.hpp"
 #include "store/memory_record_store.hpp"
@@ -81,12 +82,13 @@ struct DealerServer::Impl {
   RecordService records;
   BulletproofGens bp_gens{64, mpc::kMaxParties};
   PedersenGens pc_gens;
-  std::optional<asio::ssl::context> tls;  // set when the dealer serves wss:// and https://
+  std::optional<TlsCredentials> tls;  // set when the dealer serves wss:// and https://
   Admission admission;
   asio::io_context ioc;
   SessionRegistry registry;
   tcp::acceptor acceptor;
   asio::signal_set signals;
+  asio::signal_set reload_signal;  // SIGHUP: read the TLS certificate and key again
   asio::steady_timer drain_timer;
   asio::steady_timer accept_backoff;  // on the acceptor's strand
   std::chrono::milliseconds backoff{0};
@@ -112,20 +114,15 @@ struct DealerServer::Impl {
                  records),
         acceptor(asio::make_strand(ioc)),
         signals(ioc, SIGTERM, SIGINT),
+        reload_signal(ioc, SIGHUP),
         drain_timer(ioc),
         accept_backoff(acceptor.get_executor()),
         forget_timer(ioc),
         verifier(config.verify_threads, config.verify_queue, config.verify_per_ip_per_s) {
     fit_connections_to_fd_limit();
     if (!config.tls_cert.empty()) {
-      tls.emplace(asio::ssl::context::tls_server);
-      tls->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
-                       asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1);
-      boost::system::error_code ec;
-      tls->use_certificate_chain_file(config.tls_cert, ec);
-      if (ec) throw std::runtime_error("cannot load TLS certificate " + config.tls_cert + ": " + ec.message());
-      tls->use_private_key_file(config.tls_key, asio::ssl::context::pem, ec);
-      if (ec) throw std::runtime_error("cannot load TLS key " + config.tls_key + ": " + ec.message());
+      tls.emplace(config.tls_cert, config.tls_key, *wire::tls_floor_from_name(config.tls_min_version));
+      metrics.tls_certificate_expiry(tls->not_after());
     }
     const tcp::endpoint endpoint(asio::ip::make_address(config.host), config.port);
     acceptor.open(endpoint.protocol());
@@ -230,7 +227,7 @@ struct DealerServer::Impl {
       spdlog::warn("refusing a connection from {}: {}", remote.address().to_string(), ticket->reason());
     const ConnectionEnv env{&config, &registry, &records, &stopping, &metrics, &auth, &bp_gens, &pc_gens, &verifier};
     if (tls)
-      std::make_shared<HttpConnection<TlsStream>>(TlsStream(std::move(socket), *tls), env, std::move(ticket))->run();
+      std::make_shared<HttpConnection<TlsStream>>(TlsStream(std::move(socket), tls->current()), env, std::move(ticket))->run();
     else
       std::make_shared<HttpConnection<PlainStream>>(PlainStream(std::move(socket)), env, std::move(ticket))->run();
   }
@@ -247,6 +244,25 @@ struct DealerServer::Impl {
   }
 
   // Stop accepting, let running sessions finish within the grace period, abort the rest.
+  // On SIGHUP, on the acceptor's strand (where new connections take the context): the
+  // certificate and key again. Connections already open keep theirs.
+  void await_reload() {
+    reload_signal.async_wait([this](boost::system::error_code ec, int) {
+      if (ec) return;
+      asio::post(acceptor.get_executor(), [this] {
+        if (!tls) {
+          spdlog::info("SIGHUP: no TLS certificate to reload");
+        } else if (auto why = tls->reload()) {
+          spdlog::error("SIGHUP: the TLS certificate was not reloaded ({}); the previous one stays in use", *why);
+        } else {
+          metrics.tls_certificate_expiry(tls->not_after());
+          spdlog::info("SIGHUP: TLS certificate reloaded from {}", config.tls_cert);
+        }
+      });
+      await_reload();
+    });
+  }
+
   void begin_shutdown() {
     if (stopping) return;
     stopping = true;
@@ -289,6 +305,7 @@ void DealerServer::run() {
   d.signals.async_wait([&d](boost::system::error_code ec, int) {
     if (!ec) d.begin_shutdown();
   });
+  d.await_reload();
   asio::post(d.acceptor.get_executor(), [&d] { d.accept(); });
   d.schedule_forget();
   std::vector<std::thread> workers;

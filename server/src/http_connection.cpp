@@ -67,6 +67,13 @@ std::shared_ptr<HttpResponse> HttpConnection<Stream>::reply(const HttpAnswer& an
                                             parser_ && parser_->get().version() == 10 ? 10u : 11u);
   res->set(http::field::server, "bp-dealer");
   res->set(http::field::content_type, answer.content_type);
+  // An API, never a page: nothing to sniff, frame, cache or refer from; over TLS, TLS only.
+  res->set("X-Content-Type-Options", "nosniff");
+  res->set("X-Frame-Options", "DENY");
+  res->set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'");
+  res->set("Referrer-Policy", "no-referrer");
+  res->set(http::field::cache_control, "no-store");
+  if constexpr (kTls<Stream>) res->set(http::field::strict_transport_security, "max-age=31536000");
   if (answer.status == 503 || answer.status == 429) res->set(http::field::retry_after, "1");
   res->keep_alive(parser_ && parser_->is_header_done() && parser_->get().keep_alive() && answer.status < 400);
   res->body() = answer.body;

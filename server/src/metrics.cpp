@@ -116,6 +116,13 @@ std::string Metrics::prometheus_text() const {
   line("# HELP bp_outcomes_unrecorded_total Outcomes the record could not take; their parties got an abort instead.");
   line("# TYPE bp_outcomes_unrecorded_total counter");
   line("bp_outcomes_unrecorded_total " + std::to_string(outcomes_unrecorded_));
+  if (const double not_after = tls_not_after_.load(); not_after > 0) {
+    line("# HELP bp_tls_certificate_expiry_timestamp_seconds When the TLS certificate the dealer serves expires.");
+    line("# TYPE bp_tls_certificate_expiry_timestamp_seconds gauge");
+    char value[32];
+    std::snprintf(value, sizeof value, "%.0f", not_after);
+    line(std::string("bp_tls_certificate_expiry_timestamp_seconds ") + value);
+  }
   return out;
 }
 

@@ -32,6 +32,8 @@ class Metrics {
   void store_call(const std::string& operation, double seconds, bool ok);
   void store_up(bool up) { store_up_ = up; }
   void outcome_unrecorded() { ++outcomes_unrecorded_; }
+  // When the served TLS certificate expires (seconds since the epoch); never set without TLS.
+  void tls_certificate_expiry(double not_after) { tls_not_after_ = not_after; }
 
   long running_sessions() const { return sessions_started_ - sessions_completed_ - aborted_total_; }
   std::string prometheus_text() const;
@@ -58,6 +60,7 @@ class Metrics {
   std::map<std::string, uint64_t> store_failures_;
   std::atomic<bool> store_up_{true};
   std::atomic<uint64_t> outcomes_unrecorded_{0};
+  std::atomic<double> tls_not_after_{0};
 
   static void observe(Histogram& h, const std::array<double, 10>& buckets, double seconds);
   static void print_histogram(std::string& out, const std::string& name, const std::string& label,

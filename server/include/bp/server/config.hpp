@@ -50,6 +50,7 @@ struct DealerConfig {
   std::string log_level = "info";
   std::string tls_cert;                   // PEM certificate chain; with tls_key: serve wss:// and https://
   std::string tls_key;                    // PEM private key
+  std::string tls_min_version = "1.2";  // the lowest TLS version offered: 1.2 or 1.3
   std::string dealer_key_file;            // Ed25519 key that signs results; empty = a new one per run
   std::vector<std::string> operator_keys; // public keys (hex or .pub files) allowed to create sessions
   bool allow_anonymous = false;           // unsigned sessions and joins; only on a loopback address
