@@ -266,6 +266,7 @@ struct DealerServer::Impl {
   void begin_shutdown() {
     if (stopping) return;
     stopping = true;
+    metrics.draining();
     forget_timer.cancel();
     spdlog::info("shutting down: no new connections; {} sessions running get up to {} ms", registry.running(),
                  config.shutdown_grace_ms);

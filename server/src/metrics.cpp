@@ -76,6 +76,9 @@ std::string Metrics::prometheus_text() const {
   line("# HELP process_resident_memory_bytes Resident memory size in bytes.");
   line("# TYPE process_resident_memory_bytes gauge");
   line("process_resident_memory_bytes " + std::to_string(process_rss_kib() * 1024));
+  line("# HELP process_max_fds Maximum number of open file descriptors (the soft limit).");
+  line("# TYPE process_max_fds gauge");
+  line("process_max_fds " + std::to_string(process_max_fds()));
   line("# HELP process_open_fds Number of open file descriptors.");
   line("# TYPE process_open_fds gauge");
   line("process_open_fds " + std::to_string(process_open_fds()));
@@ -110,6 +113,9 @@ std::string Metrics::prometheus_text() const {
   line("# TYPE bp_store_failures_total counter");
   for (const auto& [operation, n] : store_failures_)
     line("bp_store_failures_total{operation=\"" + operation + "\"} " + std::to_string(n));
+  line("# HELP bp_ready 1 while the dealer takes new sessions (/readyz answers 200): the record answers and it is not draining.");
+  line("# TYPE bp_ready gauge");
+  line(std::string("bp_ready ") + (store_up_.load() && !draining_.load() ? "1" : "0"));
   line("# HELP bp_store_up 1 while the outcome record answers; 0 while it fails (the dealer is not ready then).");
   line("# TYPE bp_store_up gauge");
   line(std::string("bp_store_up ") + (store_up_ ? "1" : "0"));

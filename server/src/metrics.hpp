@@ -31,6 +31,7 @@ class Metrics {
   // record could not take them.
   void store_call(const std::string& operation, double seconds, bool ok);
   void store_up(bool up) { store_up_ = up; }
+  void draining() { draining_ = true; }  // SIGTERM: no new sessions (bp_ready 0 from now on)
   void outcome_unrecorded() { ++outcomes_unrecorded_; }
   // When the served TLS certificate expires (seconds since the epoch); never set without TLS.
   void tls_certificate_expiry(double not_after) { tls_not_after_ = not_after; }
@@ -59,6 +60,7 @@ class Metrics {
   std::map<std::string, Histogram> store_calls_;
   std::map<std::string, uint64_t> store_failures_;
   std::atomic<bool> store_up_{true};
+  std::atomic<bool> draining_{false};
   std::atomic<uint64_t> outcomes_unrecorded_{0};
   std::atomic<double> tls_not_after_{0};
 

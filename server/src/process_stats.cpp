@@ -1,5 +1,7 @@
 #include "bp/server/process_stats.hpp"
 
+#include <sys/resource.h>
+
 #include <unistd.h>
 
 #include <filesystem>
@@ -50,6 +52,12 @@ double process_cpu_seconds(int pid) {
   for (int i = 3; i <= 15 && rest >> field; ++i)
     if (i >= 14) ticks += std::stod(field);
   return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+size_t process_max_fds() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return 0;
+  return limit.rlim_cur == RLIM_INFINITY ? 0 : static_cast<size_t>(limit.rlim_cur);
 }
 
 }  // namespace bp::server

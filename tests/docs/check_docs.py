@@ -41,6 +41,19 @@ for doc, body in text.items():
                 if not re.search(re.escape(flag) + r"(?![a-z0-9-])", helps[program]):
                     errors.append(f"{doc}: `{program} ... {flag}`: {program} --help has no {flag}")
 
+# Anchors named by the documents and the alert rules' runbook links are headings that exist.
+def anchor(heading):
+    return re.sub(r"[^a-z0-9 _-]", "", heading.strip().lower()).replace(" ", "-")
+anchors = {d: {anchor(h) for h in re.findall(r"^#+ (.*)$", body, re.M)} for d, body in text.items()}
+referrers = dict(text)
+for rules in glob.glob("deploy/prometheus/*.yml", root_dir=root):
+    referrers[rules] = open(os.path.join(root, rules), encoding="utf-8").read()
+for doc, body in referrers.items():
+    for target, frag in re.findall(r"((?:docs/)?[\w-]+\.md)#([\w-]+)", body):
+        path = os.path.normpath(os.path.join(os.path.dirname(doc) if doc.startswith("docs/") and not target.startswith("docs/") else "", target))
+        if path in anchors and frag not in anchors[path]:
+            errors.append(f"{doc} points to {target}#{frag}, which is no heading there")
+
 for example in ("client/examples/join_and_prove.cpp", "bindings/python/examples/party.py",
                 "bindings/go/examples/party/main.go"):
     if open(os.path.join(root, example), encoding="utf-8").read().strip() not in text["docs/embedding.md"]:
