@@ -197,7 +197,14 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
     for (size_t j = 0; j < seats_.size(); ++j) {
       if (position && j != *position) continue;  // a token never opens another key's seat
       Seat& seat = seats_[j];
-      if (!seat.taken || seat.link || sodium_memcmp(seat.token.data(), token.data(), token.size()) != 0) continue;
+      if (!seat.taken || sodium_memcmp(seat.token.data(), token.data(), token.size()) != 0) continue;
+      if (seat.link) {
+        // The party is back before its old connection was seen to drop (they are on
+        // different strands): the token holder takes the seat, the old link is let go.
+        seat.link->close();
+        seat.link.reset();
+        env_.metrics->party_left();
+      }
       return resume_seat(j, link);
     }
     return refuse("no vacant seat for this resume token");

@@ -256,6 +256,15 @@ TEST_CASE("a seat is resumed with its token only, and a full session refuses new
   REQUIRE(back->position == 0u);
   CHECK(back->last<wire::JoinedMsg>()->resume_token == c_token);
   CHECK(h2.recorded.empty());
+  // Back again before the session noticed the last connection drop: the token takes the seat over.
+  auto again = std::make_shared<FakeLink>();
+  h2.session->join(again, c_token, std::nullopt);
+  h2.poll();
+  REQUIRE(again->position == 0u);
+  CHECK(back->closed);
+  h2.session->disconnected(0, back);  // the old connection's late news changes nothing
+  h2.poll();
+  CHECK(h2.recorded.empty());
 }
 
 TEST_CASE("when the record fails, every party gets an abort that says so and no result") {
