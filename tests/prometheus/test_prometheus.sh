@@ -20,10 +20,8 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-passed=0 failed=0
-pass() { passed=$((passed + 1)); echo "   ok: $*"; }
-fail() { failed=$((failed + 1)); echo "   FAIL: $*"; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# shellcheck source=tests/lib/checks.sh
+source "$(dirname "$0")/../lib/checks.sh"
 
 if promtool check rules "$rules" >"$work/check.log" 2>&1; then pass "promtool check rules: $(grep -o '[0-9]* rules found' "$work/check.log")"; else fail "promtool check rules: $(cat "$work/check.log")"; fi
 if (cd "$root/deploy/prometheus" && promtool test rules bp-dealer.rules.test.yml) >"$work/test.log" 2>&1; then

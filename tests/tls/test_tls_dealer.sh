@@ -22,10 +22,8 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-passed=0 failed=0
-pass() { passed=$((passed + 1)); echo "   ok: $*"; }
-fail() { failed=$((failed + 1)); echo "   FAIL: $*"; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# shellcheck source=tests/lib/checks.sh
+source "$(dirname "$0")/../lib/checks.sh"
 
 # make_pki NAME: a CA and a server certificate for 127.0.0.1 signed by it, in $work/NAME.*
 make_pki() {
