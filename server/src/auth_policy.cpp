@@ -1,6 +1,6 @@
 #include "auth_policy.hpp"
 
-#include <spdlog/spdlog.h>
+#include "log.hpp"
 
 #include <algorithm>
 #include <set>
@@ -12,8 +12,8 @@ namespace {
 wire::Identity load_or_generate(const std::string& path) {
   if (path.empty()) {
     auto fresh = wire::Identity::generate();
-    spdlog::warn("no --dealer-key: results are signed with a new key for this run only ({})",
-                 wire::public_key_hex(fresh.public_key()));
+    log::warn("no --dealer-key: results are signed with a new key for this run only",
+              {{"dealer_key", wire::public_key_hex(fresh.public_key())}});
     return fresh;
   }
   auto loaded = wire::Identity::load(path);
@@ -29,8 +29,9 @@ AuthPolicy::AuthPolicy(const DealerConfig& config)
     if (!key) throw std::runtime_error("operator key '" + text + "' is neither 64 hex characters nor a readable .pub file");
     operators_.push_back(*key);
   }
-  spdlog::info("dealer key {}; {} operator key(s); anonymous sessions {}", wire::public_key_hex(dealer_.public_key()),
-               operators_.size(), allow_anonymous_ ? "allowed (loopback)" : "refused");
+  log::info("keys", {{"dealer_key", wire::public_key_hex(dealer_.public_key())},
+                     {"operator_keys", operators_.size()},
+                     {"anonymous_sessions", allow_anonymous_ ? "allowed (loopback)" : "refused"}});
 }
 
 std::optional<std::string> AuthPolicy::check_operator(const std::optional<wire::KeySignature>& auth,

@@ -175,6 +175,11 @@ const std::map<std::string, std::pair<Setter, const char*>>& options() {
                        return v == "trace" || v == "debug" || v == "info" || v == "warn" || v == "error" || v == "off";
                      },
                      "trace, debug, info, warn, error or off; default info"}},
+      {"log-format", {[](DealerConfig& c, const std::string& v) {
+                        c.log_format = v;
+                        return v == "text" || v == "json";
+                      },
+                      "text (default) or json: one JSON object per line with time, level, message and fields"}},
   };
   return kOptions;
 }

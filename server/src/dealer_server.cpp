@@ -1,6 +1,6 @@
 #include "bp/server/dealer_server.hpp"
 
-#include <spdlog/spdlog.h>
+#include "log.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -132,7 +132,7 @@ struct DealerServer::Impl {
     // Build the generator tables now rather than in the first session's last round.
     (void)bp_gens.G_tables(0, 1);
     records.on_cancel([this](std::vector<std::string> ids) { registry.cancel_from_record(ids); });
-    spdlog::info("outcome record: {} (replica {})", describe_store(), replica);
+    log::info("outcome record", {{"store", describe_store()}, {"replica", replica}});
   }
 
   ~Impl() { records.stop(); }  // its threads post onto the io_context: they end first
@@ -175,20 +175,21 @@ struct DealerServer::Impl {
       const size_t fits = limit.rlim_cur > Admission::kRefusalBudget + open_now + kSpare + 1
                               ? limit.rlim_cur - Admission::kRefusalBudget - open_now - kSpare
                               : 1;
-      spdlog::warn("the file descriptor limit ({}) cannot hold --max-connections {}: serving at most {} connections "
-                   "(raise the limit with ulimit -n, or LimitNOFILE= in a unit file)",
-                   limit.rlim_cur, config.max_connections, fits);
+      log::warn("the file descriptor limit cannot hold --max-connections; serving fewer (raise the limit with "
+                "ulimit -n, or LimitNOFILE= in a unit file)",
+                {{"fd_limit", limit.rlim_cur}, {"max_connections", config.max_connections}, {"serving", fits}});
       admission.lower_max_connections(fits);
     }
-    spdlog::info("file descriptor limit {}; at most {} connections, {} per address", limit.rlim_cur,
-                 admission.max_connections(), config.max_connections_per_ip);
+    log::info("connection limits", {{"fd_limit", limit.rlim_cur},
+                                     {"max_connections", admission.max_connections()},
+                                     {"per_address", config.max_connections_per_ip}});
   }
 
   void accept() {
     acceptor.async_accept(asio::make_strand(ioc), [this](boost::system::error_code ec, tcp::socket socket) {
       if (stopping) return;
       if (ec) return accept_failed(ec);
-      if (backoff.count() != 0) spdlog::info("accepting connections again");
+      if (backoff.count() != 0) log::info("accepting connections again");
       backoff = std::chrono::milliseconds(0);
       admit(std::move(socket));
       accept();
@@ -202,7 +203,7 @@ struct DealerServer::Impl {
                            ec == asio::error::no_memory || ec.value() == ENFILE;
     if (!resources) return accept();  // a connection that went away before we took it
     if (backoff.count() == 0) {
-      spdlog::error("accept: {}; new connections wait until descriptors free up", ec.message());
+      log::error("accept failed; new connections wait until descriptors free up", {{"reason", ec.message()}});
       metrics.refused("accept_" + std::string(ec == asio::error::no_descriptors ? "emfile" : "resources"));
     }
     backoff = std::min(std::chrono::milliseconds(1000), std::max(std::chrono::milliseconds(10), backoff * 2));
@@ -224,7 +225,7 @@ struct DealerServer::Impl {
       return;
     }
     if (ticket->refused())
-      spdlog::warn("refusing a connection from {}: {}", remote.address().to_string(), ticket->reason());
+      log::warn("connection refused", {{"remote", remote.address().to_string()}, {"reason", ticket->reason()}});
     const ConnectionEnv env{&config, &registry, &records, &stopping, &metrics, &auth, &bp_gens, &pc_gens, &verifier};
     if (tls)
       std::make_shared<HttpConnection<TlsStream>>(TlsStream(std::move(socket), tls->current()), env, std::move(ticket))->run();
@@ -251,12 +252,12 @@ struct DealerServer::Impl {
       if (ec) return;
       asio::post(acceptor.get_executor(), [this] {
         if (!tls) {
-          spdlog::info("SIGHUP: no TLS certificate to reload");
+          log::info("SIGHUP: no TLS certificate to reload");
         } else if (auto why = tls->reload()) {
-          spdlog::error("SIGHUP: the TLS certificate was not reloaded ({}); the previous one stays in use", *why);
+          log::error("SIGHUP: the TLS certificate was not reloaded; the previous one stays in use", {{"reason", *why}});
         } else {
           metrics.tls_certificate_expiry(tls->not_after());
-          spdlog::info("SIGHUP: TLS certificate reloaded from {}", config.tls_cert);
+          log::info("SIGHUP: TLS certificate reloaded", {{"file", config.tls_cert}});
         }
       });
       await_reload();
@@ -268,8 +269,8 @@ struct DealerServer::Impl {
     stopping = true;
     metrics.draining();
     forget_timer.cancel();
-    spdlog::info("shutting down: no new connections; {} sessions running get up to {} ms", registry.running(),
-                 config.shutdown_grace_ms);
+    log::info("shutting down: no new connections", {{"sessions_running", registry.running()},
+                                                     {"grace_ms", config.shutdown_grace_ms}});
     asio::post(acceptor.get_executor(), [this] {
       boost::system::error_code ignored;
       accept_backoff.cancel();

@@ -1,6 +1,6 @@
 #include "registry.hpp"
 
-#include <spdlog/spdlog.h>
+#include "log.hpp"
 
 #include <algorithm>
 
@@ -144,7 +144,7 @@ void SessionRegistry::manage(const SessionOwner& owner, std::vector<std::string>
         continue;
       }
       if (!it->second->owner().same_as(owner)) continue;  // not this owner's: reported below, no one learns whose
-      spdlog::info("session={} cancelled by its operator from {}", id, owner.address);
+      log::info("session cancelled by its operator", {{"session", id}, {"remote", owner.address}});
       it->second->shutdown(AbortKind::Cancelled, "cancelled by its operator");
       cancelled_here.push_back(id);
     }
@@ -188,7 +188,7 @@ void SessionRegistry::manage(const SessionOwner& owner, std::vector<std::string>
 void SessionRegistry::cancel_from_record(const std::vector<std::string>& ids) {
   for (const auto& id : ids) {
     if (auto session = find(id)) {
-      spdlog::info("session={} cancelled by its operator through another replica", id);
+      log::info("session cancelled by its operator through another replica", {{"session", id}});
       session->shutdown(AbortKind::Cancelled, "cancelled by its operator");
     }
   }

@@ -4,7 +4,7 @@
 #include "bp/json.hpp"
 
 #include <sodium.h>
-#include <spdlog/spdlog.h>
+#include "log.hpp"
 
 #include <algorithm>
 #include <boost/asio/post.hpp>
@@ -71,7 +71,7 @@ void AggregationSession::record_then(SessionOutcome outcome, std::function<void(
         // Nobody is handed what the record does not hold.
         self->env_.metrics->outcome_unrecorded();
         self->env_.metrics->session_aborted(AbortKind::Unrecorded);
-        spdlog::error("session={} outcome could not be recorded: {}", self->id_, *failure);
+        log::error("outcome could not be recorded", {{"session", self->id_}, {"reason", *failure}});
         self->broadcast(wire::AbortMsg{"outcome could not be recorded: " + *failure, {}});
         self->close_all();
       } else {
@@ -102,8 +102,10 @@ void AggregationSession::start() {
     }
     self->dealer_ = std::move(*dealer);
     self->env_.metrics->session_started();
-    spdlog::info("session={} created n={} parties={} round_timeout_ms={}", self->id_, self->params_.n,
-                 self->params_.parties, self->round_timeout_.count());
+    log::info("session created", {{"session", self->id_},
+                                  {"n", self->params_.n},
+                                  {"parties", self->params_.parties},
+                                  {"round_timeout_ms", self->round_timeout_.count()}});
     self->round_started_ = std::chrono::steady_clock::now();
     self->inbox_.assign(self->params_.parties, std::nullopt);
     self->last_accepted_.assign(self->params_.parties, {});
@@ -128,7 +130,7 @@ void AggregationSession::deliver(size_t position, std::shared_ptr<PartyLink> lin
 void AggregationSession::misbehaved(size_t position, std::shared_ptr<PartyLink> link, std::string reason) {
   asio::post(strand_, [self = shared_from_this(), position, link = std::move(link), reason = std::move(reason)] {
     if (self->phase() == Phase::Done || !self->from_seat(position, link)) return;
-    spdlog::warn("session={} party={} misbehaved: {}", self->id_, position, reason);
+    log::warn("party misbehaved", {{"session", self->id_}, {"position", position}, {"reason", reason}});
     self->abort(AbortKind::ProtocolViolation, reason, {position});
   });
 }
@@ -139,8 +141,9 @@ void AggregationSession::disconnected(size_t position, std::shared_ptr<PartyLink
     Seat& seat = self->seats_[position];
     seat.link.reset();
     self->env_.metrics->party_left();
-    spdlog::info("session={} party={} disconnected; seat held for {} ms", self->id_, position,
-                 self->env_.reconnect_grace.count());
+    log::info("party disconnected; seat held", {{"session", self->id_},
+                                               {"position", position},
+                                               {"grace_ms", self->env_.reconnect_grace.count()}});
     // The seat waits a short grace period for the same party (resume token) to come back.
     seat.grace = std::make_unique<asio::steady_timer>(self->strand_, self->env_.reconnect_grace);
     seat.grace->async_wait([self, position](boost::system::error_code ec) {
@@ -172,13 +175,13 @@ void AggregationSession::resume_seat(size_t position, const std::shared_ptr<Part
   link->seated(weak_from_this(), position);
   link->send(frame_of(wire::JoinedMsg{position, params_.n, params_.parties, params_.label, seat.token}));
   if (last_broadcast_) link->send(last_broadcast_);
-  spdlog::info("session={} party={} resumed its seat", id_, position);
+  log::info("party resumed its seat", {{"session", id_}, {"position", position}});
 }
 
 void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token,
                                  std::optional<wire::PublicKey> key) {
   auto refuse = [&](const std::string& why) {
-    spdlog::warn("session={} refused a join from {}: {}", id_, link->peer(), why);
+    log::warn("join refused", {{"session", id_}, {"remote", link->peer()}, {"reason", why}});
     link->send(frame_of(wire::AbortMsg{why, {}}));
     link->close();
   };
@@ -228,8 +231,10 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
   env_.metrics->party_joined();
   link->seated(weak_from_this(), *position);
   link->send(frame_of(wire::JoinedMsg{*position, params_.n, params_.parties, params_.label, seat.token}));
-  spdlog::info("session={} party={} joined from {}{}", id_, *position, seat.peer,
-               key ? " key=" + wire::public_key_hex(*key).substr(0, 16) : std::string(" (anonymous)"));
+  log::info("party joined", {{"session", id_},
+                             {"position", *position},
+                             {"remote", seat.peer},
+                             {"party_key", key ? wire::public_key_hex(*key) : std::string("anonymous")}});
   if (phase() == Phase::BitCommitments) {  // every seat is taken
     start_round();
     // Parties commit as soon as they are seated; the last one may complete the round.
@@ -330,8 +335,9 @@ void AggregationSession::finish_ok(mpc::AggregationResult result) {
   auto outcome = SessionOutcome{id_, params_, true, {}, {}, signed_result};
   record_then(std::move(outcome), [this, signed_result = std::move(signed_result)] {
     env_.metrics->session_completed();
-    spdlog::info("session={} completed: {}-byte proof for {} parties", id_,
-                 signed_result.result.proof.to_bytes().size(), params_.parties);
+    log::info("session completed", {{"session", id_},
+                                     {"proof_bytes", signed_result.result.proof.to_bytes().size()},
+                                     {"parties", params_.parties}});
     broadcast(signed_result);
     close_all();
   });
@@ -342,7 +348,10 @@ void AggregationSession::abort(AbortKind kind, const std::string& reason, std::v
   auto outcome = SessionOutcome{id_, params_, false, reason, blamed, std::nullopt};
   record_then(std::move(outcome), [this, kind, reason, blamed = std::move(blamed)] {
     env_.metrics->session_aborted(kind);
-    spdlog::warn("session={} aborted: {} blamed=[{}]", id_, reason, comma_separated(blamed));
+    log::warn("session aborted", {{"session", id_},
+                                   {"kind", abort_kind_label(kind)},
+                                   {"reason", reason},
+                                   {"blamed", blamed}});
     broadcast(wire::AbortMsg{reason, blamed});
     close_all();
   });

@@ -1,7 +1,7 @@
 #include "ws_connection.hpp"
 
 #include <sodium.h>
-#include <spdlog/spdlog.h>
+#include "log.hpp"
 
 #include <boost/asio/post.hpp>
 
@@ -65,7 +65,7 @@ void WsConnection<Stream>::greet() {
   channel_.dealer_key = env_.auth->dealer().public_key();
   if constexpr (kTls<Stream>) {
     if (!wire::export_channel_binding(ws_.next_layer().native_handle(), channel_)) {
-      spdlog::warn("peer={}: no TLS exporter; closing", peer_);
+      log::warn("no TLS exporter; closing", {{"remote", peer_}});
       return begin_close();
     }
   }
@@ -99,7 +99,7 @@ void WsConnection<Stream>::on_frame(beast::error_code ec, size_t bytes) {
     const auto session = state_ == State::Seated ? seat_session() : nullptr;
     if (ec == websocket::error::message_too_big) {
       if (session) session->misbehaved(position_, shared_from_this(), "frame over the size limit");
-      spdlog::warn("peer={} sent a frame over {} bytes", peer_, env_.config->max_frame_bytes);
+      log::warn("frame over the size limit", {{"remote", peer_}, {"limit_bytes", env_.config->max_frame_bytes}});
     } else if (session) {
       session->disconnected(position_, shared_from_this());
     }
@@ -231,7 +231,7 @@ void WsConnection<Stream>::join_elsewhere(const std::string& id) {
 
 template <class Stream>
 void WsConnection<Stream>::refuse(const std::string& reason) {
-  spdlog::warn("peer={} refused: {}", peer_, reason);
+  log::warn("refused", {{"remote", peer_}, {"reason", reason}});
   request_deadline_.cancel();
   enqueue(std::make_shared<const std::vector<uint8_t>>(wire::encode(wire::AbortMsg{reason, {}})));
   begin_close();
@@ -272,7 +272,7 @@ void WsConnection<Stream>::enqueue(Frame frame) {
   // An honest peer has a few frames in flight at most (a round's broadcast, an answer); one
   // that stops reading is dropped rather than buffered for.
   if (queue_.size() >= kMaxQueuedFrames) {
-    spdlog::warn("peer={} reads none of its frames; closing", peer_);
+    log::warn("peer reads none of its frames; closing", {{"remote", peer_}});
     return drop();
   }
   queue_.push_back(std::move(frame));

@@ -161,7 +161,7 @@ run_batch() {
   into+=("${ids[@]}")
   run_ids "${ids[@]}"
 }
-ran_on() { grep -l "session=$1 completed" "$work"/dealer-*.log 2>/dev/null | xargs -r -n1 basename | sed 's/\.log$//'; }
+ran_on() { grep -l "session=$1 session completed" "$work"/dealer-*.log 2>/dev/null | xargs -r -n1 basename | sed 's/\.log$//'; }
 
 echo "== PostgreSQL 15: a primary and a synchronous standby on loopback"
 pg_pair_up "$work"

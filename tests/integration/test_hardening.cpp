@@ -181,7 +181,7 @@ TEST_CASE("outcome records past the retention are deleted, from memory and from 
       status = http_get(dealer.port(), "/v1/sessions/" + session).first;
     }
     CHECK(status == 404);
-    CHECK(dealer.log().find("deleted 1 outcome records") != std::string::npos);
+    CHECK(dealer.log().find("deleted old outcome records count=1") != std::string::npos);
   }
   DealerProcess restarted({"--db", db});
   CHECK(http_get(restarted.port(), "/v1/sessions/" + session).first == 404);
@@ -308,7 +308,8 @@ TEST_CASE("out of file descriptors, the dealer waits instead of spinning, and se
 TEST_CASE("a descriptor limit that cannot hold --max-connections lowers it, with a warning") {
   DealerProcess dealer({"--max-connections", "4096"}, 200);
   const std::string log = dealer.log();
-  CHECK(log.find("cannot hold --max-connections 4096") != std::string::npos);
+  CHECK(log.find("cannot hold --max-connections; serving fewer") != std::string::npos);
+  CHECK(log.find("max_connections=4096") != std::string::npos);
   CHECK(http_get(dealer.port(), "/healthz").first == 200);
 }
 
@@ -411,7 +412,7 @@ TEST_CASE("the public record of a session names no party addresses (the log does
   CHECK(status == 200);
   CHECK(body.find("127.0.0.1") == std::string::npos);
   CHECK(body.find("peers") == std::string::npos);
-  CHECK(dealer.log().find("joined from 127.0.0.1") != std::string::npos);
+  CHECK(dealer.log().find("party joined remote=127.0.0.1") != std::string::npos);
 }
 
 TEST_CASE("every connected socket of the dealer and of a party sets TCP_NODELAY") {

@@ -7,7 +7,10 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/write.hpp>
 #include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "bp/hex.hpp"
@@ -130,6 +133,58 @@ TEST_CASE("a share with a flipped byte is caught by the dealer's audit and blame
   bad.raw().send(share);
   check_aborted_with_blame(honest, honest_outcome, {1});
   CHECK(dealer.log().find("MalformedProofShares") != std::string::npos);
+}
+
+TEST_CASE("--log-format json: every line is one JSON object; session, position, remote, reason and blame are keys") {
+  DealerProcess dealer({"--log-format", "json"});
+  // A completed session, one where position 1 sends a corrupted share, and a stranger's noise.
+  check_all_succeeded(run_parties(dealer, create_session(dealer, 8, 2), {1, 2}), 2);
+  const std::string session = create_session(dealer, 8, 2, 10000);
+  Outcomes honest_outcome;
+  std::thread honest([&] { honest_outcome = run_parties(dealer, session, {7}); });
+  wait_for_seated(dealer, 1);
+  Seated bad = join_raw(dealer, session);
+  ManualParty manual = commit_manually(bad, 9);
+  ProofShare share = answer_challenges(bad, manual).second;
+  auto bytes = share.t_x.to_bytes();
+  bytes[0] ^= 0x01;
+  share.t_x = *Scalar::from_canonical_bytes(bytes);
+  bad.raw().send(share);
+  check_aborted_with_blame(honest, honest_outcome, {1});
+  RawParty stranger(dealer.port());
+  stranger.send_bytes({0xde, 0xad});
+  (void)stranger.receive(5s);
+  REQUIRE(dealer.terminate_and_wait() == 0);
+
+  std::istringstream lines(dealer.log());
+  std::map<std::string, std::vector<nlohmann::json>> by_message;
+  size_t count = 0;
+  for (std::string line; std::getline(lines, line); ++count) {
+    CAPTURE(line);
+    const auto object = nlohmann::json::parse(line, nullptr, false);
+    REQUIRE(object.is_object());
+    CHECK(object["time"].get<std::string>().back() == 'Z');
+    CHECK(std::set<std::string>{"debug", "info", "warn", "error"}.count(object["level"].get<std::string>()) == 1);
+    by_message[object["message"].get<std::string>()].push_back(object);
+  }
+  CHECK(count > 10);
+  REQUIRE(by_message["session aborted"].size() == 1);
+  const auto& aborted = by_message["session aborted"][0];
+  CHECK(aborted["session"] == session);
+  CHECK(aborted["level"] == "warn");
+  CHECK(aborted["kind"] == "invalid_shares");
+  CHECK(aborted["blamed"] == nlohmann::json::array({1}));
+  CHECK(aborted["reason"].get<std::string>().find("blamed") == std::string::npos);  // said once, in its key
+  REQUIRE(by_message["party joined"].size() == 4);
+  for (const auto& joined : by_message["party joined"]) {
+    CHECK(joined["position"].is_number_unsigned());
+    CHECK(joined["remote"].get<std::string>().rfind("127.0.0.1:", 0) == 0);  // address:port
+    CHECK(joined["party_key"] == "anonymous");
+  }
+  CHECK(by_message["session completed"].size() == 1);
+  REQUIRE(by_message["refused"].size() == 1);
+  CHECK(by_message["refused"][0]["remote"].get<std::string>().rfind("127.0.0.1:", 0) == 0);
+  CHECK(by_message["stopped"].size() == 1);
 }
 
 TEST_CASE("a party that reconnects within the grace period resumes its seat and gets the same challenge") {

@@ -105,7 +105,7 @@ session=$("$party" create-session --dealer "wss://127.0.0.1:$port" --ca "$work/o
 "$party" join --dealer "wss://127.0.0.1:$port" --ca "$work/one.ca.crt" --session "$session" --value 3 \
   >"$work/p0.json" 2>"$work/p0.err" &
 p0=$!
-for _ in $(seq 100); do grep -q "party=0 joined" "$work/dealer.log" && break; sleep 0.05; done
+for _ in $(seq 100); do grep -q "position=0 party joined" "$work/dealer.log" && break; sleep 0.05; done
 cp "$work/two.crt" "$work/served.crt"
 cp "$work/two.key" "$work/served.key"
 kill -HUP "$dealer_pid"

@@ -1,6 +1,6 @@
 #include "record_service.hpp"
 
-#include <spdlog/spdlog.h>
+#include "../log.hpp"
 
 #include <algorithm>
 
@@ -66,11 +66,11 @@ void RecordService::observe(const std::string& operation, Clock::time_point star
   const bool wrote = operation == "claim" || operation == "close" || operation == "heartbeat" || operation == "cancel";
   std::lock_guard lock(mutex_);
   if (down) {
-    if (healthy_) spdlog::error("the outcome record is failing: {}", r.error().reason);
+    if (healthy_) log::error("the outcome record is failing", {{"reason", r.error().reason}});
     healthy_ = false;
     failure_ = r.error().reason;
   } else if (!healthy_ && wrote) {
-    spdlog::info("the outcome record answers again");
+    log::info("the outcome record answers again");
     healthy_ = true;
     failure_.clear();
   }
@@ -170,7 +170,7 @@ void RecordService::close_unclosed(RecordStore& store) {
   for (auto& [id, json] : todo) {
     auto closed = store.close(id, false, json);
     if (!closed && closed.error().store_down) still.emplace_back(std::move(id), std::move(json));
-    else spdlog::info("session={} closed in the record as unrecorded", id);
+    else log::info("closed in the record as unrecorded", {{"session", id}});
   }
   std::lock_guard lock(mutex_);
   for (auto& entry : still) unclosed_.push_back(std::move(entry));
@@ -228,8 +228,8 @@ void RecordService::heartbeat_now() {
                handler = on_cancel_;
              }
              if (answer->expired_elsewhere != 0)
-               spdlog::warn("closed {} open sessions of dealer replicas silent for over {} s", answer->expired_elsewhere,
-                            options_.replica_ttl.count());
+               log::warn("closed the open sessions of dealer replicas gone silent",
+                         {{"count", answer->expired_elsewhere}, {"silent_s", options_.replica_ttl.count()}});
              if (handler && !answer->cancel.empty()) handler(std::move(answer->cancel));
            }),
        true);
@@ -254,8 +254,8 @@ void RecordService::ticker() {
       push(make_job<size_t>(
                "prune", [retention](RecordStore& s) { return s.prune(retention); },
                [retention](StoreResult<size_t> gone) {
-                 if (gone && *gone != 0) spdlog::info("deleted {} outcome records older than {} s", *gone, retention.count());
-                 if (!gone) spdlog::error("pruning old outcome records failed: {}", gone.error().reason);
+                 if (gone && *gone != 0) log::info("deleted old outcome records", {{"count", *gone}, {"retention_s", retention.count()}});
+                 if (!gone) log::error("pruning old outcome records failed", {{"reason", gone.error().reason}});
                }),
            false);
     }

@@ -48,6 +48,7 @@ struct DealerConfig {
   uint32_t verify_per_ip_per_s = 10;      // verification requests one address may make per second; more get 429
   size_t max_http_body_bytes = 1 << 20;   // POST bodies (256 proofs of 16 parties fit); larger get 413
   std::string log_level = "info";
+  std::string log_format = "text";  // or "json": one object per line
   std::string tls_cert;                   // PEM certificate chain; with tls_key: serve wss:// and https://
   std::string tls_key;                    // PEM private key
   std::string tls_min_version = "1.2";  // the lowest TLS version offered: 1.2 or 1.3
