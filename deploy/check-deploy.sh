@@ -43,7 +43,14 @@ for replica in dealer1 dealer2 dealer3; do
   grep -q "BP_DEALER_REPLICA_NAME: $replica" <<<"$scale" || fail "the scale-out replica $replica has no name of its own"
   grep -q "$replica:8700" deploy/docker-compose.scale-out.yml || fail "the balancer does not route to $replica"
 done
-for df in deploy/scale-out/*.Dockerfile; do
+# The optional Prometheus: an overlay for either demo, scraping what BP_SCRAPE_TARGETS names.
+for base in deploy/docker-compose.yml deploy/docker-compose.scale-out.yml; do
+  docker-compose -f "$base" -f deploy/docker-compose.monitoring.yml config -q
+  docker-compose -f "$base" -f deploy/docker-compose.monitoring.yml config --services | grep -qx prometheus ||
+    fail "the monitoring overlay adds no prometheus service to $base"
+done
+grep -q 'job_name: bp-dealer' deploy/monitoring/prometheus-entrypoint.sh || fail "the demo's Prometheus job is not bp-dealer, which the rules match"
+for df in deploy/scale-out/*.Dockerfile deploy/monitoring/*.Dockerfile; do
   while read -r src; do
     for f in $src; do compgen -G "$f" >/dev/null || fail "$df copies $f, which does not exist"; done
   done < <(grep '^COPY [^-]' "$df" | sed -E 's/^COPY (.*) [^ ]+$/\1/')

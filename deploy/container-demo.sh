@@ -348,32 +348,36 @@ run_compose() {
   echo "== $name: down -v left no container, network or volume$note"
 }
 
-# The scale-out variant (deploy/docker-compose.scale-out.yml): its two images, then the
-# demo through the balancer, the record read back through it, and again after the replica
-# that ran the session is killed.
+# The scale-out variant (deploy/docker-compose.scale-out.yml) with the optional Prometheus
+# (deploy/docker-compose.monitoring.yml): their three images, then the demo through the
+# balancer, Prometheus's view of the replicas, the record read back through the balancer,
+# and again after the replica that ran the session is killed.
 run_scale_out() {
-  local project="$tag-scale" files=(-f deploy/docker-compose.scale-out.yml) port start c loops=()
-  local name="scale-out, docker-compose"
+  local project="$tag-scale" files=(-f deploy/docker-compose.scale-out.yml -f deploy/docker-compose.monitoring.yml)
+  local port start c loops=() name="scale-out with Prometheus, docker-compose"
   projects+=("docker-compose $project ${files[*]}")
   start=$(now_ms)
-  for c in records balancer; do
-    local before
-    before=$(image_id "bp-$c:latest")
-    podman build --pull=never --network host --format docker -f "deploy/scale-out/$c.Dockerfile" -t "bp-$c:latest" . \
-      >"$work/$c-build.log" 2>&1 || { tail -30 "$work/$c-build.log" >&2; fail "the image bp-$c did not build"; }
-    [ -z "$before" ] || [ "$before" = "$(image_id "bp-$c:latest")" ] || podman rmi "$before" >/dev/null 2>&1 || true
+  for c in scale-out/records scale-out/balancer monitoring/prometheus; do
+    local before image="bp-${c#*/}:latest"
+    before=$(image_id "$image")
+    podman build --pull=never --network host --format docker -f "deploy/$c.Dockerfile" -t "$image" . \
+      >"$work/${c#*/}-build.log" 2>&1 || { tail -30 "$work/${c#*/}-build.log" >&2; fail "the image $image did not build"; }
+    [ -z "$before" ] || [ "$before" = "$(image_id "$image")" ] || podman rmi "$before" >/dev/null 2>&1 || true
   done
-  echo "== scale-out images bp-records (PostgreSQL 15) and bp-balancer (nginx) built in $((($(now_ms) - start) / 1000)) s:" \
+  echo "== scale-out images bp-records (PostgreSQL 15), bp-balancer (nginx), bp-prometheus built in $((($(now_ms) - start) / 1000)) s:" \
     "$(podman image inspect --format '{{.Size}}' bp-records:latest | numfmt --to=si)B," \
-    "$(podman image inspect --format '{{.Size}}' bp-balancer:latest | numfmt --to=si)B"
+    "$(podman image inspect --format '{{.Size}}' bp-balancer:latest | numfmt --to=si)B," \
+    "$(podman image inspect --format '{{.Size}}' bp-prometheus:latest | numfmt --to=si)B"
   port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  export BP_PROMETHEUS_PORT BP_SCRAPE_TARGETS="dealer1:8700 dealer2:8700 dealer3:8700"
+  BP_PROMETHEUS_PORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   local volumes_before networks_before
   volumes_before=$(podman volume ls -q | sort)
   networks_before=$(podman network ls -q | sort)
   export BP_SESSION_ID BP_HOST_PORT=$port
   BP_SESSION_ID=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
   start=$(now_ms)
-  for c in records dealer1 dealer2 dealer3 balancer; do
+  for c in records dealer1 dealer2 dealer3 balancer prometheus; do
     health_loop "${project}_${c}_1" &
     loops+=($!)
   done
@@ -407,15 +411,27 @@ run_scale_out() {
       fail "$c is not ready ($name)"
   done
   [ "$completed" = 1 ] || fail "the replicas count $completed completed sessions, not 1 ($name)"
+  # Prometheus sees the three replicas up, and the one completed session, within a few scrapes.
+  local prom="http://127.0.0.1:$BP_PROMETHEUS_PORT/api/v1/query" seen=""
+  for _ in $(seq 60); do
+    seen=$(curl -fsS --max-time 5 "$prom" --data-urlencode 'query=count(up{job="bp-dealer"} == 1) * 1000 + sum(bp_sessions_completed_total)' |
+      sed -n 's/.*"value":\[[0-9.]*,"\([0-9]*\)"\].*/\1/p')
+    [ "$seen" = 3001 ] && break
+    sleep 1
+  done
+  [ "$seen" = 3001 ] || fail "Prometheus does not see 3 replicas up and 1 completed session ($name): '$seen'"
+  curl -fsS "http://127.0.0.1:$BP_PROMETHEUS_PORT/api/v1/rules" | grep -q '"name":"BpDealerDown"' ||
+    fail "the demo's Prometheus has not loaded the alert rules ($name)"
+  healthy "${project}_prometheus_1" || fail "podman healthcheck run: prometheus is not healthy ($name)"
   healthy "${project}_records_1" || fail "podman healthcheck run: records is not healthy ($name)"
   healthy "${project}_balancer_1" || fail "podman healthcheck run: the balancer is not healthy ($name)"
-  demo_networks_only "${project}"_{init,records,dealer1,dealer2,dealer3,balancer,operator,party0,party1,party2,party3}_1
+  demo_networks_only "${project}"_{init,records,dealer1,dealer2,dealer3,balancer,prometheus,operator,party0,party1,party2,party3}_1
   podman kill "${project}_${holder}_1" >/dev/null
   curl -fsS --max-time 20 "$lb/v1/sessions/$BP_SESSION_ID" >"$work/scale-record-after.json" ||
     fail "with $holder killed, GET /v1/sessions/ID through the balancer failed ($name)"
   record_matches "$work/scale-record-after.json" "$work/scale0.json" ||
     fail "with $holder killed, the record through the balancer is not the parties' result ($name)"
-  echo "== $name: the record read through the balancer matches (PostgreSQL's row names $holder), and still does with $holder killed; the replicas count 1 completed session; all ready and healthy"
+  echo "== $name: the record read through the balancer matches (PostgreSQL's row names $holder), and still does with $holder killed; the replicas count 1 completed session, as Prometheus does (3 replicas up, rules loaded); all ready and healthy"
 
   local new_volumes
   new_volumes=$(comm -13 <(echo "$volumes_before") <(podman volume ls -q | sort) | tr '\n' ' ')

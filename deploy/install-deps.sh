@@ -19,7 +19,7 @@ test_packages=(
   "${build_packages[@]}" "${bindings_packages[@]}"
   clang clang-14 clang-tidy libclang-rt-14-dev ccache valgrind openssl curl doctest-dev
   docker-compose shellcheck iproute2 sqlite3
-  postgresql-15 nginx-light testssl.sh prometheus python3-yaml
+  postgresql-15 nginx-light testssl.sh prometheus python3-yaml python3-matplotlib
 )
 # crun 1.8 cannot run containers where cgroups are in hybrid mode: runc can
 # (deploy/podman/containers.conf selects it). deploy/container-demo.sh also drives

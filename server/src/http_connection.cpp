@@ -2,6 +2,7 @@
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
+#include <chrono>
 
 #include "bp/wire/proof_records.hpp"
 #include "json_bodies.hpp"
@@ -201,9 +202,15 @@ void HttpConnection<Stream>::start_verification() {
   if (body->find_first_not_of(" \t\r\n") == std::string::npos)
     return write(reply(json_answer(400, error_json("no proofs in the request"))));
   auto job = [self = shared_from_this(), body] {
+    const auto started = std::chrono::steady_clock::now();
+    const auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
     auto records = wire::parse_proof_records(*body, kMaxProofsPerRequest);
-    if (!records) return self->write_later(json_answer(400, error_json(records.error())));  // 400 closes
+    if (!records) {
+      self->env_.metrics->verification("malformed", 0, seconds());
+      return self->write_later(json_answer(400, error_json(records.error())));  // 400 closes
+    }
     const auto outcome = wire::verify_records(*records, *self->env_.bp_gens, *self->env_.pc_gens);
+    self->env_.metrics->verification(outcome.ok() ? "valid" : "invalid", records->size(), seconds());
     self->write_later(json_answer(200, verify_answer_json(outcome.ok(), records->size(), outcome.failed)));
   };
   const auto admitted = env_.verifier->submit(ticket_->address(), std::move(job));

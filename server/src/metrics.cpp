@@ -36,6 +36,12 @@ void Metrics::store_call(const std::string& operation, double seconds, bool ok) 
   if (!ok) ++store_failures_[operation];
 }
 
+void Metrics::verification(const char* result, size_t proofs, double seconds) {
+  proofs_verified_ += proofs;
+  std::lock_guard lock(mutex_);
+  observe(verifications_[result], kBuckets, seconds);
+}
+
 void Metrics::print_histogram(std::string& out, const std::string& name, const std::string& label,
                               const std::map<std::string, Histogram>& series, const std::array<double, 10>& buckets) {
   auto line = [&](const std::string& s) { out += s + "\n"; };
@@ -109,10 +115,19 @@ std::string Metrics::prometheus_text() const {
   line("# HELP bp_store_call_seconds Time of each call to the outcome record, queueing included, by operation.");
   line("# TYPE bp_store_call_seconds histogram");
   print_histogram(out, "bp_store_call_seconds", "operation", store_calls_, kStoreBuckets);
+  line("# HELP bp_verify_seconds Time to parse and verify one POST /v1/verify request, by result (valid, invalid, malformed).");
+  line("# TYPE bp_verify_seconds histogram");
+  print_histogram(out, "bp_verify_seconds", "result", verifications_, kBuckets);
+  line("# HELP bp_verify_proofs_total Proofs checked through POST /v1/verify.");
+  line("# TYPE bp_verify_proofs_total counter");
+  line("bp_verify_proofs_total " + std::to_string(proofs_verified_));
   line("# HELP bp_store_failures_total Calls to the outcome record that failed (down, full, timed out), by operation.");
   line("# TYPE bp_store_failures_total counter");
-  for (const auto& [operation, n] : store_failures_)
-    line("bp_store_failures_total{operation=\"" + operation + "\"} " + std::to_string(n));
+  for (const auto& [operation, calls] : store_calls_) {  // every operation called, from 0: a rate needs its start
+    const auto failures = store_failures_.find(operation);
+    line("bp_store_failures_total{operation=\"" + operation + "\"} " +
+         std::to_string(failures == store_failures_.end() ? 0 : failures->second));
+  }
   line("# HELP bp_ready 1 while the dealer takes new sessions (/readyz answers 200): the record answers and it is not draining.");
   line("# TYPE bp_ready gauge");
   line(std::string("bp_ready ") + (store_up_.load() && !draining_.load() ? "1" : "0"));

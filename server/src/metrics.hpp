@@ -33,6 +33,9 @@ class Metrics {
   void store_up(bool up) { store_up_ = up; }
   void draining() { draining_ = true; }  // SIGTERM: no new sessions (bp_ready 0 from now on)
   void outcome_unrecorded() { ++outcomes_unrecorded_; }
+  // POST /v1/verify: one request's answer ("valid", "invalid" or "malformed"), how many
+  // proofs it held, and the time from parsing to the answer on the verification pool.
+  void verification(const char* result, size_t proofs, double seconds);
   // When the served TLS certificate expires (seconds since the epoch); never set without TLS.
   void tls_certificate_expiry(double not_after) { tls_not_after_ = not_after; }
 
@@ -58,6 +61,8 @@ class Metrics {
   std::map<std::string, uint64_t> refused_by_reason_;
   std::map<std::string, Histogram> rounds_;
   std::map<std::string, Histogram> store_calls_;
+  std::map<std::string, Histogram> verifications_;  // by result
+  std::atomic<uint64_t> proofs_verified_{0};
   std::map<std::string, uint64_t> store_failures_;
   std::atomic<bool> store_up_{true};
   std::atomic<bool> draining_{false};

@@ -1,17 +1,31 @@
 #!/usr/bin/env bash
-# The alert and recording rules in deploy/prometheus/ as an SRE would check them (part of
-# the test command): promtool check rules; promtool test rules with synthetic series that
-# make every alert fire and keep it quiet; then a real Prometheus (Debian's, on loopback,
-# scraping every second) scrapes a real bp-dealer that runs sessions (completed and
-# aborted), and every expression of the rules is run through its API: each evaluates without
-# error, every metric it names exists in what the dealer exported, and every recording rule
-# has produced data.
-# Usage: tests/prometheus/test_prometheus.sh BUILD_DIR; prints "prometheus: N passed, M failed".
+# The alert and recording rules in deploy/prometheus/ and the dashboard in deploy/grafana/ as
+# an SRE would check them (part of the test command): promtool check rules; promtool test
+# rules with synthetic series that make every alert fire and keep it quiet; then a real
+# Prometheus (Debian's, on loopback, scraping every second) scrapes a real bp-dealer that
+# runs sessions (completed and aborted), verifications and refused requests, and every
+# expression of the rules and the dashboard is run through its API (check_expressions.py
+# says what each must satisfy); last, the dashboard's main panels are plotted from the run.
+# Usage: tests/prometheus/test_prometheus.sh BUILD_DIR [--picture OUT.png --rounds N]
+# prints "prometheus: N passed, M failed". With --picture, the run goes on for N rounds of
+# sessions (about 3 s each; the test runs 6) and its plot is kept: docs/operations.md's
+# picture is made so.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=$(cd "$1" && pwd)
+picture="" rounds=6
+shift
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --picture) picture=$(realpath -m "$2"); shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    *) echo "usage: $0 BUILD_DIR [--picture OUT.png --rounds N]" >&2; exit 2 ;;
+  esac
+done
+started=$(date +%s)
 rules="$root/deploy/prometheus/bp-dealer.rules.yml"
+dashboard="$root/deploy/grafana/bp-dealer.dashboard.json"
 work=$(mktemp -d /tmp/bp-prometheus.XXXXXX)
 pids=()
 cleanup() {
@@ -55,15 +69,23 @@ prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb"
 pids+=($!)
 ws="wss://127.0.0.1:$dealer_port"
 party() { "$build/client/bp-party" "$1" --dealer "$ws" --ca "$work/dealer.crt" "${@:2}"; }
-for round in 1 2 3 4 5 6; do
-  id=$(party create-session --bits 8 --parties 2)
-  party join --session "$id" --value "$round" >/dev/null &
-  first=$!
-  party join --session "$id" --value 7 >/dev/null
-  wait "$first"
+valid_proof=$("$build/tools/bp" prove --bits 8 --values 5)
+for round in $(seq "$rounds"); do
+  # a session that completes, of 2 to 4 parties
+  parties=$((2 + round % 3)) joins=()
+  id=$(party create-session --bits 64 --parties "$parties")
+  for position in $(seq "$parties"); do
+    party join --session "$id" --value "$((round * position))" >/dev/null &
+    joins+=($!)
+  done
+  wait "${joins[@]}"
   # and one that aborts: a party never comes
   id=$(party create-session --bits 8 --parties 2)
   party join --session "$id" --value 1 >/dev/null 2>&1 || true
+  # and verifications: a valid proof, one whose label does not match, and one that is not JSON
+  for body in "$valid_proof" "${valid_proof/\"label\":\"bp\"/\"label\":\"other\"}" "not a proof"; do
+    curl -s -o /dev/null --cacert "$work/dealer.crt" --data-binary "$body" "https://127.0.0.1:$dealer_port/v1/verify" || true
+  done
   # and a request refused by a limit (431: a header over 8 KiB)
   curl -s -o /dev/null --cacert "$work/dealer.crt" -H "X-Padding: $(head -c 9000 /dev/zero | tr '\0' a)" \
     "https://127.0.0.1:$dealer_port/healthz" || true
@@ -77,42 +99,20 @@ else
   fail "Prometheus does not scrape the dealer: $(tail -3 "$work/prometheus.log")"
 fi
 exported=$(curl -s --cacert "$work/dealer.crt" "https://127.0.0.1:$dealer_port/metrics" | sed -n 's/^# TYPE \([a-z_:]*\) .*/\1/p' | sort -u | tr '\n' ' ')
-results=$(python3 - "$rules" "$prom_port" "$exported" <<'PY'
-import json, re, sys, urllib.parse, urllib.request, yaml
-rules_file, port, exported = sys.argv[1], sys.argv[2], set(sys.argv[3].split())
-def query(expr):
-    url = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode({"query": expr})
-    try:
-        return json.load(urllib.request.urlopen(url, timeout=10))
-    except Exception as e:  # a 400 is an expression Prometheus refused
-        return {"status": "error", "error": str(getattr(e, "read", lambda: str(e).encode())().decode())}
-records, problems, count = [], [], 0
-for group in yaml.safe_load(open(rules_file))["groups"]:
-    for rule in group["rules"]:
-        expr, name = rule["expr"], rule.get("record") or rule.get("alert")
-        count += 1
-        answer = query(expr)
-        if answer.get("status") != "success":
-            problems.append(f"{name}: {answer.get('error')}")
-        for metric in set(re.findall(r"\b((?:bp|process)_[a-z_]+?)(?:_bucket)?\b(?=[{\[\s)]|$)", expr)):
-            base = metric[:-7] if metric.endswith("_bucket") else metric
-            if base not in exported and metric not in exported:
-                problems.append(f"{name}: the dealer exports no {metric}")
-        if "record" in rule:
-            records.append(name)
-for name in records:
-    if not query(name).get("data", {}).get("result"):
-        problems.append(f"recording rule {name} produced no data")
-print(json.dumps({"count": count, "records": len(records), "problems": problems}))
-PY
-)
-count=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["count"])' "$results")
-problems=$(python3 -c 'import json,sys; print("\n".join(json.loads(sys.argv[1])["problems"]))' "$results")
-if [ -z "$problems" ]; then
-  pass "all $count expressions of the rules evaluate on a real Prometheus, name only metrics the dealer exports, and every recording rule has data"
+if checked=$(/usr/bin/python3 "$here/check_expressions.py" "$rules" "$dashboard" "$prom_port" "$exported" 2>&1); then
+  pass "on a real Prometheus: $checked"
 else
   fail "expressions against the real Prometheus:"
-  while IFS= read -r line; do echo "      $line"; done <<<"$problems"
+  while IFS= read -r line; do echo "      $line"; done <<<"$checked"
 fi
+# The operations document's picture is drawn by this script from a run's data: it must work.
+if /usr/bin/python3 "$root/deploy/grafana/plot_panels.py" "http://127.0.0.1:$prom_port" "$work/panels.png" \
+  --minutes "$(((($(date +%s) - started) + 59) / 60))" >"$work/plot.log" 2>&1 &&
+  [ "$(stat -c %s "$work/panels.png")" -gt 20000 ]; then
+  pass "deploy/grafana/plot_panels.py draws the main panels from the run ($(stat -c %s "$work/panels.png") bytes)"
+else
+  fail "plot_panels.py: $(tail -3 "$work/plot.log")"
+fi
+[ -z "$picture" ] || cp "$work/panels.png" "$picture"
 echo "prometheus: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
