@@ -358,11 +358,11 @@ run_scale_out() {
   projects+=("docker-compose $project ${files[*]}")
   start=$(now_ms)
   for c in scale-out/records scale-out/balancer monitoring/prometheus; do
-    local before image="bp-${c#*/}:latest"
-    before=$(image_id "$image")
-    podman build --pull=never --network host --format docker -f "deploy/$c.Dockerfile" -t "$image" . \
-      >"$work/${c#*/}-build.log" 2>&1 || { tail -30 "$work/${c#*/}-build.log" >&2; fail "the image $image did not build"; }
-    [ -z "$before" ] || [ "$before" = "$(image_id "$image")" ] || podman rmi "$before" >/dev/null 2>&1 || true
+    local before built="bp-${c#*/}:latest"  # (not "image": that names the bp image the checks below run)
+    before=$(image_id "$built")
+    podman build --pull=never --network host --format docker -f "deploy/$c.Dockerfile" -t "$built" . \
+      >"$work/${c#*/}-build.log" 2>&1 || { tail -30 "$work/${c#*/}-build.log" >&2; fail "the image $built did not build"; }
+    [ -z "$before" ] || [ "$before" = "$(image_id "$built")" ] || podman rmi "$before" >/dev/null 2>&1 || true
   done
   echo "== scale-out images bp-records (PostgreSQL 15), bp-balancer (nginx), bp-prometheus built in $((($(now_ms) - start) / 1000)) s:" \
     "$(podman image inspect --format '{{.Size}}' bp-records:latest | numfmt --to=si)B," \
