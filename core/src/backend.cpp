@@ -1,11 +1,17 @@
 #include "bp/backend.hpp"
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
 #include "msm_kernels.hpp"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#endif
 
 namespace bp {
 
@@ -30,6 +36,38 @@ bool cpu_has_avx512ifma() {
 #endif
 }
 
+struct CpuId {
+  char vendor[13] = {};
+  unsigned family = 0, model = 0;
+};
+
+CpuId cpu_id() {
+  CpuId id;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  __cpuid(0, eax, ebx, ecx, edx);
+  std::memcpy(id.vendor, &ebx, 4);
+  std::memcpy(id.vendor + 4, &edx, 4);
+  std::memcpy(id.vendor + 8, &ecx, 4);
+  __cpuid(1, eax, ebx, ecx, edx);
+  const unsigned base_family = (eax >> 8) & 0xf;
+  id.family = base_family == 0xf ? base_family + ((eax >> 20) & 0xff) : base_family;
+  id.model = (eax >> 4) & 0xf;
+  if (base_family == 0xf || base_family == 0x6) id.model |= ((eax >> 16) & 0xf) << 4;
+#endif
+  return id;
+}
+
+// AMD's Zen and Zen+ (family 17h below model 30h: EPYC 7001, Ryzen 1000 to 3000 APUs)
+// execute each 256-bit AVX2 instruction as two 128-bit halves, so the four-way AVX2 field
+// multiplication costs three portable ones rather than one: on such a CPU the portable
+// backend is faster on every row of `bp bench` (measured with the backends' samples
+// interleaved; docs/performance.md). Zen 2 and later have full-width units.
+bool avx2_runs_at_half_width() {
+  const CpuId id = cpu_id();
+  return std::strcmp(id.vendor, "AuthenticAMD") == 0 && id.family == 0x17 && id.model < 0x30;
+}
+
 std::atomic<const detail::MsmKernels*>& ifma_kernels() {
   static std::atomic<const detail::MsmKernels*> kernels{
       cpu_has_avx512ifma() && detail::msm_kernels_agree_with_portable(detail::ifma::kMsmKernels)
@@ -43,8 +81,7 @@ Backend initial_backend() {
     const auto wanted = backend_from_name(env);
     if (wanted && backend_supported(*wanted)) return *wanted;
   }
-  if (backend_supported(Backend::avx512ifma)) return Backend::avx512ifma;
-  return backend_supported(Backend::avx2) ? Backend::avx2 : Backend::portable;
+  return preferred_backend();
 }
 
 std::atomic<int>& current() {
@@ -79,6 +116,26 @@ bool backend_supported(Backend backend) {
     case Backend::avx512ifma: return detail::ifma_msm_kernels() != nullptr;
   }
   return false;
+}
+
+Backend preferred_backend() {
+  if (backend_supported(Backend::avx512ifma)) return Backend::avx512ifma;
+  if (backend_supported(Backend::avx2) && !avx2_runs_at_half_width()) return Backend::avx2;
+  return Backend::portable;
+}
+
+std::string backend_choice() {
+  const CpuId id = cpu_id();
+  char cpu[96];
+  std::snprintf(cpu, sizeof cpu, "%s family %xh model %xh", id.vendor[0] ? id.vendor : "non-x86", id.family, id.model);
+  const Backend preferred = preferred_backend();
+  std::string why = backend_supported(Backend::avx512ifma) ? "AVX-512 IFMA and VL, and its kernels agree with portable"
+                    : !backend_supported(Backend::avx2) ? "no AVX2"
+                    : avx2_runs_at_half_width()         ? "AVX2 runs at half width here (Zen/Zen+), so portable is faster"
+                                                        : "AVX2 without AVX-512 IFMA";
+  std::string out = std::string(cpu) + ": " + backend_name(preferred) + " (" + why + ")";
+  if (active_backend() != preferred) out += "; BP_BACKEND or set_backend chose " + std::string(backend_name(active_backend()));
+  return out;
 }
 
 Backend active_backend() { return static_cast<Backend>(current().load(std::memory_order_relaxed)); }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <thread>
@@ -56,6 +57,32 @@ Timing measure(const std::function<void()>& fn, const std::function<void()>& yar
   return {median(samples), median(sticks)};
 }
 
+// The same operation on several backends, their samples taken in turn in one loop (with a
+// yardstick after each), so a drift of the machine's speed falls on every backend alike and
+// cannot decide which is faster. set_backend switches between samples; the active backend
+// is restored.
+std::vector<Timing> measure_backends(const std::vector<Backend>& backends, const std::function<void()>& fn,
+                                     const std::function<void()>& yardstick, int min_runs, double budget_s,
+                                     int max_runs) {
+  const Backend active = active_backend();
+  std::vector<std::vector<double>> samples(backends.size()), sticks(backends.size());
+  const auto start = Clock::now();
+  const double budget = budget_s * static_cast<double>(backends.size());
+  for (int run = 0; run < min_runs || (std::chrono::duration<double>(Clock::now() - start).count() < budget &&
+                                       run < max_runs);
+       ++run) {
+    for (size_t b = 0; b < backends.size(); ++b) {
+      set_backend(backends[b]);
+      samples[b].push_back(elapsed_us(fn));
+      for (int k = 0; k < 5; ++k) sticks[b].push_back(elapsed_us(yardstick));
+    }
+  }
+  set_backend(active);
+  std::vector<Timing> out;
+  for (size_t b = 0; b < backends.size(); ++b) out.push_back({median(samples[b]), median(sticks[b])});
+  return out;
+}
+
 struct Row {
   std::string op;
   size_t n, m;
@@ -64,7 +91,48 @@ struct Row {
   size_t batch = 0;                     // verify_batch rows: proofs in the batch
   unsigned threads = 1;
   std::string backend = backend_name(active_backend());
+  bool interleaved = false;  // one of the backends' rows measured in turn
+  bool fastest = false;      // interleaved rows: the fastest backend of its group
 };
+
+// One row per backend from interleaved timings, the fastest marked.
+void add_interleaved_rows(std::vector<Row>& rows, Row prototype, const std::vector<Backend>& backends,
+                          const std::vector<Timing>& timings) {
+  size_t best = 0;
+  for (size_t b = 1; b < timings.size(); ++b)
+    if (timings[b].us / timings[b].yardstick_us < timings[best].us / timings[best].yardstick_us) best = b;
+  for (size_t b = 0; b < backends.size(); ++b) {
+    Row row = prototype;
+    row.t = timings[b];
+    row.backend = backend_name(backends[b]);
+    row.interleaved = true;
+    row.fastest = b == best;
+    rows.push_back(row);
+  }
+}
+
+std::vector<Backend> supported_backends() {
+  std::vector<Backend> out;
+  for (Backend b : {Backend::portable, Backend::avx2, Backend::avx512ifma})
+    if (backend_supported(b)) out.push_back(b);
+  return out;
+}
+
+// The CPU as /proc/cpuinfo names it ("unknown" elsewhere).
+std::string cpu_model_name() {
+  std::FILE* f = std::fopen("/proc/cpuinfo", "r");
+  if (!f) return "unknown";
+  char line[512];
+  std::string name = "unknown";
+  while (std::fgets(line, sizeof line, f)) {
+    if (std::strncmp(line, "model name", 10) != 0) continue;
+    const char* colon = std::strchr(line, ':');
+    if (colon) name = std::string(colon + 2, std::strcspn(colon + 2, "\n"));
+    break;
+  }
+  std::fclose(f);
+  return name;
+}
 
 // `count` proofs of m values of n bits, each under its own label.
 struct ProofSet {
@@ -126,8 +194,44 @@ void add_prove_verify_rows(std::vector<Row>& rows, const BulletproofGens& bp_gen
 
 }  // namespace
 
+// `bp bench --repeat OP --m M [--seconds S]`: one operation (n = 64) again and again for S
+// seconds, nothing else, for a profiler to sample (docs/performance.md's time shares are
+// `perf record --call-graph dwarf` over this).
+int run_repeat(const Args& args) {
+  const std::string op = args.required("repeat");
+  const size_t m = parse_u64(args.get("m", "1"), "--m");
+  const double seconds = static_cast<double>(parse_u64(args.get("seconds", "10"), "--seconds"));
+  if (m == 0 || m > 64 || (m & (m - 1)) != 0) throw UsageError("--m must be a power of two up to 64");
+  if (op != "prove" && op != "verify" && op != "aggregate") throw UsageError("--repeat takes prove, verify or aggregate");
+  const BulletproofGens bp_gens(64, m);
+  const PedersenGens pc_gens;
+  SystemRandom rng;
+  std::vector<uint64_t> values(m);
+  std::vector<Scalar> blindings(m);
+  for (size_t j = 0; j < m; ++j) {
+    randombytes_buf(&values[j], sizeof values[j]);
+    blindings[j] = Scalar::random(rng);
+  }
+  Transcript first("bench");
+  const auto proved = RangeProof::prove_multiple(bp_gens, pc_gens, first, values, blindings, 64);
+  if (!proved) std::abort();
+  const mpc::SessionParams params{64, m, mpc::session_label("bench", 64, m, "bench")};
+  size_t runs = 0;
+  const auto start = Clock::now();
+  while (std::chrono::duration<double>(Clock::now() - start).count() < seconds) {
+    Transcript t("bench");
+    if (op == "prove" && !RangeProof::prove_multiple(bp_gens, pc_gens, t, values, blindings, 64)) std::abort();
+    if (op == "verify" && !proved->proof.verify_multiple(bp_gens, pc_gens, t, proved->commitments, 64)) std::abort();
+    if (op == "aggregate" && !aggregate_in_process(bp_gens, pc_gens, params, values, blindings).ok) std::abort();
+    ++runs;
+  }
+  std::printf("%s n=64 m=%zu on %s: %zu runs in %.1f s\n", op.c_str(), m, backend_name(active_backend()), runs, seconds);
+  return 0;
+}
+
 int run_bench(int argc, char** argv) {
-  const Args args(argc, argv, 2, {}, {"json", "quick"});
+  const Args args(argc, argv, 2, {"repeat", "m", "seconds"}, {"json", "quick"});
+  if (args.has("repeat")) return run_repeat(args);
   const bool json = args.has("json");
   const bool quick = args.has("quick");
   const double budget = quick ? 0.2 : 1.5;
@@ -153,15 +257,35 @@ int run_bench(int argc, char** argv) {
   rows.push_back({"yardstick", 0, 0, yardstick_alone});
   for (const auto& size : sizes) add_prove_verify_rows(rows, bp_gens, pc_gens, size.first, size.second, yardstick, min_runs, budget);
 
-  // The other backends this CPU supports, for comparison in the same run (the rows above
-  // use the active one, the fastest unless BP_BACKEND says otherwise).
-  const Backend active = active_backend();
-  for (Backend backend : {Backend::portable, Backend::avx2, Backend::avx512ifma}) {
-    if (backend == active || !backend_supported(backend)) continue;
-    set_backend(backend);
-    for (size_t m : {1, 16}) add_prove_verify_rows(rows, bp_gens, pc_gens, 64, m, yardstick, min_runs, budget);
+  // Every backend this CPU supports on the same operations, interleaved: the preferred one
+  // must be the fastest on each (the rows above use the active one).
+  const std::vector<Backend> backends = supported_backends();
+  for (size_t m : {1, 16}) {
+    std::vector<uint64_t> values(m);
+    std::vector<Scalar> blindings(m);
+    for (size_t j = 0; j < m; ++j) {
+      randombytes_buf(&values[j], sizeof values[j]);
+      blindings[j] = Scalar::random(rng);
+    }
+    std::vector<uint8_t> proof_bytes;
+    std::vector<CompressedRistretto> commitments;
+    const auto prove = [&] {
+      Transcript t("bench");
+      auto proved = RangeProof::prove_multiple(bp_gens, pc_gens, t, values, blindings, 64);
+      if (!proved) std::abort();
+      proof_bytes = proved->proof.to_bytes();
+      commitments = proved->commitments;
+    };
+    add_interleaved_rows(rows, {"prove", 64, m, {}}, backends,
+                         measure_backends(backends, prove, yardstick, min_runs, budget, 200));
+    const RangeProof proof = *RangeProof::from_bytes(proof_bytes);
+    const auto verify = [&] {
+      Transcript t("bench");
+      if (!proof.verify_multiple(bp_gens, pc_gens, t, commitments, 64)) std::abort();
+    };
+    add_interleaved_rows(rows, {"verify", 64, m, {}}, backends,
+                         measure_backends(backends, verify, yardstick, min_runs, budget, 500));
   }
-  set_backend(active);
 
   // The whole protocol in one process through protobuf frames.
   std::vector<size_t> parties = {2, 4, 8, 16};
@@ -195,28 +319,51 @@ int run_bench(int argc, char** argv) {
     const ProofSet set = make_proofs(bp_gens, pc_gens, 64, m, count);
     for (unsigned threads : {1u, cores}) {
       if (threads == cores && cores == 1 && rows.back().op == "verify_batch" && rows.back().m == m) break;
-      const Timing t = measure(
-          [&] {
-            std::vector<Transcript> transcripts;
-            transcripts.reserve(count);
-            std::vector<BatchItem> items;
-            for (size_t k = 0; k < count; ++k) {
-              transcripts.emplace_back("bench batch " + std::to_string(k));
-              items.push_back({&set.proofs[k], set.commitments[k], 64, &transcripts.back()});
-            }
-            if (!verify_batch(bp_gens, pc_gens, items, threads).ok()) std::abort();
-          },
-          yardstick, min_runs, budget, 100);
-      Row row{"verify_batch", 64, m, t};
+      const auto batch = [&] {
+        std::vector<Transcript> transcripts;
+        transcripts.reserve(count);
+        std::vector<BatchItem> items;
+        for (size_t k = 0; k < count; ++k) {
+          transcripts.emplace_back("bench batch " + std::to_string(k));
+          items.push_back({&set.proofs[k], set.commitments[k], 64, &transcripts.back()});
+        }
+        if (!verify_batch(bp_gens, pc_gens, items, threads).ok()) std::abort();
+      };
+      Row row{"verify_batch", 64, m, {}};
       row.batch = count;
       row.threads = threads;
+      if (m == 1 && threads == 1) {  // the dealer's /v1/verify path, on every backend
+        add_interleaved_rows(rows, row, backends, measure_backends(backends, batch, yardstick, min_runs, budget, 100));
+        continue;
+      }
+      row.t = measure(batch, yardstick, min_runs, budget, 100);
       rows.push_back(row);
     }
   }
 
   const auto primitives = bench_primitives(yardstick, quick);
 
+  // Is the preferred backend the fastest wherever the backends were compared in turn?
+  const std::string preferred = backend_name(preferred_backend());
+  std::vector<std::string> slower;
+  for (const auto& r : rows) {
+    if (!r.interleaved || !r.fastest || r.backend == preferred) continue;
+    slower.push_back(r.op + " m=" + std::to_string(r.m) + " (" + r.backend + " is faster)");
+  }
+  std::string verdict = slower.empty() ? "the preferred backend is the fastest on every interleaved row"
+                                       : "the preferred backend is not the fastest on: ";
+  for (size_t k = 0; k < slower.size(); ++k) verdict += (k ? ", " : "") + slower[k];
+
   if (json) {
+    std::printf("%s\n", JsonObject()
+                            .text("op", "machine")
+                            .text("cpu", cpu_model_name())
+                            .text("backend_choice", backend_choice())
+                            .text("preferred", preferred)
+                            .text("active", backend_name(active_backend()))
+                            .boolean("preferred_is_fastest", slower.empty())
+                            .str()
+                            .c_str());
     for (const auto& p : primitives) {
       JsonObject line;
       line.text("op", "primitive").text("name", p.op).text("note", p.note);
@@ -229,6 +376,7 @@ int run_bench(int argc, char** argv) {
       line.text("op", r.op).number("n", r.n).number("m", r.m).text("backend", r.backend);
       line.number("median_us", r.t.us, 1).number("yardsticks", r.t.us / r.t.yardstick_us, 2);
       if (r.op == "aggregate") line.number("bytes_up_per_party", r.bytes_up).number("bytes_down_per_party", r.bytes_down);
+      if (r.interleaved) line.boolean("interleaved", true).boolean("fastest", r.fastest);
       if (r.op == "verify_batch")
         line.number("batch", r.batch)
             .number("threads", r.threads)
@@ -237,6 +385,7 @@ int run_bench(int argc, char** argv) {
     }
     return 0;
   }
+  std::printf("CPU: %s\nbackend: %s\n%s\n\n", cpu_model_name().c_str(), backend_choice().c_str(), verdict.c_str());
   std::printf("| op | n | m | backend | proof bytes | median µs | yardsticks | notes |\n"
               "|---|---:|---:|---|---:|---:|---:|---:|\n");
   for (const auto& r : rows) {
@@ -252,6 +401,7 @@ int run_bench(int argc, char** argv) {
                     r.threads, r.threads == 1 ? "" : "s", r.t.us / r.t.yardstick_us / static_cast<double>(r.batch));
       bytes = per_proof;
     }
+    if (r.interleaved) bytes += std::string(bytes.empty() ? "" : "; ") + "backends interleaved" + (r.fastest ? ", fastest" : "");
     std::printf("| %s | %zu | %zu | %s | %zu | %.1f | %.1f | %s |\n", r.op.c_str(), r.n, r.m, r.backend.c_str(),
                 RangeProof::serialized_size(r.n, r.m), r.t.us, r.t.us / r.t.yardstick_us, bytes.c_str());
   }

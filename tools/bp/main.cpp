@@ -18,7 +18,8 @@ constexpr const char* kUsage =
     "  bp verify --batch FILE|- [--threads T]   every proof of a JSON-lines file ({\"bits\",\"label\",\n"
     "            \"commitments\",\"proof\"} per line) in one batch verification; names the failing ones\n"
     "  bp aggregate --bits N --values v1,...,vm [--label L]   (m from 1 to 64, parties and dealer in process)\n"
-    "  bp bench  [--json] [--quick]\n";
+    "  bp bench  [--json] [--quick]\n"
+    "  bp bench  --repeat prove|verify|aggregate [--m M] [--seconds S]   one operation (n = 64) in a loop, for a profiler\n";
 
 }  // namespace
 

@@ -1,9 +1,10 @@
 // Which field arithmetic the curve operations run on. The choice is made once, at first
-// use, from the CPU's features (or the BP_BACKEND environment variable); every backend
-// computes exactly the same results, so the choice changes speed only.
+// use, from the CPU (or the BP_BACKEND environment variable); every backend computes
+// exactly the same results, so the choice changes speed only.
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace bp {
@@ -20,8 +21,18 @@ std::optional<Backend> backend_from_name(std::string_view name);
 // Compiled in and runnable on this CPU.
 bool backend_supported(Backend backend);
 
+// The fastest backend on this CPU, decided per CPU family: avx512ifma where the CPU has
+// IFMA and VL (and the kernels pass their start check); else avx2, except on AMD Zen and
+// Zen+ (family 17h, models below 30h), whose split 256-bit units make portable faster on
+// every operation; else portable. `bp bench` checks the choice with every supported
+// backend's samples interleaved.
+Backend preferred_backend();
+
+// The CPU, the preferred backend and why, and the active one if it differs, in one line.
+std::string backend_choice();
+
 // The backend in use: BP_BACKEND (portable | avx2 | avx512ifma) when set and supported,
-// otherwise the fastest supported one.
+// otherwise preferred_backend().
 Backend active_backend();
 
 // Switches backend for the whole process (tests and benchmarks compare backends this
