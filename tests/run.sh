@@ -3,10 +3,10 @@
 # constant-time check (g++, warnings as errors); more than one dealer for real (three
 # replicas behind nginx sharing PostgreSQL 15 with a standby: a replica added and one
 # killed, the primary killed and the standby promoted, a full disk); the dealer's TLS under
-# testssl.sh and a certificate reload; the Prometheus rules (promtool, and on a real
-# Prometheus scraping a real dealer); the deployment checks, the multi-node
-# topology in network namespaces, and the image built with podman running the compose demo
-# (plain and TLS); then the whole suite again under AddressSanitizer and
+# testssl.sh and a certificate reload; the Prometheus rules and the Grafana dashboard
+# (promtool, and every query on a real Prometheus scraping a real dealer); the deployment
+# checks, the multi-node topology in network namespaces, and the image built with podman
+# running the compose demos (plain, TLS, and three replicas with Prometheus); then the whole suite again under AddressSanitizer and
 # UndefinedBehaviorSanitizer (clang++, warnings as errors) and the daemon's integration
 # tests under ThreadSanitizer.
 set -euo pipefail
@@ -23,7 +23,7 @@ echo "== more than one dealer: replicas behind nginx sharing PostgreSQL, failove
 echo "== TLS as an operator audits it: testssl.sh, --tls-min-version 1.3, certificate reload on SIGHUP"
 "$root/tests/tls/test_tls_dealer.sh" "$root/build/gcc"
 
-echo "== alert and recording rules: promtool, and every expression on a real Prometheus scraping a real dealer"
+echo "== alert and recording rules and the dashboard: promtool, and every query on a real Prometheus scraping a real dealer"
 "$root/tests/prometheus/test_prometheus.sh" "$root/build/gcc"
 
 echo "== deployment artefacts (compose, Dockerfile, scripts, Kubernetes manifests)"
