@@ -2,6 +2,8 @@
 #include <doctest/doctest.h>
 
 #include <array>
+#include <map>
+#include <set>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -97,22 +99,52 @@ TEST_CASE("bad input gives one line and a non-zero exit") {
   }
 }
 
-TEST_CASE("bp bench --json prints one parseable row per line") {
+TEST_CASE("bp bench --json prints one parseable row per line, every backend interleaved where they are compared") {
   const Run r = run("bench --json --quick");
   REQUIRE(r.exit_code == 0);
   size_t rows = 0, start = 0;
   bool saw_yardstick = false, saw_prove = false, saw_batch = false, saw_primitive = false;
+  std::vector<nlohmann::json> machine;
+  std::map<std::pair<std::string, size_t>, std::vector<nlohmann::json>> interleaved;  // by (op, m)
   while (start < r.out.size()) {
     const size_t end = r.out.find('\n', start);
     const auto row = nlohmann::json::parse(r.out.substr(start, end - start));
+    start = end + 1;
+    if (row["op"] == "machine") {  // the CPU and the backend choice, once, first
+      CHECK(rows == 0);
+      machine.push_back(row);
+      continue;
+    }
     CHECK(row["median_us"].get<double>() > 0);
     if (row["op"] != "primitive") CHECK(row.contains("backend"));  // which field arithmetic it ran on
+    if (row.value("interleaved", false)) interleaved[{row["op"], row["m"]}].push_back(row);
     saw_yardstick |= row["op"] == "yardstick";
     saw_prove |= row["op"] == "prove" && row["n"] == 64 && row["m"] == 1;
     saw_batch |= row["op"] == "verify_batch" && row["n"] == 64 && row["m"] == 1 && row["batch"] == 64;
     saw_primitive |= row["op"] == "primitive" && row["name"] == "field multiplication";
     ++rows;
-    start = end + 1;
+  }
+  REQUIRE(machine.size() == 1);
+  CHECK(!machine[0]["cpu"].get<std::string>().empty());
+  CHECK(machine[0]["backend_choice"].get<std::string>().find(machine[0]["preferred"].get<std::string>()) !=
+        std::string::npos);
+  CHECK(machine[0]["preferred_is_fastest"].is_boolean());  // its value is a measurement, not asserted
+  // prove and verify at m = 1 and 16 and the 64-proof batch, each on every supported backend, one fastest.
+  const std::set<std::pair<std::string, size_t>> groups = {
+      {"prove", 1}, {"verify", 1}, {"prove", 16}, {"verify", 16}, {"verify_batch", 1}};
+  CHECK(interleaved.size() == groups.size());
+  for (const auto& [key, group] : interleaved) {
+    CAPTURE(key.first);
+    CHECK(groups.count(key) == 1);
+    std::set<std::string> backends;
+    size_t fastest = 0;
+    for (const auto& row : group) {
+      backends.insert(row["backend"].get<std::string>());
+      fastest += row["fastest"].get<bool>();
+    }
+    CHECK(backends.count("portable") == 1);
+    CHECK(backends.size() == group.size());
+    CHECK(fastest == 1);
   }
   CHECK(saw_yardstick);
   CHECK(saw_prove);
