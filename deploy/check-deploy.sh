@@ -46,8 +46,9 @@ done
 # The optional Prometheus: an overlay for either demo, scraping what BP_SCRAPE_TARGETS names.
 for base in deploy/docker-compose.yml deploy/docker-compose.scale-out.yml; do
   docker-compose -f "$base" -f deploy/docker-compose.monitoring.yml config -q
-  docker-compose -f "$base" -f deploy/docker-compose.monitoring.yml config --services | grep -qx prometheus ||
-    fail "the monitoring overlay adds no prometheus service to $base"
+  # (Into a variable first: grep -q would stop reading early and, under pipefail, fail the pipe.)
+  overlaid=$(docker-compose -f "$base" -f deploy/docker-compose.monitoring.yml config --services)
+  grep -qx prometheus <<<"$overlaid" || fail "the monitoring overlay adds no prometheus service to $base"
 done
 grep -q 'job_name: bp-dealer' deploy/monitoring/prometheus-entrypoint.sh || fail "the demo's Prometheus job is not bp-dealer, which the rules match"
 for df in deploy/scale-out/*.Dockerfile deploy/monitoring/*.Dockerfile; do

@@ -420,7 +420,7 @@ run_scale_out() {
     sleep 1
   done
   [ "$seen" = 3001 ] || fail "Prometheus does not see 3 replicas up and 1 completed session ($name): '$seen'"
-  curl -fsS "http://127.0.0.1:$BP_PROMETHEUS_PORT/api/v1/rules" | grep -q '"name":"BpDealerDown"' ||
+  grep -q '"name":"BpDealerDown"' <<<"$(curl -fsS "http://127.0.0.1:$BP_PROMETHEUS_PORT/api/v1/rules")" ||
     fail "the demo's Prometheus has not loaded the alert rules ($name)"
   healthy "${project}_prometheus_1" || fail "podman healthcheck run: prometheus is not healthy ($name)"
   healthy "${project}_records_1" || fail "podman healthcheck run: records is not healthy ($name)"

@@ -244,7 +244,7 @@ lost_closed=0
 for _ in $(seq 30); do
   lost_closed=0
   for id in "${on_victim[@]}"; do
-    curl -s "$lb/v1/sessions/$id" | grep -q "stopped before it ended" && lost_closed=$((lost_closed + 1))
+    grep -q "stopped before it ended" <<<"$(curl -s "$lb/v1/sessions/$id")" && lost_closed=$((lost_closed + 1))
   done
   [ "$lost_closed" = "${#on_victim[@]}" ] && break
   sleep 0.5

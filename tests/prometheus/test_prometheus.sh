@@ -93,7 +93,7 @@ done
 sleep 3  # a few more scrapes and rule evaluations after the last session
 
 api() { curl -s --max-time 10 "http://127.0.0.1:$prom_port/api/v1/$1" "${@:2}"; }
-if api query --data-urlencode 'query=up{job="bp-dealer"}' | grep -q '"value":\[[0-9.]*,"1"\]'; then
+if grep -q '"value":\[[0-9.]*,"1"\]' <<<"$(api query --data-urlencode 'query=up{job="bp-dealer"}')"; then
   pass "Prometheus scrapes the dealer (up == 1)"
 else
   fail "Prometheus does not scrape the dealer: $(tail -3 "$work/prometheus.log")"
