@@ -133,7 +133,9 @@ TEST_CASE("bp bench --json prints one parseable row per line, every backend inte
   const std::set<std::pair<std::string, size_t>> groups = {
       {"prove", 1}, {"verify", 1}, {"prove", 16}, {"verify", 16}, {"verify_batch", 1}};
   CHECK(interleaved.size() == groups.size());
-  for (const auto& [key, group] : interleaved) {
+  for (const auto& entry : interleaved) {  // (not a structured binding: clang 14 cannot capture one in CAPTURE)
+    const auto& key = entry.first;
+    const auto& group = entry.second;
     CAPTURE(key.first);
     CHECK(groups.count(key) == 1);
     std::set<std::string> backends;
