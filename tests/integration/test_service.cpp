@@ -117,14 +117,14 @@ TEST_CASE("misbehaving parties are blamed and the daemon keeps serving") {
   check_all_succeeded(run_parties(dealer, session, {1, 2}), 2);
 }
 
-TEST_CASE("a share with a flipped byte is caught by the dealer's audit and blamed") {
-  DealerProcess dealer;
+// A session of two where position 1 runs the real protocol, then flips one byte of t_x in
+// its share; the honest party at position 0 must get an abort that blames 1. Returns the id.
+static std::string run_session_with_flipped_share(const DealerProcess& dealer) {
   const std::string session = create_session(dealer, 8, 2, 10000);
   Outcomes honest_outcome;
   std::thread honest([&] { honest_outcome = run_parties(dealer, session, {7}); });
   wait_for_seated(dealer, 1);
   Seated bad = join_raw(dealer, session);
-  // Run the real protocol, then corrupt one byte of t_x in the share.
   ManualParty manual = commit_manually(bad, 9);
   ProofShare share = answer_challenges(bad, manual).second;
   auto bytes = share.t_x.to_bytes();
@@ -132,6 +132,12 @@ TEST_CASE("a share with a flipped byte is caught by the dealer's audit and blame
   share.t_x = *Scalar::from_canonical_bytes(bytes);
   bad.raw().send(share);
   check_aborted_with_blame(honest, honest_outcome, {1});
+  return session;
+}
+
+TEST_CASE("a share with a flipped byte is caught by the dealer's audit and blamed") {
+  DealerProcess dealer;
+  run_session_with_flipped_share(dealer);
   CHECK(dealer.log().find("MalformedProofShares") != std::string::npos);
 }
 
@@ -139,18 +145,7 @@ TEST_CASE("--log-format json: every line is one JSON object; session, position, 
   DealerProcess dealer({"--log-format", "json"});
   // A completed session, one where position 1 sends a corrupted share, and a stranger's noise.
   check_all_succeeded(run_parties(dealer, create_session(dealer, 8, 2), {1, 2}), 2);
-  const std::string session = create_session(dealer, 8, 2, 10000);
-  Outcomes honest_outcome;
-  std::thread honest([&] { honest_outcome = run_parties(dealer, session, {7}); });
-  wait_for_seated(dealer, 1);
-  Seated bad = join_raw(dealer, session);
-  ManualParty manual = commit_manually(bad, 9);
-  ProofShare share = answer_challenges(bad, manual).second;
-  auto bytes = share.t_x.to_bytes();
-  bytes[0] ^= 0x01;
-  share.t_x = *Scalar::from_canonical_bytes(bytes);
-  bad.raw().send(share);
-  check_aborted_with_blame(honest, honest_outcome, {1});
+  const std::string session = run_session_with_flipped_share(dealer);
   RawParty stranger(dealer.port());
   stranger.send_bytes({0xde, 0xad});
   (void)stranger.receive(5s);
