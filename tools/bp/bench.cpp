@@ -134,21 +134,31 @@ std::string cpu_model_name() {
   return name;
 }
 
+// m random values of n bits and their blindings.
+struct Witness {
+  std::vector<uint64_t> values;
+  std::vector<Scalar> blindings;
+};
+Witness random_witness(size_t n, size_t m) {
+  SystemRandom rng;
+  Witness w{std::vector<uint64_t>(m), std::vector<Scalar>(m)};
+  for (size_t j = 0; j < m; ++j) {
+    randombytes_buf(&w.values[j], sizeof w.values[j]);
+    if (n < 64) w.values[j] &= (uint64_t{1} << n) - 1;
+    w.blindings[j] = Scalar::random(rng);
+  }
+  return w;
+}
+
 // `count` proofs of m values of n bits, each under its own label.
 struct ProofSet {
   std::vector<RangeProof> proofs;
   std::vector<std::vector<CompressedRistretto>> commitments;
 };
 ProofSet make_proofs(const BulletproofGens& bp_gens, const PedersenGens& pc_gens, size_t n, size_t m, size_t count) {
-  SystemRandom rng;
   ProofSet set;
   for (size_t k = 0; k < count; ++k) {
-    std::vector<uint64_t> values(m);
-    std::vector<Scalar> blindings(m);
-    for (size_t j = 0; j < m; ++j) {
-      randombytes_buf(&values[j], sizeof values[j]);
-      blindings[j] = Scalar::random(rng);
-    }
+    const auto [values, blindings] = random_witness(n, m);
     Transcript t("bench batch " + std::to_string(k));
     auto proved = RangeProof::prove_multiple(bp_gens, pc_gens, t, values, blindings, n);
     if (!proved) std::abort();
@@ -162,14 +172,9 @@ ProofSet make_proofs(const BulletproofGens& bp_gens, const PedersenGens& pc_gens
 // backend.
 void add_prove_verify_rows(std::vector<Row>& rows, const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
                            size_t n, size_t m, const std::function<void()>& yardstick, int min_runs, double budget) {
-  SystemRandom rng;
-  std::vector<uint64_t> values(m);
-  std::vector<Scalar> blindings(m);
-  for (size_t j = 0; j < m; ++j) {
-    randombytes_buf(&values[j], sizeof values[j]);
-    if (n < 64) values[j] &= (uint64_t{1} << n) - 1;
-    blindings[j] = Scalar::random(rng);
-  }
+  const Witness w = random_witness(n, m);
+  const auto& values = w.values;
+  const auto& blindings = w.blindings;
   std::vector<uint8_t> proof_bytes;
   std::vector<CompressedRistretto> commitments;
   const Timing prove = measure(
@@ -205,13 +210,9 @@ int run_repeat(const Args& args) {
   if (op != "prove" && op != "verify" && op != "aggregate") throw UsageError("--repeat takes prove, verify or aggregate");
   const BulletproofGens bp_gens(64, m);
   const PedersenGens pc_gens;
-  SystemRandom rng;
-  std::vector<uint64_t> values(m);
-  std::vector<Scalar> blindings(m);
-  for (size_t j = 0; j < m; ++j) {
-    randombytes_buf(&values[j], sizeof values[j]);
-    blindings[j] = Scalar::random(rng);
-  }
+  const Witness w = random_witness(64, m);
+  const auto& values = w.values;
+  const auto& blindings = w.blindings;
   Transcript first("bench");
   const auto proved = RangeProof::prove_multiple(bp_gens, pc_gens, first, values, blindings, 64);
   if (!proved) std::abort();
@@ -252,7 +253,6 @@ int run_bench(int argc, char** argv) {
   }
   const BulletproofGens bp_gens(64, quick ? 16 : 64);
   const PedersenGens pc_gens;
-  SystemRandom rng;
   std::vector<Row> rows;
   rows.push_back({"yardstick", 0, 0, yardstick_alone});
   for (const auto& size : sizes) add_prove_verify_rows(rows, bp_gens, pc_gens, size.first, size.second, yardstick, min_runs, budget);
@@ -261,12 +261,9 @@ int run_bench(int argc, char** argv) {
   // must be the fastest on each (the rows above use the active one).
   const std::vector<Backend> backends = supported_backends();
   for (size_t m : {1, 16}) {
-    std::vector<uint64_t> values(m);
-    std::vector<Scalar> blindings(m);
-    for (size_t j = 0; j < m; ++j) {
-      randombytes_buf(&values[j], sizeof values[j]);
-      blindings[j] = Scalar::random(rng);
-    }
+    const Witness w = random_witness(64, m);
+    const auto& values = w.values;
+    const auto& blindings = w.blindings;
     std::vector<uint8_t> proof_bytes;
     std::vector<CompressedRistretto> commitments;
     const auto prove = [&] {
@@ -295,12 +292,9 @@ int run_bench(int argc, char** argv) {
   }
   for (size_t m : parties) {
     const mpc::SessionParams params{64, m, mpc::session_label("bench", 64, m, "bench")};
-    std::vector<uint64_t> values(m);
-    std::vector<Scalar> blindings(m);
-    for (size_t j = 0; j < m; ++j) {
-      randombytes_buf(&values[j], sizeof values[j]);
-      blindings[j] = Scalar::random(rng);
-    }
+    const Witness w = random_witness(64, m);
+    const auto& values = w.values;
+    const auto& blindings = w.blindings;
     InProcessRun last;
     const Timing t = measure(
         [&] {
