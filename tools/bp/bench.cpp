@@ -168,6 +168,20 @@ ProofSet make_proofs(const BulletproofGens& bp_gens, const PedersenGens& pc_gens
   return set;
 }
 
+// One batch verification of the whole set (made by make_proofs) on `threads` threads.
+void verify_proof_set(const BulletproofGens& bp_gens, const PedersenGens& pc_gens, const ProofSet& set,
+                      unsigned threads) {
+  const size_t count = set.proofs.size();
+  std::vector<Transcript> transcripts;
+  transcripts.reserve(count);
+  std::vector<BatchItem> items;
+  for (size_t k = 0; k < count; ++k) {
+    transcripts.emplace_back("bench batch " + std::to_string(k));
+    items.push_back({&set.proofs[k], set.commitments[k], 64, &transcripts.back()});
+  }
+  if (!verify_batch(bp_gens, pc_gens, items, threads).ok()) std::abort();
+}
+
 // One prove row and one verify row for random values of n bits, m of them, on the active
 // backend.
 void add_prove_verify_rows(std::vector<Row>& rows, const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
@@ -200,14 +214,15 @@ void add_prove_verify_rows(std::vector<Row>& rows, const BulletproofGens& bp_gen
 }  // namespace
 
 // `bp bench --repeat OP --m M [--seconds S]`: one operation (n = 64) again and again for S
-// seconds, nothing else, for a profiler to sample (docs/performance.md's time shares are
+// seconds, nothing else, for a profiler to sample (batch: 64 proofs of m on one thread) (docs/performance.md's time shares are
 // `perf record --call-graph dwarf` over this).
 int run_repeat(const Args& args) {
   const std::string op = args.required("repeat");
   const size_t m = parse_u64(args.get("m", "1"), "--m");
   const double seconds = static_cast<double>(parse_u64(args.get("seconds", "10"), "--seconds"));
   if (m == 0 || m > 64 || (m & (m - 1)) != 0) throw UsageError("--m must be a power of two up to 64");
-  if (op != "prove" && op != "verify" && op != "aggregate") throw UsageError("--repeat takes prove, verify or aggregate");
+  if (op != "prove" && op != "verify" && op != "aggregate" && op != "batch")
+    throw UsageError("--repeat takes prove, verify, aggregate or batch");
   const BulletproofGens bp_gens(64, m);
   const PedersenGens pc_gens;
   const Witness w = random_witness(64, m);
@@ -217,6 +232,7 @@ int run_repeat(const Args& args) {
   const auto proved = RangeProof::prove_multiple(bp_gens, pc_gens, first, values, blindings, 64);
   if (!proved) std::abort();
   const mpc::SessionParams params{64, m, mpc::session_label("bench", 64, m, "bench")};
+  const ProofSet set = op == "batch" ? make_proofs(bp_gens, pc_gens, 64, m, 64) : ProofSet{};
   size_t runs = 0;
   const auto start = Clock::now();
   while (std::chrono::duration<double>(Clock::now() - start).count() < seconds) {
@@ -224,6 +240,7 @@ int run_repeat(const Args& args) {
     if (op == "prove" && !RangeProof::prove_multiple(bp_gens, pc_gens, t, values, blindings, 64)) std::abort();
     if (op == "verify" && !proved->proof.verify_multiple(bp_gens, pc_gens, t, proved->commitments, 64)) std::abort();
     if (op == "aggregate" && !aggregate_in_process(bp_gens, pc_gens, params, values, blindings).ok) std::abort();
+    if (op == "batch") verify_proof_set(bp_gens, pc_gens, set, 1);
     ++runs;
   }
   std::printf("%s n=64 m=%zu on %s: %zu runs in %.1f s\n", op.c_str(), m, backend_name(active_backend()), runs, seconds);
@@ -313,16 +330,7 @@ int run_bench(int argc, char** argv) {
     const ProofSet set = make_proofs(bp_gens, pc_gens, 64, m, count);
     for (unsigned threads : {1u, cores}) {
       if (threads == cores && cores == 1 && rows.back().op == "verify_batch" && rows.back().m == m) break;
-      const auto batch = [&] {
-        std::vector<Transcript> transcripts;
-        transcripts.reserve(count);
-        std::vector<BatchItem> items;
-        for (size_t k = 0; k < count; ++k) {
-          transcripts.emplace_back("bench batch " + std::to_string(k));
-          items.push_back({&set.proofs[k], set.commitments[k], 64, &transcripts.back()});
-        }
-        if (!verify_batch(bp_gens, pc_gens, items, threads).ok()) std::abort();
-      };
+      const auto batch = [&] { verify_proof_set(bp_gens, pc_gens, set, threads); };
       Row row{"verify_batch", 64, m, {}};
       row.batch = count;
       row.threads = threads;
