@@ -37,43 +37,6 @@ Scalar record_round(Transcript& transcript, InnerProductProof& proof, const Comp
   return challenge_scalar(transcript, "u");
 }
 
-// Rounds on materialised (already folded) generators, as in the paper: fold G and H each round.
-void folded_rounds(Transcript& transcript, const RistrettoPoint& Q, std::vector<RistrettoPoint>& G,
-                   std::vector<RistrettoPoint>& H, std::vector<Scalar>& a, std::vector<Scalar>& b, size_t n,
-                   InnerProductProof& proof) {
-  std::vector<Scalar> scalars;
-  std::vector<RistrettoPoint> points;
-  while (n != 1) {
-    const size_t half = n / 2;
-    const Scalar c_L = inner_product({a.data(), half}, {b.data() + half, half});
-    const Scalar c_R = inner_product({a.data() + half, half}, {b.data(), half});
-    auto commit = [&](size_t a_off, size_t g_off, size_t b_off, size_t h_off, const Scalar& c) {
-      scalars.assign(a.begin() + a_off, a.begin() + a_off + half);
-      scalars.insert(scalars.end(), b.begin() + b_off, b.begin() + b_off + half);
-      scalars.push_back(c);
-      points.assign(G.begin() + g_off, G.begin() + g_off + half);
-      points.insert(points.end(), H.begin() + h_off, H.begin() + h_off + half);
-      points.push_back(Q);
-      return multiscalar_mul_vartime(scalars, points).compress();
-    };
-    const CompressedRistretto L = commit(0, half, half, 0, c_L);
-    const CompressedRistretto R = commit(half, 0, 0, half, c_R);
-    const Scalar u = record_round(transcript, proof, L, R);
-    const Scalar u_inv = u.invert_vartime();
-    fold_witness(a, b, u, u_inv, half);
-    for (size_t i = 0; i < half; ++i) {
-      const Scalar g_scalars[2] = {u_inv, u};
-      const RistrettoPoint g_points[2] = {G[i], G[half + i]};
-      G[i] = multiscalar_mul_vartime(g_scalars, g_points);
-      const Scalar h_scalars[2] = {u, u_inv};
-      const RistrettoPoint h_points[2] = {H[i], H[half + i]};
-      H[i] = multiscalar_mul_vartime(h_scalars, h_points);
-    }
-    n = half;
-  }
-  for (auto& k : scalars) k.wipe();
-}
-
 // One unfolded round's multiscalar multiplication: scalars[j] on G_j where on_G[j], on H_j
 // otherwise, plus c·Q, through one kind of table (NAF or shifted).
 template <class Table>
@@ -84,6 +47,64 @@ CompressedRistretto round_commitment(std::span<const Scalar> scalars, const std:
   for (size_t j = 0; j < scalars.size(); ++j) tables[j] = on_G[j] ? G[j] : H[j];
   return multiscalar_mul_vartime(scalars, tables, std::span<const Scalar>(&c, 1), std::span<const RistrettoPoint>(&Q, 1))
       .compress();
+}
+
+// The same for the folded generators once they are computed (points without tables).
+CompressedRistretto materialised_commitment(std::span<const Scalar> scalars, const std::vector<bool>& on_G,
+                                            const std::vector<RistrettoPoint>& G, const std::vector<RistrettoPoint>& H,
+                                            const Scalar& c, const RistrettoPoint& Q) {
+  const size_t n = scalars.size();
+  std::vector<RistrettoPoint> points(n + 1);
+  std::vector<Scalar> with_c(scalars.begin(), scalars.end());
+  for (size_t j = 0; j < n; ++j) points[j] = on_G[j] ? G[j] : H[j];
+  points[n] = Q;
+  with_c.push_back(c);
+  const CompressedRistretto out = multiscalar_mul_vartime(with_c, points).compress();
+  for (auto& k : with_c) k.wipe();
+  return out;
+}
+
+// Rounds without folding the generators, while n > stop_at. Generator j of the N that
+// `commit` works on lies in folded position i = j mod n; coeff_G[j] (coeff_H[j]) is the
+// factor folding would by now have applied to it, and commit(scalars, on_G, c) returns
+// sum_j scalars[j]·(on_G[j] ? G_j : H_j) + c·Q. L takes G from the high half (with a_lo)
+// and H from the low half (with b_hi); R the other way round.
+template <class Commit>
+void unfolded_rounds(Transcript& transcript, InnerProductProof& proof, std::vector<Scalar>& a,
+                     std::vector<Scalar>& b, std::vector<Scalar>& coeff_G, std::vector<Scalar>& coeff_H, size_t& n,
+                     size_t stop_at, Commit&& commit) {
+  const size_t N = coeff_G.size();
+  std::vector<Scalar> scalars(N);
+  std::vector<bool> on_G(N);
+  while (n != stop_at) {
+    const size_t half = n / 2;
+    const Scalar c_L = inner_product({a.data(), half}, {b.data() + half, half});
+    const Scalar c_R = inner_product({a.data() + half, half}, {b.data(), half});
+    for (size_t j = 0; j < N; ++j) {
+      const size_t i = j % n;
+      on_G[j] = i >= half;
+      scalars[j] = on_G[j] ? a[i - half] * coeff_G[j] : b[i + half] * coeff_H[j];
+    }
+    const CompressedRistretto L = commit(scalars, on_G, c_L);
+    for (size_t j = 0; j < N; ++j) {
+      const size_t i = j % n;
+      on_G[j] = i < half;
+      scalars[j] = on_G[j] ? a[i + half] * coeff_G[j] : b[i - half] * coeff_H[j];
+    }
+    const CompressedRistretto R = commit(scalars, on_G, c_R);
+
+    const Scalar u = record_round(transcript, proof, L, R);
+    const Scalar u_inv = u.invert_vartime();
+    fold_witness(a, b, u, u_inv, half);
+    // G' = u⁻¹·G_lo + u·G_hi and H' = u·H_lo + u⁻¹·H_hi, applied to the coefficients.
+    for (size_t j = 0; j < N; ++j) {
+      const bool low = j % n < half;
+      coeff_G[j] *= low ? u_inv : u;
+      coeff_H[j] *= low ? u : u_inv;
+    }
+    n = half;
+  }
+  for (auto& k : scalars) k.wipe();
 }
 
 // Below this many generators every round works on the original generators; above it, the
@@ -108,50 +129,16 @@ InnerProductProof InnerProductProof::create(Transcript& transcript, const Ristre
   // coeff_G[j]: the factor of original G_j inside the folded generator that covers it.
   std::vector<Scalar> coeff_G(G_factors.begin(), G_factors.end());
   std::vector<Scalar> coeff_H(H_factors.begin(), H_factors.end());
-  std::vector<Scalar> scalars(N);
-  std::vector<bool> on_G(N);
-  auto commitment = [&](const Scalar& c) {
+  const auto through_tables = [&](std::span<const Scalar> scalars, const std::vector<bool>& on_G, const Scalar& c) {
     return shifted ? round_commitment(scalars, on_G, G_shifted, H_shifted, c, Q)
                    : round_commitment(scalars, on_G, G_tables, H_tables, c, Q);
   };
-
   size_t n = N;
-  const size_t stop_at = N >= kHybridFrom ? N >> kUnfoldedRounds : 1;
-  while (n != stop_at) {
-    const size_t half = n / 2;
-    const Scalar c_L = inner_product({a.data(), half}, {b.data() + half, half});
-    const Scalar c_R = inner_product({a.data() + half, half}, {b.data(), half});
-
-    // Original index j lies in folded position i = j mod n. L takes G from the high half
-    // (with a_lo) and H from the low half (with b_hi); R the other way round.
-    for (size_t j = 0; j < N; ++j) {
-      const size_t i = j % n;
-      on_G[j] = i >= half;
-      scalars[j] = on_G[j] ? a[i - half] * coeff_G[j] : b[i + half] * coeff_H[j];
-    }
-    const CompressedRistretto L = commitment(c_L);
-    for (size_t j = 0; j < N; ++j) {
-      const size_t i = j % n;
-      on_G[j] = i < half;
-      scalars[j] = on_G[j] ? a[i + half] * coeff_G[j] : b[i - half] * coeff_H[j];
-    }
-    const CompressedRistretto R = commitment(c_R);
-
-    const Scalar u = record_round(transcript, proof, L, R);
-    const Scalar u_inv = u.invert_vartime();
-
-    fold_witness(a, b, u, u_inv, half);
-    // G' = u⁻¹·G_lo + u·G_hi and H' = u·H_lo + u⁻¹·H_hi, applied to the coefficients.
-    for (size_t j = 0; j < N; ++j) {
-      const bool low = j % n < half;
-      coeff_G[j] *= low ? u_inv : u;
-      coeff_H[j] *= low ? u : u_inv;
-    }
-    n = half;
-  }
+  unfolded_rounds(transcript, proof, a, b, coeff_G, coeff_H, n, N >= kHybridFrom ? N >> kUnfoldedRounds : 1,
+                  through_tables);
 
   if (n != 1) {
-    // Materialise the folded generators: G'_i = sum_t coeff_G[i + t·n]·G_(i + t·n).
+    // Materialise the folded generators once: G'_i = sum_t coeff_G[i + t·n]·G_(i + t·n).
     std::vector<RistrettoPoint> G(n), H(n);
     const size_t per = N / n;
     std::vector<Scalar> part(per);
@@ -168,13 +155,20 @@ InnerProductProof InnerProductProof::create(Transcript& transcript, const Ristre
       }
       H[i] = multiscalar_mul_vartime(part, part_tables, {}, {});
     }
-    folded_rounds(transcript, Q, G, H, a, b, n, proof);
+    // The remaining rounds run the same way on these n points, still without folding them:
+    // folding would cost a two-point multiplication per generator per round, while here
+    // each round only multiplies a coefficient (docs/range-proof.md counts both).
+    std::vector<Scalar> tail_G(n, Scalar::one()), tail_H(n, Scalar::one());
+    const auto on_materialised = [&](std::span<const Scalar> scalars, const std::vector<bool>& on_G, const Scalar& c) {
+      return materialised_commitment(scalars, on_G, G, H, c, Q);
+    };
+    size_t tail_n = n;
+    unfolded_rounds(transcript, proof, a, b, tail_G, tail_H, tail_n, 1, on_materialised);
   }
   proof.a = a[0];
   proof.b = b[0];
   for (auto& k : a) k.wipe();
   for (auto& k : b) k.wipe();
-  for (auto& k : scalars) k.wipe();
   return proof;
 }
 

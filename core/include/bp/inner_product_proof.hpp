@@ -26,9 +26,11 @@ struct InnerProductProof {
   // proof (in a range proof they are l(x) and r(x), masked by the prover's blinding vectors),
   // because the multiscalar multiplications here are variable time.
   //
-  // The generators are never folded: round k's L and R are computed on the original G_i and
-  // H_i (through their precomputed tables) with each scalar multiplied by the product of the
-  // challenges the folding would have applied. The proof is the same; the work is not.
+  // The generators are never folded round by round: round k's L and R are computed on the
+  // original G_i and H_i (through their precomputed tables) with each scalar multiplied by
+  // the product of the challenges the folding would have applied; from N = 128, after four
+  // rounds, the N/16 folded generators are computed once and the remaining rounds run the
+  // same way on them. The proof is the same; the work is not.
   // Shifted tables of the same generators, when given, serve those rounds instead (the
   // caller builds and passes them when shifted_tables_pay(N) says they repay).
   static InnerProductProof create(Transcript& transcript, const RistrettoPoint& Q, std::span<const Scalar> G_factors,
