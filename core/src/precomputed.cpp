@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "affine_points.hpp"
 #include "bp/msm.hpp"
 #include "msm_kernels.hpp"
 #include "pippenger_digits.hpp"
@@ -14,27 +15,6 @@ using namespace detail;
 
 namespace {
 
-// The points in affine form, with one field inversion shared by all of them.
-std::vector<AffineCached> to_affine_cached(const std::vector<EdwardsPoint>& multiples) {
-  const size_t total = multiples.size();
-  std::vector<Fe> prefix(total);
-  Fe acc = kFeOne;
-  for (size_t i = 0; i < total; ++i) {
-    prefix[i] = acc;
-    acc = fe_mul(acc, multiples[i].Z);
-  }
-  Fe inv = fe_invert(acc);
-  std::vector<AffineCached> out(total);
-  for (size_t i = total; i-- > 0;) {
-    const Fe z_inv = fe_mul(inv, prefix[i]);
-    inv = fe_mul(inv, multiples[i].Z);
-    const Fe x = fe_mul(multiples[i].X, z_inv);
-    const Fe y = fe_mul(multiples[i].Y, z_inv);
-    out[i] = {fe_carry(fe_add(y, x)), fe_sub(y, x), fe_mul(fe_mul(x, y), kD2)};
-  }
-  return out;
-}
-
 // For every point P: P, P + step, P + 2·step, ... (count entries) in affine form, where
 // step is P or 2P, which covers both "all multiples" and "odd multiples".
 std::vector<AffineCached> affine_progressions(std::span<const RistrettoPoint> points, size_t count, bool odd_only) {
@@ -45,7 +25,9 @@ std::vector<AffineCached> affine_progressions(std::span<const RistrettoPoint> po
     multiples[p * count] = P;
     for (size_t k = 1; k < count; ++k) multiples[p * count + k] = to_extended(add(multiples[p * count + k - 1], step));
   }
-  return to_affine_cached(multiples);
+  std::vector<AffineCached> out;
+  to_affine_cached(multiples, out);
+  return out;
 }
 
 }  // namespace
@@ -64,7 +46,8 @@ std::vector<ShiftedBaseTable> ShiftedBaseTable::build(std::span<const RistrettoP
     for (int k = 1; k < kWindows; ++k)
       shifted[p * kWindows + k] = mul_by_pow2(shifted[p * kWindows + k - 1], kWindowBits);
   }
-  const auto all = to_affine_cached(shifted);
+  std::vector<AffineCached> all;
+  to_affine_cached(shifted, all);
   std::vector<ShiftedBaseTable> tables(points.size());
   for (size_t i = 0; i < all.size(); ++i) tables[i / kWindows].entries_[i % kWindows] = all[i];
   return tables;
