@@ -68,12 +68,13 @@ std::optional<RistrettoPoint> RistrettoPoint::decompress(const CompressedRistret
 void RistrettoPoint::decompress_batch(std::span<const CompressedRistretto> in,
                                       std::span<std::optional<RistrettoPoint>> out) {
   const size_t n = std::min(in.size(), out.size());
-  // Every IFMA CPU has AVX2: that backend decodes with the AVX2 exponentiation too.
-  if (active_backend() == Backend::portable || !backend_supported(Backend::avx2)) {
-    for (size_t i = 0; i < n; ++i) out[i] = decompress(in[i]);
-    return;
-  }
-  for (size_t first = 0; first < n; first += 4) {
+  // AVX2's four-way exponentiation wherever the CPU has AVX2, whichever backend runs the
+  // rest: it beats one-by-one decoding even on Zen 1, where the portable backend wins the
+  // multiscalar multiplications (docs/performance.md). A lone last point decodes alone
+  // rather than in a group of four padded lanes.
+  const bool four_way = backend_supported(Backend::avx2);
+  size_t first = 0;
+  for (; four_way && first + 2 <= n; first += 4) {
     Decoding d[4];
     Fe bases[4], powers[4];
     const size_t used = std::min<size_t>(4, n - first);
@@ -85,6 +86,7 @@ void RistrettoPoint::decompress_batch(std::span<const CompressedRistretto> in,
     avx2::pow_p58_x4(bases, powers);
     for (size_t lane = 0; lane < used; ++lane) out[first + lane] = decode_finish(d[lane], powers[lane]);
   }
+  for (size_t i = std::min(first, n); i < n; ++i) out[i] = decompress(in[i]);
 }
 
 CompressedRistretto RistrettoPoint::compress() const {
