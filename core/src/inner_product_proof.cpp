@@ -49,19 +49,19 @@ CompressedRistretto round_commitment(std::span<const Scalar> scalars, const std:
       .compress();
 }
 
-// The same for the folded generators once they are computed (points without tables).
+// The same for the folded generators once they are computed (points without tables);
+// with_c and points are the caller's scratch, reused across rounds.
 CompressedRistretto materialised_commitment(std::span<const Scalar> scalars, const std::vector<bool>& on_G,
                                             const std::vector<RistrettoPoint>& G, const std::vector<RistrettoPoint>& H,
-                                            const Scalar& c, const RistrettoPoint& Q) {
+                                            const Scalar& c, const RistrettoPoint& Q, std::vector<Scalar>& with_c,
+                                            std::vector<RistrettoPoint>& points) {
   const size_t n = scalars.size();
-  std::vector<RistrettoPoint> points(n + 1);
-  std::vector<Scalar> with_c(scalars.begin(), scalars.end());
+  with_c.assign(scalars.begin(), scalars.end());
+  with_c.push_back(c);
+  points.resize(n + 1);
   for (size_t j = 0; j < n; ++j) points[j] = on_G[j] ? G[j] : H[j];
   points[n] = Q;
-  with_c.push_back(c);
-  const CompressedRistretto out = multiscalar_mul_vartime(with_c, points).compress();
-  for (auto& k : with_c) k.wipe();
-  return out;
+  return multiscalar_mul_vartime(with_c, points).compress();
 }
 
 // Rounds without folding the generators, while n > stop_at. Generator j of the N that
@@ -159,11 +159,14 @@ InnerProductProof InnerProductProof::create(Transcript& transcript, const Ristre
     // folding would cost a two-point multiplication per generator per round, while here
     // each round only multiplies a coefficient (docs/range-proof.md counts both).
     std::vector<Scalar> tail_G(n, Scalar::one()), tail_H(n, Scalar::one());
+    std::vector<Scalar> with_c;
+    std::vector<RistrettoPoint> points;
     const auto on_materialised = [&](std::span<const Scalar> scalars, const std::vector<bool>& on_G, const Scalar& c) {
-      return materialised_commitment(scalars, on_G, G, H, c, Q);
+      return materialised_commitment(scalars, on_G, G, H, c, Q, with_c, points);
     };
     size_t tail_n = n;
     unfolded_rounds(transcript, proof, a, b, tail_G, tail_H, tail_n, 1, on_materialised);
+    for (auto& k : with_c) k.wipe();
   }
   proof.a = a[0];
   proof.b = b[0];

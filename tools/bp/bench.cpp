@@ -213,8 +213,9 @@ void add_prove_verify_rows(std::vector<Row>& rows, const BulletproofGens& bp_gen
 
 }  // namespace
 
-// `bp bench --repeat OP --m M [--seconds S]`: one operation (n = 64) again and again for S
-// seconds, nothing else, for a profiler to sample (batch: 64 proofs of m on one thread) (docs/performance.md's time shares are
+// `bp bench --repeat OP --m M [--seconds S]`: one operation (n = 64; for batch, a batch
+// verification of 64 proofs of m on one thread) again and again for S seconds, nothing
+// else, for a profiler to sample (docs/performance.md's time shares are
 // `perf record --call-graph dwarf` over this).
 int run_repeat(const Args& args) {
   const std::string op = args.required("repeat");
