@@ -95,14 +95,6 @@ void load_le(uint64_t out[4], const uint8_t* in) { std::memcpy(out, in, 32); }
 
 }  // namespace
 
-void SystemRandom::fill(std::span<uint8_t> out) {
-  // libsodium must be initialised once before use; sodium_init is thread-safe and idempotent,
-  // so library users need not remember it.
-  static const int initialised = sodium_init();
-  (void)initialised;
-  randombytes_buf(out.data(), out.size());
-}
-
 Scalar Scalar::one() {
   Scalar s;
   std::memcpy(s.m_, kR1, sizeof s.m_);

@@ -48,6 +48,12 @@ MpcResult<DealerAwaitingBitCommitments> DealerAwaitingBitCommitments::create(con
   return detail::DealerFactory::create(bp_gens, pc_gens, params, std::make_unique<SystemRandom>(), nullptr);
 }
 
+MpcResult<DealerAwaitingBitCommitments> DealerAwaitingBitCommitments::create(
+    const BulletproofGens& bp_gens, const PedersenGens& pc_gens, const SessionParams& params,
+    std::span<const uint8_t, kPaddingSeedBytes> padding_seed) {
+  return detail::DealerFactory::create(bp_gens, pc_gens, params, std::make_unique<SeededRandom>(padding_seed), nullptr);
+}
+
 MpcResult<std::pair<DealerAwaitingPolyCommitments, BitChallengeMsg>>
 DealerAwaitingBitCommitments::receive_bit_commitments(std::vector<BitCommitment> commitments) && {
   if (!s_) return consumed();

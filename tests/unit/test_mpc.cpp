@@ -252,6 +252,62 @@ TEST_CASE("any number of parties: the dealer pads to a power of two") {
   }
 }
 
+TEST_CASE("a dealer rebuilt from its padding seed and the same messages decides the same challenges and proof") {
+  // Three real parties: one padding party, whose randomness is the seed's.
+  SystemRandom rng;
+  const SessionParams params{16, 3, session_label("rebuilt", 16, 3, "takeover")};
+  std::array<uint8_t, kPaddingSeedBytes> seed{};
+  randombytes_buf(seed.data(), seed.size());
+  std::vector<PartyAwaitingBitChallenge> round1;
+  std::vector<BitCommitment> bits;
+  for (size_t j = 0; j < params.parties; ++j) {
+    auto p = PartyAwaitingPosition::create(gens(), pc(), params, 1000 + j, Scalar::random(rng));
+    REQUIRE(p.ok());
+    auto r = std::move(*p).assign_position(j);
+    REQUIRE(r.ok());
+    bits.push_back(r->second);
+    round1.push_back(std::move(r->first));
+  }
+  // Two dealers fed the same seed and the same messages, round by round.
+  auto a0 = DealerAwaitingBitCommitments::create(gens(), pc(), params, seed);
+  auto b0 = DealerAwaitingBitCommitments::create(gens(), pc(), params, seed);
+  REQUIRE((a0.ok() && b0.ok()));
+  auto a1 = std::move(*a0).receive_bit_commitments(bits);
+  auto b1 = std::move(*b0).receive_bit_commitments(bits);
+  REQUIRE((a1.ok() && b1.ok()));
+  CHECK(bincode(a1->second) == bincode(b1->second));
+  CHECK(a1->second.bit_commitments == b1->second.bit_commitments);  // the padding party's too
+  std::vector<PolyCommitment> polys;
+  std::vector<PartyAwaitingPolyChallenge> round2;
+  for (auto& party : round1) {
+    auto r = std::move(party).apply_challenge(a1->second);
+    REQUIRE(r.ok());
+    polys.push_back(r->second);
+    round2.push_back(std::move(r->first));
+  }
+  auto a2 = std::move(a1->first).receive_poly_commitments(polys);
+  auto b2 = std::move(b1->first).receive_poly_commitments(polys);
+  REQUIRE((a2.ok() && b2.ok()));
+  CHECK(bincode(a2->second) == bincode(b2->second));
+  std::vector<ProofShare> shares;
+  for (auto& party : round2) {
+    auto r = std::move(party).apply_challenge(a2->second);
+    REQUIRE(r.ok());
+    shares.push_back(r->second);
+  }
+  auto a3 = std::move(a2->first).receive_shares(shares);
+  auto b3 = std::move(b2->first).receive_shares(shares);
+  REQUIRE((a3.ok() && b3.ok()));
+  CHECK(a3->proof.to_bytes() == b3->proof.to_bytes());
+  // Another seed: other padding commitments, so another challenge.
+  std::array<uint8_t, kPaddingSeedBytes> other = seed;
+  other[0] ^= 1;
+  auto c0 = DealerAwaitingBitCommitments::create(gens(), pc(), params, other);
+  auto c1 = std::move(*c0).receive_bit_commitments(bits);
+  REQUIRE(c1.ok());
+  CHECK_FALSE(bincode(c1->second) == bincode(a1->second));
+}
+
 TEST_CASE("a party refuses a dealer that steers, zeroes or changes a challenge") {
   SystemRandom rng;
   const SessionParams params{8, 2, session_label("steer", 8, 2, "x")};

@@ -11,9 +11,16 @@
 //
 // Any number of real parties from 1 to 64 is accepted: the dealer completes the next power
 // of two with padding parties it runs itself (value 0, blinding 0).
+//
+// A dealer is rebuilt from what it accepted: the same padding seed and the same messages,
+// fed through the same transitions, give the same challenges and the same proof, byte for
+// byte (the challenges come from the transcript, the padding parties' randomness from the
+// seed). That is how another replica takes a session over from a checkpoint.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -32,11 +39,18 @@ struct DealerFactory;  // test hook (deterministic randomness), not installed
 class DealerAwaitingPolyCommitments;
 class DealerAwaitingProofShares;
 
+inline constexpr size_t kPaddingSeedBytes = 32;
+
 class DealerAwaitingBitCommitments {
  public:
   // The generators must outlive the dealer and hold n bits for padded_m parties.
   static MpcResult<DealerAwaitingBitCommitments> create(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
                                                         const SessionParams& params);
+  // The padding parties' randomness from `padding_seed` (32 bytes the caller drew and keeps
+  // in its checkpoint). They prove value 0 with blinding 0, so the seed hides nothing.
+  static MpcResult<DealerAwaitingBitCommitments> create(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
+                                                        const SessionParams& params,
+                                                        std::span<const uint8_t, kPaddingSeedBytes> padding_seed);
 
   // One commitment per real party, in position order.
   MpcResult<std::pair<DealerAwaitingPolyCommitments, BitChallengeMsg>> receive_bit_commitments(
