@@ -12,19 +12,6 @@ namespace {
 
 using namespace detail;
 
-Result<BitCommitment, CodecError> decode(const pb::BitCommitment& m) {
-  BP_TRY(V, point(m.v(), "V"));
-  BP_TRY(A, point(m.a(), "A"));
-  BP_TRY(S, point(m.s(), "S"));
-  return BitCommitment{V, A, S};
-}
-
-Result<PolyCommitment, CodecError> decode(const pb::PolyCommitment& m) {
-  BP_TRY(T1, point(m.t1(), "T1"));
-  BP_TRY(T2, point(m.t2(), "T2"));
-  return PolyCommitment{T1, T2};
-}
-
 template <class T>
 Result<Message, CodecError> as_message(Result<T, CodecError> decoded) {
   if (!decoded) return decoded.error();
@@ -40,7 +27,7 @@ Result<Message, CodecError> decode_message(const pb::BitChallenge& m, const Limi
   out.y = y;
   out.z = z;
   for (const auto& c : m.commitments()) {
-    BP_TRY(d, decode(c));
+    BP_TRY(d, bit_commitment(c));
     out.bit_commitments.push_back(d);
   }
   return Message{std::move(out)};
@@ -53,7 +40,7 @@ Result<Message, CodecError> decode_message(const pb::PolyChallenge& m, const Lim
   BP_TRY(x, scalar(m.x(), "x"));
   out.x = x;
   for (const auto& c : m.commitments()) {
-    BP_TRY(d, decode(c));
+    BP_TRY(d, poly_commitment(c));
     out.poly_commitments.push_back(d);
   }
   return Message{std::move(out)};
@@ -113,7 +100,11 @@ Result<Message, CodecError> decode_message(const pb::Abort& m, const Limits& lim
   if (m.reason().size() > limits.max_label_bytes) return error(CodecErrorKind::TooMany, "abort reason too long");
   if (static_cast<size_t>(m.blamed_size()) > limits.max_parties)
     return error(CodecErrorKind::TooMany, "too many blamed positions");
-  AbortMsg out{m.reason(), {}};
+  if (m.reconnect_after_ms() > kMaxReconnectAfterMs)
+    return error(CodecErrorKind::BadLength, "reconnect_after_ms over " + std::to_string(kMaxReconnectAfterMs));
+  if (m.reconnect_after_ms() != 0 && m.blamed_size() != 0)
+    return error(CodecErrorKind::BadLength, "an abort that asks to reconnect blames nobody");
+  AbortMsg out{m.reason(), {}, m.reconnect_after_ms()};
   for (uint32_t j : m.blamed()) {
     if (j >= limits.max_parties) return error(CodecErrorKind::BadLength, "a blamed position outside any session");
     out.blamed.push_back(j);
@@ -205,8 +196,8 @@ Result<Message, CodecError> decode_message(const pb::SessionList& m, const Limit
 
 Result<Message, CodecError> decode_body(const pb::Envelope& env, const Limits& limits) {
   switch (env.body_case()) {
-    case pb::Envelope::kBitCommitment: return as_message(decode(env.bit_commitment()));
-    case pb::Envelope::kPolyCommitment: return as_message(decode(env.poly_commitment()));
+    case pb::Envelope::kBitCommitment: return as_message(bit_commitment(env.bit_commitment()));
+    case pb::Envelope::kPolyCommitment: return as_message(poly_commitment(env.poly_commitment()));
     case pb::Envelope::kBitChallenge: return decode_message(env.bit_challenge(), limits);
     case pb::Envelope::kPolyChallenge: return decode_message(env.poly_challenge(), limits);
     case pb::Envelope::kProofShare: return decode_message(env.proof_share(), limits);

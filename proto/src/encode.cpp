@@ -51,6 +51,7 @@ std::vector<uint8_t> encode(const Message& message) {
       auto* m = env.mutable_abort();
       m->set_reason(a.reason);
       for (size_t j : a.blamed) m->add_blamed(static_cast<uint32_t>(j));
+      m->set_reconnect_after_ms(a.reconnect_after_ms);
     }
     void operator()(const CreateSessionMsg& c) {
       auto* m = env.mutable_create_session();

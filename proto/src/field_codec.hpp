@@ -93,16 +93,23 @@ inline Result<std::optional<KeySignature>, CodecError> key_signature(const std::
 
 inline std::string text_of(std::span<const uint8_t> b) { return {reinterpret_cast<const char*>(b.data()), b.size()}; }
 
-// Tries each decoder in turn, stopping at the first error.
-#define BP_TRY(var, expr)          \
-  auto var##_result = (expr);      \
-  if (!var##_result) return var##_result.error(); \
-  auto var = std::move(*var##_result)
-
 // Stops at the first field that fails its check.
 #define BP_TRY(var, expr)                         \
   auto var##_result = (expr);                     \
   if (!var##_result) return var##_result.error(); \
   auto var = std::move(*var##_result)
+
+inline Result<BitCommitment, CodecError> bit_commitment(const pb::BitCommitment& m) {
+  BP_TRY(V, point(m.v(), "V"));
+  BP_TRY(A, point(m.a(), "A"));
+  BP_TRY(S, point(m.s(), "S"));
+  return BitCommitment{V, A, S};
+}
+
+inline Result<PolyCommitment, CodecError> poly_commitment(const pb::PolyCommitment& m) {
+  BP_TRY(T1, point(m.t1(), "T1"));
+  BP_TRY(T2, point(m.t2(), "T2"));
+  return PolyCommitment{T1, T2};
+}
 
 }  // namespace bp::wire::detail

@@ -58,6 +58,48 @@ Result<std::vector<ProofRecord>, std::string> parse_proof_records(std::string_vi
   return records;
 }
 
+Result<OutcomeRecord, std::string> parse_outcome_record(std::string_view text) {
+  const auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) return std::string("not a JSON object");
+  const auto status = doc.value("status", std::string());
+  const auto positions = [&](const char* key, size_t limit) -> std::optional<std::vector<size_t>> {
+    std::vector<size_t> out;
+    const auto it = doc.find(key);
+    if (it == doc.end()) return out;
+    if (!it->is_array() || it->size() > limit) return std::nullopt;
+    for (const auto& p : *it) {
+      if (!p.is_number_unsigned() || p.get<size_t>() >= limit) return std::nullopt;
+      out.push_back(p.get<size_t>());
+    }
+    return out;
+  };
+  if (status == "aborted") {
+    const auto reason = doc.find("reason");
+    const auto blamed = positions("blamed", 64);
+    if (reason == doc.end() || !reason->is_string() || reason->get<std::string>().size() > 1024 || !blamed)
+      return std::string("an abort record needs a reason and blamed positions");
+    return OutcomeRecord{AbortMsg{reason->get<std::string>(), *blamed}};
+  }
+  if (status != "completed") return std::string("status: neither completed nor aborted");
+  auto proof = parse_proof_record(text);
+  if (!proof) return proof.error();
+  const auto padding = positions("padding", proof->commitments.size());
+  if (!padding) return std::string("padding: positions inside the proof's commitments");
+  ResultMsg result{mpc::AggregationResult{proof->n, proof->label, proof->commitments, *padding, std::move(proof->proof)},
+                   std::nullopt};
+  const auto id = doc.value("session_id", std::string());
+  const auto key = from_hex(doc.value("dealer_key", std::string()));
+  const auto signature = from_hex(doc.value("dealer_signature", std::string()));
+  if (!valid_session_id(id) || !key || key->size() != kPublicKeyBytes || !signature ||
+      signature->size() != kSignatureBytes)
+    return std::string("a completed record carries its session id and the dealer's key and signature");
+  Attestation attestation{id, {}, {}};
+  std::copy(key->begin(), key->end(), attestation.dealer_key.begin());
+  std::copy(signature->begin(), signature->end(), attestation.signature.begin());
+  result.attestation = attestation;
+  return OutcomeRecord{std::move(result)};
+}
+
 BatchOutcome verify_records(const std::vector<ProofRecord>& records, const BulletproofGens& bp_gens,
                             const PedersenGens& pc_gens, unsigned threads) {
   std::deque<Transcript> transcripts;

@@ -6,6 +6,7 @@
 #include "aggregation.pb.h"
 #include "bp/mpc/dealer.hpp"
 #include "bp/mpc/party.hpp"
+#include "bp/wire/checkpoint.hpp"
 #include "bp/wire/codec.hpp"
 
 using namespace bp;
@@ -240,4 +241,51 @@ TEST_CASE("oversized vectors and inconsistent results are refused") {
   env = envelope_of(Message{ResultMsg{sample().result, std::nullopt}});
   env.mutable_result()->set_padding_positions(0, 9);
   CHECK(decode_error(env) == CodecErrorKind::BadLength);
+}
+
+TEST_CASE("1.3: an abort that asks the party to join again, and its limits") {
+  const AbortMsg again{"the session moves on: this dealer replica is shutting down; join again", {}, 250};
+  CHECK(round_trip(again) == again);
+  CHECK(decode(encode(Message{AbortMsg{"x", {}, kMaxReconnectAfterMs + 1}})).error().kind == CodecErrorKind::BadLength);
+  CHECK(decode(encode(Message{AbortMsg{"x", {1}, 250}})).error().kind == CodecErrorKind::BadLength);  // it blames nobody
+  // A 1.2 abort (no field 3) reads as an end, as it always did.
+  auto env = envelope_of(Message{AbortMsg{"round deadline passed", {2}}});
+  CHECK(env.abort().reconnect_after_ms() == 0);
+}
+
+TEST_CASE("a dealer checkpoint round-trips, and every field read back from a record is checked") {
+  const Sample& s = sample();
+  DealerCheckpoint c;
+  c.n = 16;
+  c.parties = 3;
+  c.transcript_label = mpc::session_label(std::string(32, 'a'), 16, 3, "wire");
+  c.round_timeout_ms = 30000;
+  c.allowed_parties = {PublicKey{1}, PublicKey{2}, PublicKey{3}};
+  c.owner_key = PublicKey{4};
+  c.owner_address = "10.0.0.7";
+  c.padding_seed[0] = 9;
+  c.seats = {{true, hash_resume_token(std::vector<uint8_t>(16, 1)), "10.0.0.8:5000"}, {true, {}, ""}, {true, {}, ""}};
+  c.bit_commitments = s.bit_challenge.bit_commitments;
+  c.bit_commitments.resize(3);
+  auto back = decode_checkpoint(encode_checkpoint(c));
+  REQUIRE(back.ok());
+  CHECK(*back == c);
+  c.poly_commitments = {s.poly, s.poly, s.poly};
+  CHECK(*decode_checkpoint(encode_checkpoint(c)) == c);
+
+  auto refused = [&](auto change) {
+    DealerCheckpoint bad = c;
+    change(bad);
+    return !decode_checkpoint(encode_checkpoint(bad)).ok();
+  };
+  CHECK(refused([](DealerCheckpoint& b) { b.n = 7; }));
+  CHECK(refused([](DealerCheckpoint& b) { b.parties = 65; }));
+  CHECK(refused([](DealerCheckpoint& b) { b.seats.pop_back(); }));
+  CHECK(refused([](DealerCheckpoint& b) { b.allowed_parties.pop_back(); }));
+  CHECK(refused([](DealerCheckpoint& b) { b.bit_commitments.pop_back(); }));  // a round is every party's or none
+  CHECK(refused([](DealerCheckpoint& b) { b.bit_commitments.clear(); }));     // round 2 without round 1
+  CHECK(refused([](DealerCheckpoint& b) { b.seats[1].taken = false; }));      // round 1 with a free seat
+  CHECK(refused([](DealerCheckpoint& b) { b.bit_commitments[0].A_j.bytes[31] = 0xff; }));  // not a point
+  CHECK_FALSE(decode_checkpoint(std::vector<uint8_t>{0xff, 0x01}).ok());
+  CHECK(hash_resume_token(std::vector<uint8_t>(16, 1)) != hash_resume_token(std::vector<uint8_t>(16, 2)));
 }

@@ -20,8 +20,12 @@ namespace bp::wire {
 struct AbortMsg {
   std::string reason;
   std::vector<size_t> blamed;
+  // 1.3: nonzero means the session goes on: join again with the resume token after this long.
+  uint32_t reconnect_after_ms = 0;
   friend bool operator==(const AbortMsg&, const AbortMsg&) = default;
 };
+// The most a dealer asks a party to wait before it joins again (a larger value is refused).
+inline constexpr uint32_t kMaxReconnectAfterMs = 60000;
 
 // A public key and its signature over one of the statements in bp/wire/auth.hpp.
 struct KeySignature {

@@ -5,10 +5,12 @@
 
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "bp/batch_verification.hpp"
 #include "bp/errors.hpp"
+#include "bp/wire/messages.hpp"
 
 namespace bp::wire {
 
@@ -25,6 +27,12 @@ Result<ProofRecord, std::string> parse_proof_record(std::string_view json);
 // Records per line of `text` (blank lines skipped). At most `max_records`; on the first bad
 // line, the reason names the line.
 Result<std::vector<ProofRecord>, std::string> parse_proof_records(std::string_view text, size_t max_records);
+
+// A session's outcome as the dealer records it ({"status":"completed"|"aborted", ...}, see
+// docs/operations.md): the signed result (with its padding positions and attestation), or
+// the abort with its reason and blamed positions.
+using OutcomeRecord = std::variant<ResultMsg, AbortMsg>;
+Result<OutcomeRecord, std::string> parse_outcome_record(std::string_view json);
 
 // Each record under Transcript(label); the failed indices are record indices.
 BatchOutcome verify_records(const std::vector<ProofRecord>& records, const BulletproofGens& bp_gens,

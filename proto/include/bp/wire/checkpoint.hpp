@@ -1,0 +1,50 @@
+// The dealer's checkpoint of a running session (proto/checkpoint.proto): what the record
+// holds so that a replica can rebuild the dealer after a takeover. Decoding checks every
+// field as strictly as a frame from the network: the record is outside this process.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bp/errors.hpp"
+#include "bp/mpc/messages.hpp"
+#include "bp/wire/codec.hpp"
+#include "bp/wire/identity.hpp"
+
+namespace bp::wire {
+
+inline constexpr size_t kTokenHashBytes = 32;
+using TokenHash = std::array<uint8_t, kTokenHashBytes>;
+// What a seat keeps of its resume token: BLAKE2b-256 of it.
+TokenHash hash_resume_token(std::span<const uint8_t> token);
+
+struct SeatCheckpoint {
+  bool taken = false;
+  TokenHash token_hash{};
+  std::string peer;
+  friend bool operator==(const SeatCheckpoint&, const SeatCheckpoint&) = default;
+};
+
+struct DealerCheckpoint {
+  size_t n = 64;
+  size_t parties = 1;
+  std::string transcript_label;
+  uint32_t round_timeout_ms = 0;
+  std::vector<PublicKey> allowed_parties;  // empty, or one per position
+  std::optional<PublicKey> owner_key;
+  std::string owner_address;
+  std::array<uint8_t, 32> padding_seed{};
+  std::vector<SeatCheckpoint> seats;              // one per position
+  std::vector<BitCommitment> bit_commitments;     // empty, or one per party: round 1 decided
+  std::vector<PolyCommitment> poly_commitments;   // empty, or one per party: round 2 decided
+  friend bool operator==(const DealerCheckpoint&, const DealerCheckpoint&) = default;
+};
+
+std::vector<uint8_t> encode_checkpoint(const DealerCheckpoint& checkpoint);
+Result<DealerCheckpoint, CodecError> decode_checkpoint(std::span<const uint8_t> bytes, const Limits& limits = {});
+
+}  // namespace bp::wire

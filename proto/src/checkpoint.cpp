@@ -1,0 +1,113 @@
+#include "bp/wire/checkpoint.hpp"
+
+#include <sodium.h>
+
+#include <algorithm>
+
+#include "checkpoint.pb.h"
+#include "field_codec.hpp"
+
+namespace bp::wire {
+
+using namespace detail;
+namespace record = ::bp::record::v1;
+
+namespace {
+constexpr uint32_t kCheckpointFormat = 1;
+}
+
+TokenHash hash_resume_token(std::span<const uint8_t> token) {
+  TokenHash out{};
+  crypto_generichash(out.data(), out.size(), token.data(), token.size(), nullptr, 0);
+  return out;
+}
+
+std::vector<uint8_t> encode_checkpoint(const DealerCheckpoint& c) {
+  record::DealerCheckpoint m;
+  m.set_format(kCheckpointFormat);
+  m.set_n(static_cast<uint32_t>(c.n));
+  m.set_parties(static_cast<uint32_t>(c.parties));
+  m.set_transcript_label(c.transcript_label);
+  m.set_round_timeout_ms(c.round_timeout_ms);
+  for (const auto& key : c.allowed_parties) m.add_allowed_parties(text_of(key));
+  if (c.owner_key) m.set_owner_key(text_of(*c.owner_key));
+  m.set_owner_address(c.owner_address);
+  m.set_padding_seed(text_of(c.padding_seed));
+  for (const auto& seat : c.seats) {
+    auto* s = m.add_seats();
+    s->set_taken(seat.taken);
+    if (seat.taken) s->set_token_hash(text_of(seat.token_hash));
+    s->set_peer(seat.peer);
+  }
+  for (const auto& b : c.bit_commitments) fill(m.add_bit_commitments(), b);
+  for (const auto& p : c.poly_commitments) fill(m.add_poly_commitments(), p);
+  std::vector<uint8_t> out(m.ByteSizeLong());
+  m.SerializeToArray(out.data(), static_cast<int>(out.size()));
+  return out;
+}
+
+Result<DealerCheckpoint, CodecError> decode_checkpoint(std::span<const uint8_t> bytes, const Limits& limits) {
+  record::DealerCheckpoint m;
+  if (bytes.size() > 4 * limits.max_frame_bytes || !m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return error(CodecErrorKind::Unparseable, "not a dealer checkpoint");
+  if (m.format() != kCheckpointFormat)
+    return error(CodecErrorKind::UnsupportedVersion, "checkpoint format " + std::to_string(m.format()));
+  if (!is_valid_bitsize(m.n())) return error(CodecErrorKind::BadLength, "n is not 8, 16, 32 or 64");
+  if (m.parties() == 0 || m.parties() > limits.max_parties)
+    return error(CodecErrorKind::TooMany, "parties must be 1.." + std::to_string(limits.max_parties));
+  if (m.transcript_label().size() > 2 * limits.max_label_bytes) return error(CodecErrorKind::TooMany, "label too long");
+  if (m.owner_address().size() > 64 || m.seats_size() != static_cast<int>(m.parties()))
+    return error(CodecErrorKind::BadLength, "one seat per party");
+  if (m.allowed_parties_size() != 0 && m.allowed_parties_size() != static_cast<int>(m.parties()))
+    return error(CodecErrorKind::BadLength, "the allow-list names one key per party or none");
+  // Round 2 is decided only after round 1; each round holds every party's message or none.
+  const int parties = static_cast<int>(m.parties());
+  if ((m.bit_commitments_size() != 0 && m.bit_commitments_size() != parties) ||
+      (m.poly_commitments_size() != 0 && m.poly_commitments_size() != parties) ||
+      (m.poly_commitments_size() != 0 && m.bit_commitments_size() == 0))
+    return error(CodecErrorKind::BadLength, "a round's commitments are every party's or none");
+
+  DealerCheckpoint out;
+  out.n = m.n();
+  out.parties = m.parties();
+  out.transcript_label = m.transcript_label();
+  out.round_timeout_ms = m.round_timeout_ms();
+  for (const auto& key : m.allowed_parties()) {
+    BP_TRY(k, fixed<kPublicKeyBytes>(key, "allowed party key"));
+    out.allowed_parties.push_back(k);
+  }
+  if (!m.owner_key().empty()) {
+    BP_TRY(k, fixed<kPublicKeyBytes>(m.owner_key(), "owner key"));
+    out.owner_key = k;
+  }
+  out.owner_address = m.owner_address();
+  BP_TRY(seed, fixed<32>(m.padding_seed(), "padding seed"));
+  out.padding_seed = seed;
+  for (const auto& s : m.seats()) {
+    SeatCheckpoint seat;
+    seat.taken = s.taken();
+    if (seat.taken) {
+      BP_TRY(h, fixed<kTokenHashBytes>(s.token_hash(), "token hash"));
+      seat.token_hash = h;
+    } else if (!s.token_hash().empty()) {
+      return error(CodecErrorKind::BadLength, "a free seat has no token");
+    }
+    if (s.peer().size() > 64) return error(CodecErrorKind::TooMany, "peer address too long");
+    seat.peer = s.peer();
+    out.seats.push_back(std::move(seat));
+  }
+  const bool all_seated = std::all_of(out.seats.begin(), out.seats.end(), [](const auto& s) { return s.taken; });
+  if (m.bit_commitments_size() != 0 && !all_seated)
+    return error(CodecErrorKind::BadLength, "round 1 decided with a free seat");
+  for (const auto& b : m.bit_commitments()) {
+    BP_TRY(c, bit_commitment(b));
+    out.bit_commitments.push_back(c);
+  }
+  for (const auto& p : m.poly_commitments()) {
+    BP_TRY(c, poly_commitment(p));
+    out.poly_commitments.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace bp::wire
