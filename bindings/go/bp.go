@@ -37,6 +37,7 @@ const (
 	VerifyFailed    ErrorKind = C.BP_ERR_VERIFY_FAILED
 	Cancelled       ErrorKind = C.BP_ERR_CANCELLED
 	Internal        ErrorKind = C.BP_ERR_INTERNAL
+	Unavailable     ErrorKind = C.BP_ERR_UNAVAILABLE // the session was not reachable again within the reconnect policy
 )
 
 func (k ErrorKind) String() string { return C.GoString(C.bp_error_kind_name(C.int(k))) }

@@ -22,7 +22,16 @@ type Options struct {
 	CAFile            string        // wss://: the dealer's certificate must chain to this PEM CA
 	Identity          *Key          // signs the join or the session request; nil: anonymous
 	DealerKey         *[32]byte     // refuse a dealer with any other key
-	ReconnectAttempts int           // after a drop with a seat; < 0: the default (3)
+	// The reconnect policy: a join whose connection drops, or whose dealer moves the session
+	// to another replica, joins again with its seat's token; per outage at most
+	// ReconnectAttempts connections (0: none; < 0: the default, 20) and ReconnectGiveUpAfter
+	// (0: 60 s), waiting ReconnectFirstDelay (0: 200 ms) doubling up to ReconnectMaxDelay
+	// (0: 5 s); then an Unavailable error.
+	ReconnectAttempts    int
+	ReconnectFirstDelay  time.Duration
+	ReconnectMaxDelay    time.Duration
+	ReconnectGiveUpAfter time.Duration
+	IdleTimeout          time.Duration // a dealer answering no ping this long is left; 0: 15 s
 }
 
 // cOptions is the C struct and the C memory it points into (freed by release).
@@ -52,6 +61,10 @@ func (o *Options) toC() *cOptions {
 		out.c.dealer_key = (*C.uint8_t)(p)
 	}
 	out.c.reconnect_attempts = C.int(o.ReconnectAttempts)
+	out.c.reconnect_first_delay_ms = C.uint32_t(o.ReconnectFirstDelay / time.Millisecond)
+	out.c.reconnect_max_delay_ms = C.uint32_t(o.ReconnectMaxDelay / time.Millisecond)
+	out.c.reconnect_give_up_after_ms = C.uint32_t(o.ReconnectGiveUpAfter / time.Millisecond)
+	out.c.idle_timeout_ms = C.uint32_t(o.IdleTimeout / time.Millisecond)
 	return out
 }
 

@@ -11,6 +11,7 @@
 
 #include "bp/client/party_client.hpp"
 #include "bp/hex.hpp"
+#include "bp/json.hpp"
 #include "bp/random.hpp"
 #include "bp/wire/identity.hpp"
 #include "bp/wire/json.hpp"
@@ -28,9 +29,13 @@ constexpr const char* kUsage =
     "      the keys (hex or .pub files) of the parties, in position order; prints the session id\n"
     "      (ID, 32 hex characters, if given; else a random one)\n"
     "  bp-party join --dealer ws[s]://HOST:PORT --session ID --value V --key KEY_FILE [--blinding HEX]\n"
-    "                [--timeout-ms T]\n"
+    "                [--timeout-ms T] [--reconnect-attempts N] [--reconnect-give-up-ms T] [--events FILE]\n"
     "      prints the final JSON (bits, label, commitments, proof, padding, position, session,\n"
-    "      dealer_key, dealer_signature); on an abort exits 2 with 'abort: <reason> blamed=[..]'\n"
+    "      dealer_key, dealer_signature); on an abort exits 2 with 'abort: <reason> blamed=[..]'.\n"
+    "      A dropped connection, or a dealer that hands the session to another replica, is\n"
+    "      followed by joining again with the seat's token: at most N connections (default 20)\n"
+    "      and T ms (default 60000) per outage, each noted on stderr. --events appends one JSON\n"
+    "      line per step (connections, joins, each challenge answered or replayed, the end).\n"
     "  bp-party sessions --dealer ws[s]://HOST:PORT --key OPERATOR_KEY_FILE [--cancel ID1,ID2,...]\n"
     "      lists the open sessions this operator key created on that dealer (one line each: id,\n"
     "      phase, parties joined/total, bits), after cancelling those given with --cancel\n"
@@ -148,9 +153,44 @@ int create_session(int argc, char** argv) {
   return 0;
 }
 
+const char* event_name(bp::client::PartyEvent::Kind kind) {
+  using Kind = bp::client::PartyEvent::Kind;
+  switch (kind) {
+    case Kind::Connecting: return "connecting";
+    case Kind::Joined: return "joined";
+    case Kind::Resumed: return "resumed";
+    case Kind::Answered: return "answered";
+    case Kind::Replayed: return "replayed";
+    case Kind::Reconnecting: return "reconnecting";
+    case Kind::GaveUp: return "gave_up";
+    case Kind::Done: return "done";
+  }
+  return "?";
+}
+
+// Each step on stderr when it is news to a person (a reconnection), and as a JSON line in
+// `events` (if open) for a checker.
+void report(const bp::client::PartyEvent& e, std::FILE* events) {
+  using Kind = bp::client::PartyEvent::Kind;
+  if (e.kind == Kind::Reconnecting)
+    std::fprintf(stderr, "bp-party: joining again in %lld ms (connection %zu of this outage): %s\n",
+                 static_cast<long long>(e.delay.count()), e.attempt, e.detail.c_str());
+  if (!events) return;
+  const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::system_clock::now().time_since_epoch());
+  bp::JsonObject line;
+  line.number("time_ms", static_cast<uint64_t>(now.count())).text("event", event_name(e.kind));
+  line.number("position", e.position).number("attempt", e.attempt);
+  if (e.round != 0) line.number("round", static_cast<size_t>(e.round)).text("challenge", e.challenge);
+  if (!e.detail.empty()) line.text("detail", e.detail);
+  if (e.kind == Kind::Reconnecting) line.number("delay_ms", static_cast<uint64_t>(e.delay.count()));
+  std::fprintf(events, "%s\n", line.str().c_str());
+  std::fflush(events);
+}
+
 int join(int argc, char** argv) {
   const Flags f = parse(argc, argv, {"dealer", "session", "value", "blinding", "timeout-ms", "ca", "insecure-skip-verify",
-                                     "key", "dealer-key"});
+                                     "key", "dealer-key", "reconnect-attempts", "reconnect-give-up-ms", "events"});
   if (!f.error.empty()) return usage_error(f.error);
   const auto dealer = bp::client::parse_endpoint(f.get("dealer"));
   if (!dealer) return usage_error("--dealer must be ws://HOST:PORT or wss://HOST:PORT");
@@ -174,8 +214,20 @@ int join(int argc, char** argv) {
   if (!common) return usage_error(error);
   bp::client::Options options = std::move(*common);
   options.timeout = std::chrono::milliseconds(timeout);
+  uint64_t attempts = options.reconnect.attempts, give_up = static_cast<uint64_t>(options.reconnect.give_up_after.count());
+  if (f.has("reconnect-attempts") && (!parse_u64(f.get("reconnect-attempts"), attempts) || attempts > 10000))
+    return usage_error("--reconnect-attempts must be a number up to 10000");
+  if (f.has("reconnect-give-up-ms") && !parse_u64(f.get("reconnect-give-up-ms"), give_up))
+    return usage_error("--reconnect-give-up-ms must be a number of milliseconds");
+  options.reconnect.attempts = static_cast<unsigned>(attempts);
+  options.reconnect.give_up_after = std::chrono::milliseconds(give_up);
+  std::FILE* events = nullptr;
+  if (f.has("events") && !(events = std::fopen(f.get("events").c_str(), "a")))
+    return usage_error("cannot open --events file " + f.get("events") + ": " + std::strerror(errno));
+  options.on_event = [events](const bp::client::PartyEvent& e) { report(e, events); };
   auto outcome = bp::client::join_and_prove(*dealer, f.get("session"), value, blinding, options);
   blinding.wipe();
+  if (events) std::fclose(events);
   if (!outcome) return client_failure(outcome.error());
   std::printf("%s\n", bp::wire::result_json(outcome->result, outcome->position, outcome->attestation).c_str());
   return 0;

@@ -24,6 +24,11 @@ using tcp = asio::ip::tcp;
 ClientError protocol_error(const std::string& what) { return {ClientErrorKind::Protocol, what, {}}; }
 
 namespace {
+// A fault of the path: another connection may not meet it.
+ClientError lost(const std::string& what) { return {ClientErrorKind::Transport, what, {}, 0, true}; }
+}  // namespace
+
+namespace {
 
 template <bool Tls>
 class WebSocketConversation final : public Conversation,
@@ -59,6 +64,8 @@ class WebSocketConversation final : public Conversation,
     });
     resolver_.async_resolve(dealer_.host, std::to_string(dealer_.port),
                             [self = this->shared_from_this()](beast::error_code ec, tcp::resolver::results_type results) {
+                              if (ec == asio::error::host_not_found_try_again)
+                                return self->fail(lost("resolve: " + ec.message()));
                               if (ec) return self->fail({ClientErrorKind::Transport, "resolve: " + ec.message(), {}});
                               self->connect(results);
                             });
@@ -74,9 +81,12 @@ class WebSocketConversation final : public Conversation,
   }
 
   void connect(const tcp::resolver::results_type& results) {
+    // Connecting and the TLS handshake are bounded like the upgrade (a paused dealer's
+    // kernel still completes the TCP handshake, and then nothing answers).
+    beast::get_lowest_layer(ws_).expires_after(options_.idle_timeout);
     beast::get_lowest_layer(ws_).async_connect(
         results, [self = this->shared_from_this()](beast::error_code ec, const tcp::endpoint&) {
-          if (ec) return self->fail({ClientErrorKind::Transport, "connect: " + ec.message(), {}});
+          if (ec) return self->fail(lost("connect: " + ec.message()));
           // Every round is one small frame the dealer waits for: never hold one back for Nagle.
           beast::error_code ignored;
           beast::get_lowest_layer(self->ws_).socket().set_option(tcp::no_delay(true), ignored);
@@ -96,17 +106,29 @@ class WebSocketConversation final : public Conversation,
       ssl.set_verify_callback(asio::ssl::host_name_verification(dealer_.host));
     }
     ssl.async_handshake(asio::ssl::stream_base::client, [self = this->shared_from_this()](beast::error_code ec) {
-      if (ec) return self->fail({ClientErrorKind::Transport, "TLS handshake: " + ec.message(), {}});
+      // A certificate that does not verify fails the same way on every connection; a
+      // handshake cut short or timed out may pass.
+      if (ec && ec.category() == asio::error::get_ssl_category())
+        return self->fail({ClientErrorKind::Transport, "TLS handshake: " + ec.message(), {}});
+      if (ec) return self->fail(lost("TLS handshake: " + ec.message()));
       self->websocket_handshake();
     });
   }
 
   void websocket_handshake() {
+    beast::get_lowest_layer(ws_).expires_never();  // the WebSocket's own timeouts from here on
     ws_.binary(true);
     ws_.read_message_max(kMaxDealerFrameBytes);
+    // Pings keep a waiting party's connection open through balancers, and find a dealer
+    // that stopped answering (paused, cut off) in idle_timeout rather than never.
+    websocket::stream_base::timeout timeouts{};
+    timeouts.handshake_timeout = options_.idle_timeout;
+    timeouts.idle_timeout = options_.idle_timeout;
+    timeouts.keep_alive_pings = true;
+    ws_.set_option(timeouts);
     ws_.async_handshake(upgrade_response_, dealer_.host, target_, [self = this->shared_from_this()](beast::error_code ec) {
       if (ec == websocket::error::upgrade_declined) return self->fail(self->declined());
-      if (ec) return self->fail({ClientErrorKind::Transport, "handshake: " + ec.message(), {}});
+      if (ec) return self->fail(lost("handshake: " + ec.message()));
       self->phase_ = Phase::AwaitingHello;  // the dealer speaks first
       self->read();
     });
@@ -116,7 +138,7 @@ class WebSocketConversation final : public Conversation,
     buffer_.clear();
     ws_.async_read(buffer_, [self = this->shared_from_this()](beast::error_code ec, size_t) {
       if (self->phase_ == Phase::Ended) return;
-      if (ec) return self->fail({ClientErrorKind::Transport, "connection lost: " + ec.message(), {}});
+      if (ec) return self->fail(lost("connection lost: " + ec.message()));
       const auto data = self->buffer_.data();
       self->bytes_received_ += data.size();
       auto decoded = wire::decode({static_cast<const uint8_t*>(data.data()), data.size()},
@@ -128,7 +150,7 @@ class WebSocketConversation final : public Conversation,
 
   void on_frame(wire::Message message) {
     if (auto* abort = std::get_if<wire::AbortMsg>(&message))
-      return fail({ClientErrorKind::Aborted, abort->reason, abort->blamed});
+      return fail({ClientErrorKind::Aborted, abort->reason, abort->blamed, abort->reconnect_after_ms});
     if (phase_ == Phase::AwaitingHello) {
       auto* hello = std::get_if<wire::HelloMsg>(&message);
       if (!hello) return fail(protocol_error("the dealer did not start with Hello"));
@@ -150,7 +172,11 @@ class WebSocketConversation final : public Conversation,
     std::string reason = upgrade_response_.body().substr(0, 200);
     while (!reason.empty() && (reason.back() == '\n' || reason.back() == '\r')) reason.pop_back();
     if (reason.empty()) reason = "the dealer declined the WebSocket upgrade";
-    return {ClientErrorKind::Aborted, reason + " (HTTP " + std::to_string(upgrade_response_.result_int()) + ")", {}};
+    const unsigned status = upgrade_response_.result_int();
+    // A balancer with no replica to send us to, or a dealer at capacity or without its
+    // record: it may pass.
+    const bool may_pass = status == 502 || status == 503 || status == 504;
+    return {ClientErrorKind::Aborted, reason + " (HTTP " + std::to_string(status) + ")", {}, may_pass ? 1000u : 0u};
   }
 
   // Records what our signatures will be bound to: the dealer's nonce and key, and over TLS
@@ -192,7 +218,7 @@ class WebSocketConversation final : public Conversation,
   void write_now() {
     if (phase_ == Phase::Ended) return;
     ws_.async_write(asio::buffer(queue_.front()), [self = this->shared_from_this()](beast::error_code ec, size_t) {
-      if (ec) return self->fail({ClientErrorKind::Transport, "send: " + ec.message(), {}});
+      if (ec) return self->fail(lost("send: " + ec.message()));
       self->queue_.pop_front();
       if (!self->queue_.empty()) self->write_front();
     });

@@ -34,9 +34,11 @@ std::optional<Endpoint> parse_endpoint(std::string_view url) {
 }
 
 std::string describe(const ClientError& e) {
-  static constexpr const char* kNames[] = {"transport", "timeout", "protocol", "abort", "malicious dealer", "refused"};
+  static constexpr const char* kNames[] = {"transport", "timeout",  "protocol",   "abort",
+                                           "malicious dealer", "refused", "unavailable"};
   std::string out = std::string(kNames[static_cast<int>(e.kind)]) + ": " + e.detail;
-  if (e.kind == ClientErrorKind::Aborted || !e.blamed.empty()) {
+  // An abort names its culprits, even none; a refusal that asks us to come back blames nobody.
+  if ((e.kind == ClientErrorKind::Aborted && e.retry_after_ms == 0) || !e.blamed.empty()) {
     out += " blamed=[";
     out += comma_separated(e.blamed);
     out += "]";

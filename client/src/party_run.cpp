@@ -1,8 +1,13 @@
 // A party's side of a session: the protocol state between frames (mpc's type-states) and
-// the connections it takes. When a connection drops after the party has its seat, it joins
-// again with the seat's resume token (and its key), resends the last message it sent, and
-// answers a repeated challenge with the reply it gave before (mpc's replay), so the
-// session goes on.
+// the connections it takes. When a connection drops, or the dealer asks it to join again (a
+// replica hands the session over, or restarts), it connects again within its reconnect
+// policy, joins with the seat's resume token (and its key), resends the last message it
+// sent, and answers a repeated challenge with the reply it gave before (mpc's replay); a
+// different challenge for a round it answered is refused, so the session goes on wherever
+// it is rebuilt and no secret is ever answered twice.
+#include <sodium.h>
+
+#include <algorithm>
 #include <boost/asio/steady_timer.hpp>
 #include <map>
 #include <memory>
@@ -11,6 +16,7 @@
 
 #include "bp/client/link_emulation.hpp"
 #include "bp/client/party_client.hpp"
+#include "bp/hex.hpp"
 #include "bp/mpc/party.hpp"
 #include "conversation.hpp"
 #include "signing.hpp"
@@ -44,6 +50,23 @@ ClientError from_mpc(const mpc::MpcError& e) {
   return {kind, mpc::describe(e), e.blamed};
 }
 
+std::string hex_of(std::initializer_list<const Scalar*> scalars) {
+  std::string out;
+  for (const Scalar* s : scalars) out += to_hex(s->to_bytes());
+  return out;
+}
+std::string challenge_hex(const mpc::BitChallengeMsg& c) { return hex_of({&c.y, &c.z}); }
+std::string challenge_hex(const mpc::PolyChallengeMsg& c) { return hex_of({&c.x}); }
+int round_of(const mpc::BitChallengeMsg&) { return 1; }
+int round_of(const mpc::PolyChallengeMsg&) { return 2; }
+
+// The next wait of a policy's backoff: `base` with up to 20% either way, drawn from libsodium.
+std::chrono::milliseconds jittered(std::chrono::milliseconds base) {
+  const auto spread = static_cast<uint32_t>(base.count() / 5);
+  if (spread == 0) return base;
+  return base - std::chrono::milliseconds(spread) + std::chrono::milliseconds(randombytes_uniform(2 * spread + 1));
+}
+
 class PartyRun final : public detail::Dialogue, public std::enable_shared_from_this<PartyRun> {
  public:
   PartyRun(asio::io_context& ioc, Endpoint dealer, std::string session_id, uint64_t value, const Scalar& blinding,
@@ -59,7 +82,10 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
         retry_timer_(ioc) {}
   ~PartyRun() override { blinding_.wipe(); }
 
-  void connect() { conversation_ = detail::converse(ioc_, dealer_, session_id_, options_, link_, shared_from_this()); }
+  void connect() {
+    emit({PartyEvent::Kind::Connecting, outage_connections_, position_, 0, {}, {}, {}});
+    conversation_ = detail::converse(ioc_, dealer_, session_id_, options_, link_, shared_from_this());
+  }
 
   wire::Message opening(const wire::ChannelContext& channel) override {
     wire::JoinSessionMsg join{session_id_, resume_token_, std::nullopt};
@@ -74,17 +100,32 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
   }
 
   void on_fail(ClientError e) override {
-    const bool seated = !resume_token_.empty();
-    if (e.kind == ClientErrorKind::Transport && seated && reconnects_ < options_.reconnect_attempts) {
-      ++reconnects_;
-      count_bytes_of_connection();
-      retry_timer_.expires_after(options_.reconnect_delay);
-      retry_timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
-        if (!ec) self->connect();
-      });
-      return;
+    count_bytes_of_connection();
+    const auto& policy = options_.reconnect;
+    const bool may_pass = e.transient || e.retry_after_ms != 0;
+    if (!may_pass || finished_ || policy.attempts == 0) return finish(std::move(e));
+    const auto now = std::chrono::steady_clock::now();
+    if (!outage_started_) {
+      outage_started_ = now;
+      outage_connections_ = 0;
+      next_delay_ = policy.first_delay;
     }
-    finish(std::move(e));
+    const auto out_for = std::chrono::duration_cast<std::chrono::milliseconds>(now - *outage_started_);
+    if (outage_connections_ >= policy.attempts || out_for >= policy.give_up_after) {
+      emit({PartyEvent::Kind::GaveUp, outage_connections_, position_, 0, {}, describe(e), {}});
+      return finish(ClientError{ClientErrorKind::Unavailable,
+                                "gave up after " + std::to_string(outage_connections_) + " reconnections in " +
+                                    std::to_string(out_for.count()) + " ms: " + describe(e),
+                                e.blamed});
+    }
+    ++outage_connections_;
+    const auto delay = std::max(jittered(next_delay_), std::chrono::milliseconds(e.retry_after_ms));
+    next_delay_ = std::min(policy.max_delay, next_delay_ * 2);
+    emit({PartyEvent::Kind::Reconnecting, outage_connections_, position_, 0, {}, describe(e), delay});
+    retry_timer_.expires_after(delay);
+    retry_timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+      if (!ec) self->connect();
+    });
   }
 
  private:
@@ -92,9 +133,14 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
                              mpc::PartyAwaitingResult>;
 
   ClientResult<Step> handle(const wire::JoinedMsg& joined, const wire::ChannelContext&) {
+    outage_started_.reset();  // a seat held again ends the outage
     if (!std::holds_alternative<std::monostate>(state_)) {
-      // Our seat back after a reconnection: the same position, and our last message again.
-      if (joined.position != position_) return protocol_error("resumed at another position");
+      // Our seat back after a reconnection (on this replica or another that rebuilt the
+      // session): the same seat of the same session, and our last message again.
+      if (joined.position != position_ || joined.transcript_label != label_)
+        return protocol_error("resumed at another position or in another session");
+      resume_token_ = joined.resume_token;
+      emit({PartyEvent::Kind::Resumed, 0, position_, 0, {}, {}, {}});
       return last_sent_ ? send(*last_sent_) : Step{};
     }
     const mpc::SessionParams params{joined.n, joined.parties, joined.transcript_label};
@@ -104,8 +150,10 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
     auto next = std::move(*party).assign_position(joined.position);
     if (!next) return from_mpc(next.error());
     position_ = joined.position;
+    label_ = joined.transcript_label;
     resume_token_ = joined.resume_token;
     state_ = std::move(next->first);
+    emit({PartyEvent::Kind::Joined, 0, position_, 0, {}, {}, {}});
     return send(next->second);
   }
 
@@ -144,7 +192,8 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
   ClientResult<Step> answer(const Challenge& challenge, const char* what) {
     if (auto* answered = std::get_if<Answered>(&state_)) {
       auto again = answered->replay(challenge);
-      if (!again) return from_mpc(again.error());
+      if (!again) return from_mpc(again.error());  // a different challenge: never answered
+      emit({PartyEvent::Kind::Replayed, 0, position_, round_of(challenge), challenge_hex(challenge), {}, {}});
       return send(std::move(*again));
     }
     auto* awaiting = std::get_if<Awaiting>(&state_);
@@ -152,7 +201,12 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
     auto next = std::move(*awaiting).apply_challenge(challenge);
     if (!next) return from_mpc(next.error());
     state_ = std::move(next->first);
+    emit({PartyEvent::Kind::Answered, 0, position_, round_of(challenge), challenge_hex(challenge), {}, {}});
     return send(std::move(next->second));
+  }
+
+  void emit(PartyEvent event) const {
+    if (options_.on_event) options_.on_event(event);
   }
 
   Step send(wire::Message m) {
@@ -172,6 +226,8 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
   void finish(ClientResult<PartyOutcome> outcome) {
     if (finished_) return;
     finished_ = true;
+    retry_timer_.cancel();
+    emit({PartyEvent::Kind::Done, 0, position_, 0, {}, outcome ? std::string("ok") : describe(outcome.error()), {}});
     handler_(std::move(outcome));
   }
 
@@ -187,9 +243,13 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
   std::weak_ptr<detail::Conversation> conversation_;
   State state_;
   size_t position_ = 0;
+  std::string label_;
   std::vector<uint8_t> resume_token_;
   std::optional<wire::Message> last_sent_;
-  unsigned reconnects_ = 0;
+  // The outage we are in, if any: since when, and how many connections it has taken.
+  std::optional<std::chrono::steady_clock::time_point> outage_started_;
+  unsigned outage_connections_ = 0;
+  std::chrono::milliseconds next_delay_{0};
   size_t bytes_sent_ = 0, bytes_received_ = 0;  // of the connections that ended
   bool finished_ = false;
 };

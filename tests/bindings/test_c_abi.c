@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -187,14 +188,29 @@ static void test_cancel(void) {
   bp_join_result* result = NULL;
   CHECK(bp_join_and_prove(url, "00", 1, NULL, &bad_size, &result, &err) == BP_ERR_INVALID_ARGUMENT);
   close(listener);
-  /* Nobody listens now: a transport error, blocking form. */
+  /* Nobody listens now: with reconnection off, a transport error, blocking form. */
   bp_client_options options;
   bp_client_options_init(&options);
   options.timeout_ms = 5000;
+  options.reconnect_attempts = 0;
   CHECK(bp_join_and_prove(url, "00112233445566778899aabbccddeeff", 1, NULL, &options, &result, &err) ==
         BP_ERR_TRANSPORT);
   CHECK(err.kind == BP_ERR_TRANSPORT && strstr(err.message, "transport") != NULL);
   CHECK(result == NULL);
+  /* With the policy: two more connections 20 ms apart, then "unavailable" naming the cause. */
+  options.reconnect_attempts = 2;
+  options.reconnect_first_delay_ms = 20;
+  options.reconnect_max_delay_ms = 20;
+  CHECK(bp_join_and_prove(url, "00112233445566778899aabbccddeeff", 1, NULL, &options, &result, &err) ==
+        BP_ERR_UNAVAILABLE);
+  CHECK(strstr(err.message, "gave up after 2 reconnections") != NULL && strstr(err.message, "connect") != NULL);
+  CHECK(strcmp(bp_error_kind_name(BP_ERR_UNAVAILABLE), "unavailable") == 0);
+  /* A caller built against ABI 0.1 passes the smaller struct: still accepted. */
+  bp_client_options old;
+  bp_client_options_init(&old);
+  old.size = offsetof(bp_client_options, reconnect_first_delay_ms);
+  old.reconnect_attempts = 0;
+  CHECK(bp_join_and_prove(url, "00112233445566778899aabbccddeeff", 1, NULL, &old, &result, &err) == BP_ERR_TRANSPORT);
 }
 
 int main(void) {

@@ -36,8 +36,8 @@ int bp_abi_version(void) { return BP_ABI_MAJOR * 1000 + BP_ABI_MINOR; }
 const char* bp_error_kind_name(int kind) {
   static const char* const kNames[] = {"ok",       "transport",        "timeout",         "protocol",
                                        "abort",    "malicious dealer", "refused",         "invalid argument",
-                                       "verification failed", "cancelled", "internal"};
-  if (kind < 0 || kind > BP_ERR_INTERNAL) return "unknown";
+                                       "verification failed", "cancelled", "internal", "unavailable"};
+  if (kind < 0 || kind > BP_ERR_UNAVAILABLE) return "unknown";
   return kNames[kind];
 }
 

@@ -1,6 +1,7 @@
 // Sessions against a bp-dealer through the C ABI: create, join (blocking and background).
 #include <atomic>
 #include <condition_variable>
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -40,6 +41,7 @@ int client_failure(bp_error* err, const bp::client::ClientError& e) {
     case Kind::Aborted: kind = BP_ERR_ABORTED; break;
     case Kind::MaliciousDealer: kind = BP_ERR_MALICIOUS_DEALER; break;
     case Kind::Refused: kind = BP_ERR_REFUSED; break;
+    case Kind::Unavailable: kind = BP_ERR_UNAVAILABLE; break;
   }
   return fail(err, kind, bp::client::describe(e), e.blamed);
 }
@@ -48,10 +50,13 @@ int client_failure(bp_error* err, const bp::client::ClientError& e) {
 std::optional<bp::client::Options> to_options(const bp_client_options* in, std::string& why) {
   bp::client::Options out;
   if (in == nullptr) return out;
-  if (!bp::c_abi::sized(in)) {
+  // A caller built against ABI 0.1 passes the struct without the 0.2 fields.
+  constexpr size_t kAbi01Size = offsetof(bp_client_options, reconnect_first_delay_ms);
+  if (in->size < kAbi01Size || in->size > sizeof *in) {
     why = "options->size is not sizeof(bp_client_options) (call bp_client_options_init)";
     return std::nullopt;
   }
+  const bool has_policy = in->size >= sizeof *in;
   if (in->timeout_ms != 0) out.timeout = std::chrono::milliseconds(in->timeout_ms);
   if (in->ca_file != nullptr) out.ca_file = in->ca_file;
   if (in->identity != nullptr) out.identity = in->identity->identity;
@@ -60,7 +65,15 @@ std::optional<bp::client::Options> to_options(const bp_client_options* in, std::
     std::memcpy(key.data(), in->dealer_key, key.size());
     out.dealer_key = key;
   }
-  if (in->reconnect_attempts >= 0) out.reconnect_attempts = static_cast<unsigned>(in->reconnect_attempts);
+  if (in->reconnect_attempts >= 0) out.reconnect.attempts = static_cast<unsigned>(in->reconnect_attempts);
+  if (has_policy) {
+    using std::chrono::milliseconds;
+    if (in->reconnect_first_delay_ms != 0) out.reconnect.first_delay = milliseconds(in->reconnect_first_delay_ms);
+    if (in->reconnect_max_delay_ms != 0) out.reconnect.max_delay = milliseconds(in->reconnect_max_delay_ms);
+    if (in->reconnect_give_up_after_ms != 0)
+      out.reconnect.give_up_after = milliseconds(in->reconnect_give_up_after_ms);
+    if (in->idle_timeout_ms != 0) out.idle_timeout = milliseconds(in->idle_timeout_ms);
+  }
   return out;
 }
 

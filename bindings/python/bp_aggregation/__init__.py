@@ -23,6 +23,7 @@ from . import _native
 __all__ = [
     "BpError", "TransportError", "TimeoutError", "ProtocolError", "AbortedError", "MaliciousDealerError",
     "RefusedError", "InvalidArgumentError", "VerificationError", "CancelledError", "InternalError",
+    "UnavailableError",
     "Key", "random_blinding", "prove", "verify", "verify_batch", "create_session", "join_and_prove",
     "join_and_prove_async", "JoinResult", "abi_version",
 ]
@@ -50,6 +51,7 @@ class InvalidArgumentError(BpError, ValueError): code = 7
 class VerificationError(BpError): code = 8
 class CancelledError(BpError): code = 9
 class InternalError(BpError): code = 10
+class UnavailableError(BpError): code = 11  # the session was not reachable again within the reconnect policy
 
 
 _BY_CODE = {cls.code: cls for cls in BpError.__subclasses__()}
@@ -172,7 +174,13 @@ def verify_batch(items: Sequence[tuple]) -> List[int]:
 
 
 def _options(timeout_ms=0, ca_file=None, identity: Optional[Key] = None, dealer_key: Optional[bytes] = None,
-             reconnect_attempts: int = -1):
+             reconnect_attempts: int = -1, reconnect_first_delay_ms: int = 0, reconnect_max_delay_ms: int = 0,
+             reconnect_give_up_after_ms: int = 0, idle_timeout_ms: int = 0):
+    """The client options (0 or -1: the library's default). The reconnect policy: a join whose
+    connection drops, or whose dealer moves the session to another replica, joins again with its
+    seat's token, at most reconnect_attempts connections (default 20) and
+    reconnect_give_up_after_ms (default 60000) per outage, waiting reconnect_first_delay_ms
+    (200) doubling up to reconnect_max_delay_ms (5000); then UnavailableError."""
     options = _native.ClientOptions()
     _native.lib.bp_client_options_init(ctypes.byref(options))
     options.timeout_ms = timeout_ms
@@ -190,6 +198,10 @@ def _options(timeout_ms=0, ca_file=None, identity: Optional[Key] = None, dealer_
         keep.append(buf)
         options.dealer_key = ctypes.cast(buf, ctypes.c_void_p)
     options.reconnect_attempts = reconnect_attempts
+    options.reconnect_first_delay_ms = reconnect_first_delay_ms
+    options.reconnect_max_delay_ms = reconnect_max_delay_ms
+    options.reconnect_give_up_after_ms = reconnect_give_up_after_ms
+    options.idle_timeout_ms = idle_timeout_ms
     return options, keep
 
 

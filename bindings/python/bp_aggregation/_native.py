@@ -34,6 +34,10 @@ class ClientOptions(ctypes.Structure):
         ("identity", ctypes.c_void_p),
         ("dealer_key", ctypes.c_void_p),
         ("reconnect_attempts", ctypes.c_int),
+        ("reconnect_first_delay_ms", ctypes.c_uint32),
+        ("reconnect_max_delay_ms", ctypes.c_uint32),
+        ("reconnect_give_up_after_ms", ctypes.c_uint32),
+        ("idle_timeout_ms", ctypes.c_uint32),
     ]
 
 

@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define BP_ABI_MAJOR 0
-#define BP_ABI_MINOR 1
+#define BP_ABI_MINOR 2
 
 /* Version of the library actually loaded: major * 1000 + minor. */
 BP_API int bp_abi_version(void);
@@ -62,7 +62,9 @@ typedef enum bp_error_kind {
   BP_ERR_INVALID_ARGUMENT = 7, /* NULL, a bad size, a non-canonical scalar, a bad URL or file */
   BP_ERR_VERIFY_FAILED = 8,    /* a proof did not verify (bp_verify, bp_verify_batch) */
   BP_ERR_CANCELLED = 9,        /* bp_join_cancel was called before the join finished */
-  BP_ERR_INTERNAL = 10         /* a bug or an allocation failure; the message says which */
+  BP_ERR_INTERNAL = 10,        /* a bug or an allocation failure; the message says which */
+  /* ABI 0.2. */
+  BP_ERR_UNAVAILABLE = 11      /* the session could not be reached again within the reconnect policy */
 } bp_error_kind;
 
 #define BP_MAX_BLAMED 64
@@ -139,7 +141,15 @@ typedef struct bp_client_options {
   const char* ca_file;         /* wss://: PEM CA the dealer's certificate must chain to; NULL: system CAs */
   const bp_key* identity;      /* signs the join or the session request; NULL: anonymous */
   const uint8_t* dealer_key;   /* 32 bytes: refuse a dealer with any other key; NULL: any */
-  int reconnect_attempts;      /* after a drop with a seat; < 0: the default (3) */
+  /* Connections a join makes per outage (a drop, or the dealer moving the session to another
+   * replica: it joins again with its seat's token); 0: never reconnect; < 0: the default (20). */
+  int reconnect_attempts;
+  /* ABI 0.2 (a 0.1 caller's smaller struct is still accepted): the rest of the reconnect
+   * policy and the ping deadline, see docs/embedding.md; 0 for any: its default. */
+  uint32_t reconnect_first_delay_ms;   /* before the first reconnection, doubling after; 0: 200 */
+  uint32_t reconnect_max_delay_ms;     /* 0: 5000 */
+  uint32_t reconnect_give_up_after_ms; /* an outage longer than this ends the join (BP_ERR_UNAVAILABLE); 0: 60000 */
+  uint32_t idle_timeout_ms;            /* a dealer that answers no ping for this long is left; 0: 15000 */
 } bp_client_options;
 
 /* Fills *options with the defaults (size set). */

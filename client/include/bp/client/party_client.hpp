@@ -40,19 +40,55 @@ enum class ClientErrorKind {
   Timeout,          // the whole exchange took longer than Options::timeout
   Protocol,         // the dealer sent a frame we could not decode, or an unexpected message
   Aborted,          // the dealer aborted the session (reason and blamed positions attached), or refused
-                    // us (e.g. "dealer at capacity: ... (HTTP 503)")
+                    // us (e.g. "this key is not allowed in the session")
   MaliciousDealer,  // the dealer's challenge, result or signature failed our checks
   Refused,          // our own input was refused locally (e.g. value out of range)
+  Unavailable,      // the session could not be reached again within the reconnect policy (the
+                    // last reason attached): the dealer down, restarting or moving the session
 };
 
 struct ClientError {
   ClientErrorKind kind;
   std::string detail;
   std::vector<size_t> blamed;
+  // Nonzero: not an end. The dealer asked us to join again after this long (it hands the
+  // session to another replica, or waits for its record); also set for a declined upgrade
+  // that may pass (HTTP 502, 503, 504).
+  uint32_t retry_after_ms = 0;
+  // A fault of the path that another connection may not meet (refused, reset, silent, lost),
+  // as opposed to one it would meet again (a certificate that does not verify, a bad name).
+  bool transient = false;
 };
 
 // One line, e.g. "abort: round deadline passed in proof_shares blamed=[2]".
 std::string describe(const ClientError& e);
+
+// How a party comes back when its connection drops, or the dealer asks it to join again (a
+// dealer replica hands the session over, restarts, or waits for its record): it connects
+// again, joins with its seat's resume token (a party without a seat yet joins afresh), and
+// sends its last message again; a challenge it already answered gets the same answer byte for
+// byte, and a different one for the same round is refused (MaliciousDealer): answering two
+// challenges for one secret would reveal the value. One outage (from the connection lost to a
+// seat held again) is bounded by `attempts` and `give_up_after`, whichever comes first; then
+// the run ends with Unavailable and the last reason.
+struct ReconnectPolicy {
+  unsigned attempts = 20;                           // connections per outage; 0: never reconnect
+  std::chrono::milliseconds first_delay{200};       // before the first; doubling after each...
+  std::chrono::milliseconds max_delay{5000};        // ...up to this, each with ±20% jitter
+  std::chrono::milliseconds give_up_after{60000};  // an outage longer than this ends the run
+};
+
+// What a party does, as it happens (for logs, and for checkers that prove a party never
+// answered two challenges): see docs/embedding.md. Called on the client's strand; must not block.
+struct PartyEvent {
+  enum class Kind { Connecting, Joined, Resumed, Answered, Replayed, Reconnecting, GaveUp, Done } kind;
+  size_t attempt = 0;        // Connecting, Reconnecting: the outage's connection count
+  size_t position = 0;       // Joined, Resumed, Answered, Replayed
+  int round = 0;             // Answered, Replayed: 1 (bit challenge) or 2 (poly challenge)
+  std::string challenge;     // Answered, Replayed: hex of the challenge's scalars (y||z, or x)
+  std::string detail;        // Reconnecting, GaveUp: why; Done: "ok" or the error
+  std::chrono::milliseconds delay{0};  // Reconnecting: the wait before the next connection
+};
 
 struct Options {
   std::chrono::milliseconds timeout{120000};  // per connection, the whole exchange
@@ -67,11 +103,11 @@ struct Options {
   std::shared_ptr<const wire::Identity> identity;
   // When set, a dealer whose Hello names another key is refused before we say anything.
   std::optional<wire::PublicKey> dealer_key;
-  // A connection that drops after we have a seat is replaced: we join again with the seat's
-  // resume token (the dealer holds it for its --reconnect-grace-ms), up to this many times,
-  // waiting reconnect_delay before each. Each connection has its own `timeout`.
-  unsigned reconnect_attempts = 3;
-  std::chrono::milliseconds reconnect_delay{200};
+  ReconnectPolicy reconnect;
+  // A dealer that answers none of our pings for this long (paused, cut off) is left, as a
+  // dropped connection; the WebSocket upgrade has as long to be answered.
+  std::chrono::milliseconds idle_timeout{15000};
+  std::function<void(const PartyEvent&)> on_event;  // optional
 };
 
 struct PartyOutcome {
