@@ -5,6 +5,9 @@
 # replicas behind Debian's nginx on one machine (the cluster tests, a local scale-out demo):
 #   render-ingress-conf.sh OUT.conf LISTEN_ADDR:PORT WORK_DIR DEALER_ADDR:PORT...
 # WORK_DIR holds nginx's pid, logs and temp files; run it as nginx -c OUT.conf (daemon off).
+# BP_PROXY_READ_TIMEOUT_S overrides the read timeout: the fault tests keep it short, so that
+# a paused replica's upgrades time out and pass to the next replica quickly (its dealers
+# ping more often than that, so idle sessions' connections stay open).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 ingress="$root/deploy/k8s/ingress.yaml"
@@ -19,9 +22,11 @@ annotation() {
   printf '%s' "$value"
 }
 hash_by=$(annotation upstream-hash-by)
-read_timeout=$(annotation proxy-read-timeout)
+read_timeout=${BP_PROXY_READ_TIMEOUT_S:-$(annotation proxy-read-timeout)}
 send_timeout=$(annotation proxy-send-timeout)
 body_size=$(annotation proxy-body-size)
+next_upstream=$(annotation proxy-next-upstream)
+next_upstream_tries=$(annotation proxy-next-upstream-tries)
 
 mkdir -p "$work"
 {
@@ -60,6 +65,8 @@ CONF
       proxy_read_timeout ${read_timeout}s;
       proxy_send_timeout ${send_timeout}s;
       proxy_connect_timeout 5s;
+      proxy_next_upstream $next_upstream;
+      proxy_next_upstream_tries $next_upstream_tries;
     }
   }
 }

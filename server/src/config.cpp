@@ -97,9 +97,12 @@ const std::map<std::string, std::pair<Setter, const char*>>& options() {
                             "time limit of every record call, waiting included; default 5000"}},
       {"heartbeat-ms", {number(&DealerConfig::heartbeat_ms, 600000),
                         "how often this replica tells the record it is alive; default 2000"}},
+      {"takeover-after-ms", {number(&DealerConfig::takeover_after_ms, 600000),
+                             "a replica whose heartbeat is this old may have its sessions taken over by the replica "
+                             "their parties reach; default 6000"}},
       {"replica-ttl-s", {number(&DealerConfig::replica_ttl_s, 86400),
-                         "a replica silent this long is presumed dead and its open sessions are closed as aborted; "
-                         "default 15"}},
+                         "a session no replica has run for this long (its replica silent, or it was handed over "
+                         "and nobody took it) is closed in the record as aborted; default 60"}},
       {"max-frame-bytes", {number(&DealerConfig::max_frame_bytes, 16 << 20), "largest WebSocket message; default 65536"}},
       {"max-sessions", {number(&DealerConfig::max_sessions, 1000000), "running sessions at once; default 1000"}},
       {"max-connections", {number(&DealerConfig::max_connections, 1000000),
@@ -140,7 +143,7 @@ const std::map<std::string, std::pair<Setter, const char*>>& options() {
       {"max-round-timeout-ms", {number(&DealerConfig::max_round_timeout_ms, 3600000),
                                 "largest deadline a session may ask for; default 600000"}},
       {"reconnect-grace-ms", {number(&DealerConfig::reconnect_grace_ms, 3600000),
-                              "how long a dropped party may take to resume its seat; default 2000"}},
+                              "how long a dropped party may take to resume its seat; default 5000"}},
       {"shutdown-grace-ms", {number(&DealerConfig::shutdown_grace_ms, 3600000),
                              "on SIGTERM, how long running sessions may finish; default 10000"}},
       {"tls-cert", {[](DealerConfig& c, const std::string& v) { c.tls_cert = v; return !v.empty(); },
@@ -327,8 +330,14 @@ ConfigOutcome parse_dealer_config(int argc, char** argv) {
       return out;
     }
   }
-  if (out.config.heartbeat_ms == 0 || out.config.replica_ttl_s * 1000ull < 3ull * out.config.heartbeat_ms) {
-    out.message = "--replica-ttl-s must outlast three heartbeats (--heartbeat-ms), or live replicas would be presumed dead";
+  if (out.config.heartbeat_ms == 0 || out.config.takeover_after_ms < 2ull * out.config.heartbeat_ms) {
+    out.message = "--takeover-after-ms must outlast two heartbeats (--heartbeat-ms), or live replicas would lose their "
+                  "sessions";
+    return out;
+  }
+  if (out.config.replica_ttl_s * 1000ull <= out.config.takeover_after_ms) {
+    out.message = "--replica-ttl-s must outlast --takeover-after-ms, or sessions would be closed before anyone could "
+                  "take them over";
     return out;
   }
   if (out.config.tls_cert.empty() != out.config.tls_key.empty()) {

@@ -10,7 +10,7 @@
 #include "auth_policy.hpp"
 #include "metrics.hpp"
 #include "registry.hpp"
-#include "store/record_service.hpp"
+#include "record/record_service.hpp"
 #include "verify_pool.hpp"
 
 namespace bp::server {

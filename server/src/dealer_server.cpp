@@ -23,9 +23,9 @@
 #include "tls_credentials.hpp"
 #include "json_bodies.hpp"
 #include "registry.hpp"
-#include "store/memory_record_store.hpp"
-#include "store/postgres_record_store.hpp"
-#include "store/sqlite_record_store.hpp"
+#include "record/postgres_connection.hpp"
+#include "record/sql_record_store.hpp"
+#include "record/sqlite_connection.hpp"
 #include "verify_pool.hpp"
 
 namespace bp::server {
@@ -42,32 +42,56 @@ std::string default_replica_name(const DealerConfig& config) {
 }
 
 // The record the configuration names: PostgreSQL for a URL or libpq string, a SQLite file
-// for a path, memory for nothing.
+// for a path, SQLite in memory for nothing.
 RecordService::Factory record_factory(const DealerConfig& config, const std::string& replica) {
   const std::string& where = config.store;
   const auto timeout = std::chrono::milliseconds(config.store_timeout_ms);
   // This process, as opposed to an earlier run under the same replica name.
   std::array<uint8_t, 8> token{};
   randombytes_buf(token.data(), token.size());
-  const std::string instance = to_hex(token);
+  const SqlRecordOptions options{replica, to_hex(token), where.empty() ? config.outcome_cache : 0};
   if (is_postgres_url(where))
-    return [options = PostgresOptions{where, replica, instance, timeout}] { return make_postgres_record_store(options); };
-  if (!where.empty())
-    return [where, replica, instance, timeout] { return open_sqlite_record_store(where, replica, instance, timeout); };
-  return [replica, entries = config.outcome_cache] { return make_memory_record_store(replica, entries); };
+    return [options, postgres = PostgresOptions{where, timeout}] {
+      return make_sql_record_store(make_postgres_connection(postgres), options, false);
+    };
+  const std::string path = where.empty() ? ":memory:" : where;
+  return [options, path, timeout] { return make_sql_record_store(open_sqlite_connection(path, timeout), options, true); };
 }
 
 RecordServiceOptions record_options(const DealerConfig& config, const std::string& replica) {
   const bool shared = is_postgres_url(config.store);
   if (!config.store_password_file.empty()) setenv("PGPASSFILE", config.store_password_file.c_str(), 1);
   return RecordServiceOptions{replica,
-                              shared ? config.store_connections : 1,  // one SQLite writer; memory is one map
+                              shared ? config.store_connections : 1,  // one SQLite writer
                               config.store_queue,
                               std::chrono::milliseconds(config.store_timeout_ms),
                               std::chrono::milliseconds(config.heartbeat_ms),
+                              std::chrono::milliseconds(config.takeover_after_ms),
                               std::chrono::seconds(config.replica_ttl_s),
                               std::chrono::seconds(config.outcome_retention_s)};
 }
+
+// What sessions write, through the record service; an outcome that could not be written is
+// closed as unrecorded once the record answers again.
+class DealerRecord final : public SessionRecord {
+ public:
+  explicit DealerRecord(RecordService& records) : records_(records) {}
+  void checkpoint(Checkpoint checkpoint, std::function<void(StoreResult<Ok>)> done) override {
+    records_.checkpoint(std::move(checkpoint), std::move(done));
+  }
+  void close(const SessionOutcome& outcome, uint64_t epoch, std::function<void(StoreResult<Ok>)> done) override {
+    records_.close(outcome.id, epoch, outcome.ok, outcome_json(outcome), std::move(done));
+  }
+  void release(const std::string& id, uint64_t epoch, std::function<void(StoreResult<Ok>)> done) override {
+    records_.release(id, epoch, std::move(done));
+  }
+  void close_when_back(const SessionOutcome& unrecorded, uint64_t epoch) override {
+    records_.close_when_back(unrecorded.id, epoch, outcome_json(unrecorded));
+  }
+
+ private:
+  RecordService& records_;
+};
 
 }  // namespace
 
@@ -80,6 +104,7 @@ struct DealerServer::Impl {
   Metrics metrics;
   std::string replica;
   RecordService records;
+  DealerRecord session_record{records};
   BulletproofGens bp_gens{64, mpc::kMaxParties};
   PedersenGens pc_gens;
   std::optional<TlsCredentials> tls;  // set when the dealer serves wss:// and https://
@@ -107,10 +132,7 @@ struct DealerServer::Impl {
         ioc(static_cast<int>(config.threads)),
         registry(ioc, config,
                  SessionEnv{&bp_gens, &pc_gens, &metrics, std::chrono::milliseconds(config.reconnect_grace_ms),
-                            [this](const SessionOutcome& o, auto done) { record(o, std::move(done)); }, &auth.dealer(),
-                            [this](const std::string& id, const char* phase, size_t joined) {
-                              records.note_phase(id, phase, static_cast<uint32_t>(joined));
-                            }},
+                            std::chrono::milliseconds(config.store_timeout_ms), &session_record, &auth.dealer()},
                  records),
         acceptor(asio::make_strand(ioc)),
         signals(ioc, SIGTERM, SIGINT),
@@ -131,7 +153,8 @@ struct DealerServer::Impl {
     acceptor.listen(asio::socket_base::max_listen_connections);
     // Build the generator tables now rather than in the first session's last round.
     (void)bp_gens.G_tables(0, 1);
-    records.on_cancel([this](std::vector<std::string> ids) { registry.cancel_from_record(ids); });
+    records.on_heartbeat([this](HeartbeatNews news) { registry.heartbeat(news); });
+    records.on_lease_lost([this] { registry.lease_lost(); });
     log::info("outcome record", {{"store", describe_store()}, {"replica", replica}});
   }
 
@@ -141,20 +164,6 @@ struct DealerServer::Impl {
     if (config.store.empty()) return "memory only";
     if (is_postgres_url(config.store)) return "PostgreSQL";
     return "SQLite " + config.store;
-  }
-
-  // The outcome goes to the record; the session hears whether it is there. One that could
-  // not be written is closed as unrecorded once the record answers again.
-  void record(const SessionOutcome& outcome, std::function<void(std::optional<std::string>)> done) {
-    records.close(outcome.id, outcome.ok, outcome_json(outcome),
-                  [this, id = outcome.id, params = outcome.params, done = std::move(done)](StoreResult<Ok> r) {
-                    if (r) return done(std::nullopt);
-                    if (r.error().store_down)
-                      records.close_when_back(id, outcome_json(SessionOutcome{id, params, false,
-                                                                              "outcome could not be recorded", {},
-                                                                              std::nullopt}));
-                    done(r.error().reason);
-                  });
   }
 
   // Every connection is a descriptor: raise the soft limit to the hard one, and when even
@@ -244,7 +253,6 @@ struct DealerServer::Impl {
     });
   }
 
-  // Stop accepting, let running sessions finish within the grace period, abort the rest.
   // On SIGHUP, on the acceptor's strand (where new connections take the context): the
   // certificate and key again. Connections already open keep theirs.
   void await_reload() {
@@ -277,10 +285,16 @@ struct DealerServer::Impl {
       acceptor.close(ignored);
     });
     registry.stop_accepting();
+    // A record that outlives this process takes the sessions over: release them now, so the
+    // replica (or the restarted process) their parties reach next goes on with them at once.
+    // In memory they can only finish here, within the grace period.
+    if (!config.store.empty()) registry.hand_over_all("this dealer replica is shutting down");
     drain_started = std::chrono::steady_clock::now();
     drain();
   }
 
+  // Until every session has finished or moved on, or the grace period is over (the rest
+  // are aborted).
   void drain() {
     const bool grace_over = std::chrono::steady_clock::now() - drain_started >=
                             std::chrono::milliseconds(config.shutdown_grace_ms);

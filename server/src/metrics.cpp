@@ -70,6 +70,12 @@ std::string Metrics::prometheus_text() const {
   };
   counter("bp_sessions_started_total", "Aggregation sessions created.", sessions_started_);
   counter("bp_sessions_completed_total", "Sessions that ended with a proof.", sessions_completed_);
+  counter("bp_sessions_taken_over_total", "Sessions this replica rebuilt from the record's checkpoint and went on with.",
+          sessions_taken_over_);
+  counter("bp_sessions_moved_total",
+          "Sessions this replica stopped running with their parties told to join again (handed over, taken over "
+          "elsewhere, or its lease on the record lost).",
+          sessions_moved_);
   counter("bp_bytes_in_total", "WebSocket payload bytes received.", bytes_in_);
   counter("bp_bytes_out_total", "WebSocket payload bytes sent.", bytes_out_);
   line("# HELP bp_parties_connected Parties currently seated in a session.");

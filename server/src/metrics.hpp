@@ -17,6 +17,10 @@ class Metrics {
   void session_started() { ++sessions_started_; }
   void session_completed() { ++sessions_completed_; }
   void session_aborted(AbortKind kind);
+  // Takeover: a session this replica rebuilt from the record, and one it stopped running
+  // (handed over, taken over, or its lease lost) with its parties sent to join again.
+  void session_taken_over() { ++sessions_taken_over_; }
+  void session_moved() { ++sessions_moved_; }
   void connection_opened() { ++connections_; }
   void connection_closed() { --connections_; }
   void party_joined() { ++parties_connected_; }
@@ -39,7 +43,6 @@ class Metrics {
   // When the served TLS certificate expires (seconds since the epoch); never set without TLS.
   void tls_certificate_expiry(double not_after) { tls_not_after_ = not_after; }
 
-  long running_sessions() const { return sessions_started_ - sessions_completed_ - aborted_total_; }
   std::string prometheus_text() const;
 
  private:
@@ -54,6 +57,7 @@ class Metrics {
   };
 
   std::atomic<long> sessions_started_{0}, sessions_completed_{0}, aborted_total_{0};
+  std::atomic<long> sessions_taken_over_{0}, sessions_moved_{0};
   std::atomic<long> connections_{0}, parties_connected_{0};
   std::atomic<uint64_t> bytes_in_{0}, bytes_out_{0};
   mutable std::mutex mutex_;

@@ -1,12 +1,19 @@
 #include "registry.hpp"
 
-#include "log.hpp"
-
 #include <algorithm>
 
 #include "json_bodies.hpp"
+#include "log.hpp"
 
 namespace bp::server {
+
+using Clock = std::chrono::steady_clock;
+
+namespace {
+// How long a party waits before it asks again when the record or the session's holder is
+// what it waits for.
+constexpr uint32_t kAskAgainMs = 1000;
+}  // namespace
 
 std::string owner_text(const SessionOwner& owner) {
   return owner.operator_key ? "key:" + wire::public_key_hex(*owner.operator_key) : "addr:" + owner.address;
@@ -17,15 +24,16 @@ SessionRegistry::SessionRegistry(boost::asio::io_context& ioc, const DealerConfi
     : ioc_(ioc), config_(config), env_(std::move(env)), records_(records) {}
 
 void SessionRegistry::prune_locked() {
-  for (auto it = sessions_.begin(); it != sessions_.end();) it = it->second->finished() ? sessions_.erase(it) : std::next(it);
+  for (auto it = sessions_.begin(); it != sessions_.end();)
+    it = it->second.session->finished() ? sessions_.erase(it) : std::next(it);
 }
 
 std::optional<std::string> SessionRegistry::over_cap_locked(const SessionOwner& owner) const {
   size_t same_owner = 0, same_address = 0;
-  for (const auto& [id, session] : sessions_) {
-    if (session->finished()) continue;
-    same_owner += session->owner().same_as(owner);
-    same_address += session->owner().address == owner.address;
+  for (const auto& [id, entry] : sessions_) {
+    if (entry.session->finished()) continue;
+    same_owner += entry.session->owner().same_as(owner);
+    same_address += entry.session->owner().address == owner.address;
   }
   if (owner.operator_key && same_owner >= config_.max_sessions_per_operator)
     return "this operator has " + std::to_string(same_owner) + " open sessions, its limit";
@@ -45,30 +53,39 @@ void SessionRegistry::create(const wire::CreateSessionMsg& request, SessionOwner
     if (!records_.healthy())
       return done("the outcome record is unavailable (" + records_.failure() + "); no new sessions until it is back");
     prune_locked();
-    if (sessions_.size() + claiming_.size() >= config_.max_sessions)
+    if (sessions_.size() + claiming_.size() + taking_.size() >= config_.max_sessions)
       return done("the dealer runs its maximum of " + std::to_string(config_.max_sessions) + " sessions");
     if (request.parties > config_.max_parties)
       return done("at most " + std::to_string(config_.max_parties) + " parties per session on this dealer");
     if (auto why = over_cap_locked(owner)) return done(*why);
     if (id.empty()) id = wire::random_session_id();  // 128 random bits: the claim settles the rest
-    if (sessions_.count(id) != 0 || claiming_.count(id) != 0) return done(std::string("session id in use"));
+    if (sessions_.count(id) != 0 || claiming_.count(id) != 0 || taking_.count(id) != 0)
+      return done(std::string("session id in use"));
     claiming_.insert(id);
   }
-  // What the record keeps if this replica is lost before the session ends.
-  const mpc::SessionParams params{request.n, request.parties,
-                                  mpc::session_label(id, request.n, request.parties, request.label)};
+  const uint32_t timeout_ms = request.round_timeout_ms == 0
+                                  ? config_.default_round_timeout_ms
+                                  : std::min(request.round_timeout_ms, config_.max_round_timeout_ms);
+  SessionTerms terms{id,
+                     mpc::SessionParams{request.n, request.parties,
+                                        mpc::session_label(id, request.n, request.parties, request.label)},
+                     request.allowed_parties, std::chrono::milliseconds(timeout_ms), owner};
+  auto checkpoint = first_checkpoint(terms);
+  // What the record keeps if no replica finishes the session.
   const std::string lost = outcome_json(SessionOutcome{
-      id, params, false, "the dealer replica " + records_.replica() + " running the session stopped before it ended",
-      {}, std::nullopt});
+      id, terms.params, false,
+      "the dealer replica " + records_.replica() + " running the session stopped, and no replica resumed it", {},
+      std::nullopt});
   // The per-owner cap again, over every replica sharing the record (the check above sees
   // only this one's sessions).
   const auto cap = static_cast<uint32_t>(owner.operator_key ? config_.max_sessions_per_operator
                                                             : config_.max_anonymous_sessions_per_ip);
-  ClaimRequest claim{id, owner_text(owner), static_cast<uint32_t>(request.n), static_cast<uint32_t>(request.parties),
-                     lost, cap};
-  const bool queued = records_.claim(claim, [this, request, owner, id, params, done](StoreResult<ClaimOutcome> result) {
-    claimed(request, owner, id, params, std::move(result), done);
-  });
+  ClaimRequest claim{id,   owner_text(owner), static_cast<uint32_t>(request.n), static_cast<uint32_t>(request.parties),
+                     lost, cap,               wire::encode_checkpoint(checkpoint)};
+  const bool queued =
+      records_.claim(claim, [this, id, terms, checkpoint, done](StoreResult<ClaimOutcome> result) mutable {
+        claimed(id, std::move(terms), std::move(checkpoint), std::move(result), done);
+      });
   if (!queued) {
     {
       std::lock_guard lock(mutex_);
@@ -79,9 +96,8 @@ void SessionRegistry::create(const wire::CreateSessionMsg& request, SessionOwner
   }
 }
 
-void SessionRegistry::claimed(const wire::CreateSessionMsg& request, SessionOwner owner, const std::string& id,
-                              mpc::SessionParams params, StoreResult<ClaimOutcome> claim,
-                              const std::function<void(Created)>& done) {
+void SessionRegistry::claimed(const std::string& id, SessionTerms terms, wire::DealerCheckpoint checkpoint,
+                              StoreResult<ClaimOutcome> claim, const std::function<void(Created)>& done) {
   std::unique_lock lock(mutex_);
   claiming_.erase(id);
   if (!claim) {
@@ -91,22 +107,19 @@ void SessionRegistry::claimed(const wire::CreateSessionMsg& request, SessionOwne
   // A finished session's record (and its signed proof) stays the only one under its id.
   if (*claim == ClaimOutcome::Taken) return done(std::string("session id in use"));
   if (*claim == ClaimOutcome::OwnerAtCap)
-    return done(std::string(owner.operator_key ? "this operator" : "your address") +
+    return done(std::string(terms.owner.operator_key ? "this operator" : "your address") +
                 " has its limit of open sessions across the dealers sharing this record");
   if (!accepting_) {
     // Claimed, but never to run: close the claim with its abort, so the id does not linger.
     lock.unlock();
-    records_.close(id, false,
-                   outcome_json(SessionOutcome{id, params, false, "the dealer is shutting down", {}, std::nullopt}),
+    records_.close(id, kFirstEpoch, false,
+                   outcome_json(SessionOutcome{id, terms.params, false, "the dealer is shutting down", {}, std::nullopt}),
                    [](StoreResult<Ok>) {});
     return done(std::string("the dealer is shutting down"));
   }
-  const uint32_t timeout_ms = request.round_timeout_ms == 0
-                                  ? config_.default_round_timeout_ms
-                                  : std::min(request.round_timeout_ms, config_.max_round_timeout_ms);
-  auto session = std::make_shared<AggregationSession>(ioc_, id, std::move(params), request.allowed_parties,
-                                                      std::chrono::milliseconds(timeout_ms), env_, std::move(owner));
-  sessions_[id] = session;
+  auto session =
+      std::make_shared<AggregationSession>(ioc_, std::move(terms), std::move(checkpoint), kFirstEpoch, env_);
+  sessions_[id] = Entry{session, Clock::now()};
   session->start();
   lock.unlock();
   done(session);
@@ -115,15 +128,113 @@ void SessionRegistry::claimed(const wire::CreateSessionMsg& request, SessionOwne
 std::shared_ptr<AggregationSession> SessionRegistry::find(const std::string& id) {
   std::lock_guard lock(mutex_);
   auto it = sessions_.find(id);
-  return it == sessions_.end() ? nullptr : it->second;
+  return it == sessions_.end() || it->second.session->finished() ? nullptr : it->second.session;
+}
+
+void SessionRegistry::find_or_take_over(const std::string& id, std::optional<wire::PublicKey> party_key,
+                                        std::function<void(Found)> done) {
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = sessions_.find(id); it != sessions_.end()) {
+      if (!it->second.session->finished()) {
+        auto session = it->second.session;
+        return done(session);
+      }
+      sessions_.erase(it);  // ended or moved on: the record says what now
+    }
+    if (!accepting_) return done(Refusal{"this dealer replica is shutting down", kReconnectAfterMs, std::nullopt});
+    if (claiming_.count(id) != 0) return done(Refusal{"the session is being created", kAskAgainMs, std::nullopt});
+    if (auto waiting = taking_.find(id); waiting != taking_.end()) {
+      waiting->second.push_back({party_key, std::move(done)});
+      return;
+    }
+    if (!records_.healthy())
+      return done(Refusal{"the outcome record is unavailable (" + records_.failure() + ")", kAskAgainMs, std::nullopt});
+    if (sessions_.size() + claiming_.size() + taking_.size() >= config_.max_sessions)
+      return done(Refusal{"the dealer runs its maximum of " + std::to_string(config_.max_sessions) + " sessions",
+                          kAskAgainMs, std::nullopt});
+    prune_locked();
+    taking_[id].push_back({party_key, std::move(done)});
+  }
+  const bool queued =
+      records_.take_over(id, [this, id](StoreResult<Takeover> takeover) { taken_over(id, std::move(takeover)); });
+  if (!queued) {
+    env_.metrics->refused("store_busy");
+    answer_takers(id, Refusal{"the outcome record is busy", kAskAgainMs, std::nullopt});
+  }
+}
+
+void SessionRegistry::taken_over(const std::string& id, StoreResult<Takeover> takeover) {
+  if (!takeover)
+    return answer_takers(id, Refusal{"the outcome record is unavailable (" + takeover.error().reason + ")",
+                                     kAskAgainMs, std::nullopt});
+  switch (takeover->kind) {
+    case Takeover::Kind::Unknown: return answer_takers(id, Refusal{"no such session", 0, std::nullopt});
+    case Takeover::Kind::Ended: return answer_takers(id, Refusal{"the session has ended", 0, takeover->outcome_json});
+    case Takeover::Kind::Held: return held_elsewhere(id, *takeover);
+    case Takeover::Kind::Taken: break;
+  }
+  auto checkpoint = wire::decode_checkpoint(takeover->checkpoint);
+  auto terms = checkpoint ? terms_of(id, *checkpoint) : std::nullopt;
+  if (!terms) {
+    // Ours now, and beyond repair: it ends here, with the reason in the record.
+    const std::string why = "the session's checkpoint in the record is damaged" +
+                            (checkpoint ? std::string(" (it names another session)")
+                                        : " (" + wire::describe(checkpoint.error()) + ")");
+    log::error("session cannot be taken over", {{"session", id}, {"reason", why}});
+    records_.close(id, takeover->epoch, false,
+                   outcome_json(SessionOutcome{id, {}, false, why, {}, std::nullopt}), [](StoreResult<Ok>) {});
+    return answer_takers(id, Refusal{why, 0, std::nullopt});
+  }
+  auto session = std::make_shared<AggregationSession>(ioc_, std::move(*terms), std::move(*checkpoint), takeover->epoch,
+                                                      env_);
+  {
+    std::lock_guard lock(mutex_);
+    sessions_[id] = Entry{session, Clock::now()};
+  }
+  session->start();
+  answer_takers(id, session);
+}
+
+// Its holder runs it: ask for it, if one of the waiting parties is one the session admits
+// (so a stranger who learnt an id cannot make a session move), and tell them to come back.
+void SessionRegistry::held_elsewhere(const std::string& id, const Takeover& held) {
+  bool admitted = false;
+  if (auto checkpoint = wire::decode_checkpoint(held.checkpoint)) {
+    std::lock_guard lock(mutex_);
+    for (const auto& taker : taking_[id]) {
+      const auto& allowed = checkpoint->allowed_parties;
+      admitted |= allowed.empty() ||
+                  (taker.party_key && std::find(allowed.begin(), allowed.end(), *taker.party_key) != allowed.end());
+    }
+  }
+  if (!admitted) return answer_takers(id, Refusal{"session " + id + " runs on dealer replica " + held.holder, 0, {}});
+  records_.request_release(id, [](StoreResult<Ok>) {});
+  answer_takers(id, Refusal{"session " + id + " is held by dealer replica " + held.holder +
+                                ", which was asked to hand it over",
+                            kAskAgainMs, std::nullopt});
+}
+
+void SessionRegistry::answer_takers(const std::string& id, const Found& found) {
+  std::vector<Taker> waiting;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = taking_.find(id);
+    if (it == taking_.end()) return;
+    waiting = std::move(it->second);
+    taking_.erase(it);
+  }
+  for (auto& taker : waiting) taker.done(found);
 }
 
 std::vector<wire::SessionSummary> SessionRegistry::local_summaries(const SessionOwner& owner,
                                                                    const std::vector<std::string>& skip) {
   std::lock_guard lock(mutex_);
   std::vector<wire::SessionSummary> open;
-  for (const auto& [id, session] : sessions_) {
-    if (session->finished() || !session->owner().same_as(owner) || std::find(skip.begin(), skip.end(), id) != skip.end()) continue;
+  for (const auto& [id, entry] : sessions_) {
+    const auto& session = entry.session;
+    if (session->finished() || !session->owner().same_as(owner) || std::find(skip.begin(), skip.end(), id) != skip.end())
+      continue;
     auto summary = session->summary();
     summary.replica = records_.replica();
     open.push_back(std::move(summary));
@@ -139,13 +250,13 @@ void SessionRegistry::manage(const SessionOwner& owner, std::vector<std::string>
     std::lock_guard lock(mutex_);
     for (const auto& id : cancel) {
       auto it = sessions_.find(id);
-      if (it == sessions_.end() || it->second->finished()) {
+      if (it == sessions_.end() || it->second.session->finished()) {
         elsewhere.push_back(id);
         continue;
       }
-      if (!it->second->owner().same_as(owner)) continue;  // not this owner's: reported below, no one learns whose
+      if (!it->second.session->owner().same_as(owner)) continue;  // not this owner's: reported below, no one learns whose
       log::info("session cancelled by its operator", {{"session", id}, {"remote", owner.address}});
-      it->second->shutdown(AbortKind::Cancelled, "cancelled by its operator");
+      it->second.session->shutdown(AbortKind::Cancelled, "cancelled by its operator");
       cancelled_here.push_back(id);
     }
   }
@@ -185,13 +296,54 @@ void SessionRegistry::manage(const SessionOwner& owner, std::vector<std::string>
   if (!queued) done(std::string("the outcome record is busy; try again shortly"));
 }
 
-void SessionRegistry::cancel_from_record(const std::vector<std::string>& ids) {
-  for (const auto& id : ids) {
-    if (auto session = find(id)) {
-      log::info("session cancelled by its operator through another replica", {{"session", id}});
-      session->shutdown(AbortKind::Cancelled, "cancelled by its operator");
+void SessionRegistry::heartbeat(const HeartbeatNews& news) {
+  const HeartbeatAnswer& a = news.answer;
+  std::map<std::string, uint64_t> held;
+  for (const auto& h : a.held) held[h.id] = h.epoch;
+  std::vector<HeldSession> orphans;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& id : a.cancel) {
+      if (auto it = sessions_.find(id); it != sessions_.end()) {
+        log::info("session cancelled by its operator through another replica", {{"session", id}});
+        it->second.session->shutdown(AbortKind::Cancelled, "cancelled by its operator");
+      }
+    }
+    for (const auto& id : a.release) {
+      auto it = sessions_.find(id);
+      if (it == sessions_.end() || it->second.session->finished()) continue;  // released below, if ours
+      log::info("another replica asked for this session: handing it over", {{"session", id}});
+      it->second.session->hand_over("another dealer replica serves this session now");
+    }
+    // Running here, but the record gives it to another replica (taken over while this one
+    // was paused or cut off): stop it. Only sessions that ran here before the beat began:
+    // a takeover of our own since then is not in what the beat read.
+    for (const auto& [id, entry] : sessions_) {
+      if (entry.session->finished() || entry.since >= news.started) continue;
+      const auto it = held.find(id);
+      if (it == held.end() || it->second != entry.session->epoch())
+        entry.session->lost("the record gives this session to another replica now");
+    }
+    // Ours in the record, but not running here (stopped when the lease ran out, or handed
+    // over when the record could not take the release): released, so a party's next join
+    // takes it over at once wherever it lands.
+    for (const auto& [id, epoch] : held) {
+      auto it = sessions_.find(id);
+      const bool running = it != sessions_.end() && !it->second.session->finished();
+      if (!running && claiming_.count(id) == 0 && taking_.count(id) == 0) orphans.push_back({id, epoch});
     }
   }
+  for (const auto& orphan : orphans) {
+    records_.release(orphan.id, orphan.epoch, [id = orphan.id](StoreResult<Ok> released) {
+      if (released) log::info("released a session this replica no longer runs", {{"session", id}});
+    });
+  }
+}
+
+void SessionRegistry::lease_lost() {
+  std::lock_guard lock(mutex_);
+  for (auto& [id, entry] : sessions_)
+    entry.session->lost("this dealer replica has lost touch with the record, and another may take the session over");
 }
 
 void SessionRegistry::stop_accepting() {
@@ -201,8 +353,9 @@ void SessionRegistry::stop_accepting() {
 
 size_t SessionRegistry::running() {
   std::lock_guard lock(mutex_);
-  const auto open = std::count_if(sessions_.begin(), sessions_.end(), [](const auto& s) { return !s.second->finished(); });
-  return static_cast<size_t>(open) + claiming_.size();
+  const auto open =
+      std::count_if(sessions_.begin(), sessions_.end(), [](const auto& s) { return !s.second.session->finished(); });
+  return static_cast<size_t>(open) + claiming_.size() + taking_.size();
 }
 
 void SessionRegistry::forget_finished() {
@@ -212,7 +365,12 @@ void SessionRegistry::forget_finished() {
 
 void SessionRegistry::shutdown_all(const std::string& reason) {
   std::lock_guard lock(mutex_);
-  for (auto& [id, session] : sessions_) session->shutdown(AbortKind::Shutdown, reason);
+  for (auto& [id, entry] : sessions_) entry.session->shutdown(AbortKind::Shutdown, reason);
+}
+
+void SessionRegistry::hand_over_all(const std::string& reason) {
+  std::lock_guard lock(mutex_);
+  for (auto& [id, entry] : sessions_) entry.session->hand_over(reason);
 }
 
 }  // namespace bp::server

@@ -1,6 +1,14 @@
 // One aggregation session on the dealer: seats, rounds, deadlines, blame. All of its state
 // lives on its own strand; connections talk to it only through the public calls below,
 // which post onto that strand, so sessions never share a lock with each other.
+//
+// The session keeps its dealer in the record as it goes (session_persistence.cpp): before a
+// party hears it has a seat, and before a round's challenges go out, the record holds a
+// checkpoint of the terms, the seats and every commitment accepted so far, under the epoch
+// this replica holds the session at. A replica that takes the session over rebuilds the
+// same dealer from that checkpoint (the same seed, the same messages: the same challenges),
+// and a replica that was taken over can write nothing more, so it never sends a challenge or
+// a result the record does not hold.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -15,8 +23,10 @@
 #include <vector>
 
 #include "bp/mpc/dealer.hpp"
+#include "bp/wire/checkpoint.hpp"
 #include "bp/wire/codec.hpp"
 #include "metrics.hpp"
+#include "record/record_store.hpp"
 
 namespace bp::server {
 
@@ -44,18 +54,29 @@ struct SessionOutcome {
   std::optional<wire::ResultMsg> result;  // with the dealer's attestation
 };
 
+// What a session writes to the record. Each call answers once, on any thread.
+class SessionRecord {
+ public:
+  virtual ~SessionRecord() = default;
+  virtual void checkpoint(Checkpoint checkpoint, std::function<void(StoreResult<Ok>)> done) = 0;
+  virtual void close(const SessionOutcome& outcome, uint64_t epoch, std::function<void(StoreResult<Ok>)> done) = 0;
+  virtual void release(const std::string& id, uint64_t epoch, std::function<void(StoreResult<Ok>)> done) = 0;
+  // An outcome that could not be written in time: its abort ("could not be recorded") goes
+  // in once the record answers again.
+  virtual void close_when_back(const SessionOutcome& unrecorded, uint64_t epoch) = 0;
+};
+
 // What every session shares with the rest of the daemon.
 struct SessionEnv {
   const BulletproofGens* bp_gens;
   const PedersenGens* pc_gens;
   Metrics* metrics;
-  std::chrono::milliseconds reconnect_grace;
-  // Writes the outcome to the record; `done` (on any thread) gives the failure, if any. No
-  // party hears the outcome before it is there.
-  std::function<void(const SessionOutcome&, std::function<void(std::optional<std::string> failure)> done)> record;
+  std::chrono::milliseconds reconnect_grace;  // a dropped party's seat waits this long
+  // How long a write to the record is tried again while the record fails, before the
+  // session gives up (moves on, or tells its parties the outcome could not be recorded).
+  std::chrono::milliseconds record_patience;
+  SessionRecord* record;
   const wire::Identity* dealer_key;  // signs every result
-  // The phase and seats taken, each time they change (published in the shared record).
-  std::function<void(const std::string& id, const char* phase, size_t joined)> progressed;
 };
 
 // Who created a session: an operator key, or (anonymous) nobody but an address. Caps on open
@@ -68,14 +89,31 @@ struct SessionOwner {
   }
 };
 
+// What the operator asked for, fixed for the session's life (and kept in its checkpoint).
+struct SessionTerms {
+  std::string id;
+  mpc::SessionParams params;
+  std::vector<wire::PublicKey> allowed;  // the parties' keys in position order; empty: anyone (anonymous)
+  std::chrono::milliseconds round_timeout{30000};
+  SessionOwner owner;
+};
+
+// The checkpoint a new session is claimed with: its terms, free seats and a fresh padding seed.
+wire::DealerCheckpoint first_checkpoint(const SessionTerms& terms);
+// The terms a checkpoint states, if it is a checkpoint of session `id` (its label names it).
+std::optional<SessionTerms> terms_of(const std::string& id, const wire::DealerCheckpoint& checkpoint);
+
+// A party asked to come back: how long it waits before joining again.
+inline constexpr uint32_t kReconnectAfterMs = 250;
+
 class AggregationSession : public std::enable_shared_from_this<AggregationSession> {
  public:
-  // `allowed` lists the parties' keys in position order; empty: anyone may join (anonymous).
-  AggregationSession(boost::asio::io_context& ioc, std::string id, mpc::SessionParams params,
-                     std::vector<wire::PublicKey> allowed, std::chrono::milliseconds round_timeout, SessionEnv env,
-                     SessionOwner owner = {});
+  // The session its checkpoint describes, held by this replica at `epoch`: a new one (its
+  // first checkpoint, kFirstEpoch) or one taken over from the record.
+  AggregationSession(boost::asio::io_context& ioc, SessionTerms terms, wire::DealerCheckpoint checkpoint,
+                     uint64_t epoch, SessionEnv env);
 
-  void start();
+  void start();  // builds the dealer, replaying the checkpoint's rounds
   // `party_key` is the key whose signature the connection has already checked, if any.
   void join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> resume_token,
             std::optional<wire::PublicKey> party_key);
@@ -84,11 +122,20 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   void disconnected(size_t position, std::shared_ptr<PartyLink> link);
   // Ends the session now if it has not finished (its operator cancelled it, the dealer stops).
   void shutdown(AbortKind kind, std::string reason);
+  // Gives the session up to another replica (a drain, or one that asked for it): released in
+  // the record, its parties told to reconnect.
+  void hand_over(std::string reason);
+  // The record says this replica no longer holds the session (or cannot say, for longer than
+  // the lease): its parties are told to reconnect, and nothing more is written.
+  void lost(std::string reason);
 
-  const std::string& id() const { return id_; }
-  // True once the outcome is recorded (so the store knows the id before the registry forgets it).
+  const std::string& id() const { return terms_.id; }
+  const std::string& transcript_label() const { return params_.label; }
+  uint64_t epoch() const { return epoch_; }
+  // True once the outcome is recorded or the session moved on (so the record knows the id
+  // before the registry forgets it).
   bool finished() const { return finished_flag_; }
-  const SessionOwner& owner() const { return owner_; }
+  const SessionOwner& owner() const { return terms_.owner; }
   // The session as its owner sees it in a listing (read from any thread).
   wire::SessionSummary summary() const;
 
@@ -98,52 +145,79 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   struct Seat {
     bool taken = false;
     std::shared_ptr<PartyLink> link;  // null while the party is away
-    std::vector<uint8_t> token;
+    wire::TokenHash token_hash{};
     std::string peer;
     std::unique_ptr<boost::asio::steady_timer> grace;  // running while the party is away
   };
   struct Ended {};  // the outcome is decided: nothing a party sends counts any more
+  struct Moved {};  // another replica has it, or will: nothing a party sends counts here
   // monostate until start() has made the dealer; bit commitments are taken while parties
   // still join, so AwaitingBitCommitments is Joining until every seat is taken.
   using DealerState = std::variant<std::monostate, mpc::DealerAwaitingBitCommitments,
-                                   mpc::DealerAwaitingPolyCommitments, mpc::DealerAwaitingProofShares, Ended>;
+                                   mpc::DealerAwaitingPolyCommitments, mpc::DealerAwaitingProofShares, Ended, Moved>;
+  using Frame = std::shared_ptr<const std::vector<uint8_t>>;
   Phase phase() const;
 
+  // session.cpp: seats and rounds
+  void rebuild();
   void on_join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token, std::optional<wire::PublicKey> key);
-  void resume_seat(size_t position, const std::shared_ptr<PartyLink>& link);
+  void resume_seat(size_t position, const std::shared_ptr<PartyLink>& link, const std::vector<uint8_t>& token);
+  void give_seat(size_t position, const std::shared_ptr<PartyLink>& link, const std::optional<wire::PublicKey>& key,
+                 bool again);
+  void announce_seat(size_t position, const std::shared_ptr<PartyLink>& link, const std::vector<uint8_t>& token,
+                     const std::optional<wire::PublicKey>& key, bool again);
   size_t seats_taken() const;
   void on_deliver(size_t position, const std::shared_ptr<PartyLink>& link, wire::Message message);
   bool from_seat(size_t position, const std::shared_ptr<PartyLink>& link) const;
-  void publish_progress();  // the phase and seats, for listings and the shared record
-  // Ends the session: the outcome goes to the record, and once it is there `announce` tells
-  // the parties; if it cannot be recorded they get an abort saying so instead.
-  void record_then(SessionOutcome outcome, std::function<void()> announce);
+  void publish_progress();  // the phase and seats, for listings
   void start_round();  // the round of the current phase: its inbox, clock and deadline
   void arm_deadline();
   void on_deadline();
   void complete_round();
-  void broadcast(const wire::Message& message);
+  void broadcast(Frame frame);
   void finish_ok(mpc::AggregationResult result);  // signs it, records it, tells everyone
   void abort(AbortKind kind, const std::string& reason, std::vector<size_t> blamed);
   void close_all();
   static const char* phase_name(Phase p);
 
+  // session_persistence.cpp: the record
+  wire::DealerCheckpoint snapshot() const;
+  // Writes the checkpoint as the session is now, then runs `next` (writes coalesce: what
+  // waits while one is in flight goes in the next).
+  void persist_then(std::function<void()> next);
+  void write_checkpoint();
+  void checkpoint_written(StoreResult<Ok> result, std::vector<std::function<void()>> covered);
+  // Ends the session: the outcome goes to the record, and once it is there `announce` tells
+  // the parties; if it cannot be recorded they get an abort saying so instead.
+  void record_then(SessionOutcome outcome, std::function<void()> announce);
+  void try_close(std::shared_ptr<const SessionOutcome> outcome, std::shared_ptr<const std::function<void()>> announce);
+  bool patience_left();  // the record has failed for less than record_patience
+  // Stops here and sends every seated party to join again (elsewhere, or here once taken over).
+  void move_on(const std::string& reason);
+
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
-  std::string id_;
-  mpc::SessionParams params_;
-  std::vector<wire::PublicKey> allowed_;
-  std::chrono::milliseconds round_timeout_;
+  SessionTerms terms_;
+  const mpc::SessionParams& params_;  // terms_.params
   SessionEnv env_;
+  const uint64_t epoch_;
+  wire::DealerCheckpoint restored_;  // what start() rebuilds; emptied after
+  std::array<uint8_t, mpc::kPaddingSeedBytes> padding_seed_{};
   boost::asio::steady_timer deadline_;
+  boost::asio::steady_timer retry_;  // the next try of a write the record failed
   std::chrono::steady_clock::time_point round_started_;
+  std::optional<Phase> round_open_;  // the phase whose round has started (inbox and deadline)
 
   std::vector<Seat> seats_;  // one per position
   DealerState dealer_;
+  std::vector<BitCommitment> accepted_bits_;    // round 1's commitments, once decided
+  std::vector<PolyCommitment> accepted_polys_;  // round 2's
   std::vector<std::optional<wire::Message>> inbox_;  // this round's message per position
-  std::vector<std::vector<uint8_t>> last_accepted_;   // each position's last accepted frame
-  std::shared_ptr<const std::vector<uint8_t>> last_broadcast_;  // resent to a resuming party
+  std::vector<std::vector<uint8_t>> last_accepted_;  // each position's last accepted frame
+  Frame last_broadcast_;  // resent to a resuming party
+  bool writing_ = false;  // a checkpoint is with the record
+  std::vector<std::function<void()>> waiting_;  // what runs once the next checkpoint is written
+  std::optional<std::chrono::steady_clock::time_point> failing_since_;  // the record's first refusal in a row
   std::atomic<bool> finished_flag_{false};
-  SessionOwner owner_;
   std::atomic<Phase> public_phase_{Phase::Joining};  // copies for summary(), which runs off the strand
   std::atomic<size_t> public_joined_{0};
 };

@@ -6,6 +6,7 @@
 #include <boost/asio/post.hpp>
 
 #include "bp/wire/channel_binding.hpp"
+#include "bp/wire/proof_records.hpp"
 
 namespace bp::server {
 
@@ -167,9 +168,8 @@ void WsConnection<Stream>::create(const wire::CreateSessionMsg& request) {
                             if (self->state_ != State::Deciding) return;  // closed meanwhile
                             if (auto* why = std::get_if<std::string>(&created)) return self->refuse(*why);
                             const auto& session = std::get<0>(created);
-                            self->answer_operator(wire::encode(wire::SessionCreatedMsg{
-                                session->id(),
-                                mpc::session_label(session->id(), request.n, request.parties, request.label)}));
+                            self->answer_operator(
+                                wire::encode(wire::SessionCreatedMsg{session->id(), session->transcript_label()}));
                           });
                         });
 }
@@ -195,45 +195,54 @@ void WsConnection<Stream>::answer_operator(std::vector<uint8_t> frame) {
   enqueue(std::make_shared<const std::vector<uint8_t>>(std::move(frame)));
 }
 
+// A session this replica does not run is looked for in the record: taken over when its
+// holder is gone or released it, asked for when its holder lives (the party is told to come
+// back), or, when it has ended, answered with its record.
 template <class Stream>
 void WsConnection<Stream>::join(const wire::JoinSessionMsg& request) {
-  auto session = env_.registry->find(request.session_id);
-  if (!session) return join_elsewhere(request.session_id);
   if (auto why = env_.auth->check_join(channel_, request)) return refuse(*why);
   std::optional<wire::PublicKey> key;
   if (request.party_auth) key = request.party_auth->key;
   state_ = State::Joining;
-  request_deadline_.cancel();  // the session's own deadline covers the rest of this connection's life
-  session->join(shared_from_this(), request.resume_token, key);
-}
-
-// Not running here: a party sent to the wrong replica (after a ring change) learns where the
-// session is, or that it ended, instead of a bare "no such session".
-template <class Stream>
-void WsConnection<Stream>::join_elsewhere(const std::string& id) {
-  state_ = State::Joining;
-  request_deadline_.cancel();
-  auto answer = [self = shared_from_this()](std::string why) {
-    asio::post(self->ws_.get_executor(), [self, why = std::move(why)] {
-      if (self->state_ == State::Joining) self->refuse(why);
-    });
-  };
-  const bool queued = env_.records->find(id, [answer, id](StoreResult<std::optional<SessionRow>> row) {
-    if (!row || !*row) return answer("no such session");
-    if ((*row)->open)
-      return answer("session " + id + " is held by dealer replica " + (*row)->live.replica +
-                    ", not this one: the balancer sent this connection elsewhere (a ring change, or " +
-                    (*row)->live.replica + " stopped)");
-    answer("the session has ended");
-  });
-  if (!queued) refuse("no such session");
+  request_deadline_.cancel();  // the session's own deadline (or the record's) covers the rest of this connection's life
+  env_.registry->find_or_take_over(
+      request.session_id, key,
+      [self = shared_from_this(), token = request.resume_token, key](SessionRegistry::Found found) {
+        asio::post(self->ws_.get_executor(), [self, token, key, found = std::move(found)] {
+          if (self->state_ != State::Joining) return;  // closed meanwhile
+          if (auto* session = std::get_if<std::shared_ptr<AggregationSession>>(&found))
+            return (*session)->join(self, token, key);
+          self->turn_away(std::get<Refusal>(found), !token.empty());
+        });
+      });
 }
 
 template <class Stream>
-void WsConnection<Stream>::refuse(const std::string& reason) {
-  log::warn("refused", {{"remote", peer_}, {"reason", reason}});
+void WsConnection<Stream>::turn_away(const Refusal& refusal, bool resuming) {
+  if (refusal.outcome_json && resuming) {
+    // A party back after its session ended gets what the record holds: the signed result it
+    // may have missed (it checks it as it would have then), or the abort.
+    if (auto outcome = wire::parse_outcome_record(*refusal.outcome_json)) {
+      log::info("told a returning party how its session ended", {{"remote", peer_}});
+      request_deadline_.cancel();
+      if (auto* result = std::get_if<wire::ResultMsg>(&*outcome))
+        enqueue(std::make_shared<const std::vector<uint8_t>>(wire::encode(*result)));
+      else
+        enqueue(std::make_shared<const std::vector<uint8_t>>(wire::encode(std::get<wire::AbortMsg>(*outcome))));
+      return begin_close();
+    }
+  }
+  refuse(refusal.reason, refusal.reconnect_after_ms);
+}
+
+template <class Stream>
+void WsConnection<Stream>::refuse(const std::string& reason, uint32_t reconnect_after_ms) {
+  if (reconnect_after_ms != 0)
+    log::info("asked to join again later", {{"remote", peer_}, {"reason", reason}, {"after_ms", reconnect_after_ms}});
+  else
+    log::warn("refused", {{"remote", peer_}, {"reason", reason}});
   request_deadline_.cancel();
-  enqueue(std::make_shared<const std::vector<uint8_t>>(wire::encode(wire::AbortMsg{reason, {}})));
+  enqueue(std::make_shared<const std::vector<uint8_t>>(wire::encode(wire::AbortMsg{reason, {}, reconnect_after_ms})));
   begin_close();
 }
 

@@ -4,6 +4,7 @@
 //   AwaitingRequest --CreateSession/ManageSessions--> Deciding --answered--> Answering
 //   Answering --answer written--> Operator --(more of the same)--> Deciding ...
 //   AwaitingRequest --JoinSession--> Joining --seated--> Seated
+//                                    (Joining waits for the record when the session runs elsewhere)
 //   any --refused, or the session ends--> Closing --queue written--> Closed
 //
 // Deciding waits for the record (a create claims its id there, a listing reads it).
@@ -55,11 +56,14 @@ class WsConnection : public PartyLink, public std::enable_shared_from_this<WsCon
   void create(const wire::CreateSessionMsg& create);
   void manage(const wire::ManageSessionsMsg& manage);
   void join(const wire::JoinSessionMsg& join);
-  void join_elsewhere(const std::string& id);  // the session is not here: ask the record where
+  // A join the registry could not seat; a party resuming its seat in a session that ended
+  // gets the session's outcome from the record.
+  void turn_away(const Refusal& refusal, bool resuming);
   SessionOwner owner(const std::optional<wire::KeySignature>& auth) const;
   void decide();                               // -> Deciding: the request's answer comes from elsewhere
   void answer_operator(std::vector<uint8_t> frame);  // Deciding -> Answering
-  void refuse(const std::string& reason);      // Abort to an unseated peer, then close
+  // Abort to an unseated peer, then close; with reconnect_after_ms, "join again then".
+  void refuse(const std::string& reason, uint32_t reconnect_after_ms = 0);
   void begin_close();                          // on the strand: -> Closing, or Closed at once
   void enqueue(Frame frame);                   // on the strand; send() posts here
   void write_front();

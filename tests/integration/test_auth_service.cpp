@@ -334,6 +334,106 @@ TEST_CASE("a lying dealer over the network: the party aborts with MaliciousDeale
   }
 }
 
+namespace {
+
+// A dealer that answers the party's bit commitment, drops the connection once the party has
+// answered, and on the party's return (with its resume token) sends a different, well-formed
+// bit challenge: another second party's commitments, so other y and z. Answering it too would
+// give two replies to two challenges from one set of secrets.
+class ChallengeSwappingDealer {
+ public:
+  ChallengeSwappingDealer() : acceptor_(ioc_, {boost::asio::ip::make_address("127.0.0.1"), 0}) {
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~ChallengeSwappingDealer() { thread_.join(); }
+  client::Endpoint endpoint() const { return {"127.0.0.1", acceptor_.local_endpoint().port(), false, ""}; }
+  bool got_the_same_answer_again = false;
+
+ private:
+  using Ws = boost::beast::websocket::stream<boost::beast::tcp_stream>;
+  static std::optional<wire::Message> receive(Ws& ws) {
+    boost::beast::flat_buffer buffer;
+    boost::beast::error_code ec;
+    ws.read(buffer, ec);
+    if (ec) return std::nullopt;
+    auto d = wire::decode({static_cast<const uint8_t*>(buffer.data().data()), buffer.data().size()});
+    return d ? std::optional<wire::Message>(std::move(*d)) : std::nullopt;
+  }
+  static void send(Ws& ws, const wire::Message& m) { ws.write(boost::asio::buffer(wire::encode(m))); }
+  // The challenge for the party's commitment beside a fresh second party's.
+  static mpc::BitChallengeMsg challenge_with_a_new_second_party(const mpc::SessionParams& params,
+                                                                const BitCommitment& ours) {
+    static const BulletproofGens gens(8, 2);
+    static const PedersenGens pc;
+    SystemRandom rng;
+    auto other = mpc::PartyAwaitingPosition::create(gens, pc, params, 1, Scalar::random(rng));
+    auto seated = std::move(*other).assign_position(1);
+    auto dealer = mpc::DealerAwaitingBitCommitments::create(gens, pc, params);
+    auto decided = std::move(*dealer).receive_bit_commitments({ours, seated->second});
+    REQUIRE(decided.ok());
+    return decided->second;
+  }
+
+  void serve() {
+    const auto key = wire::Identity::generate();
+    const std::string id(32, 'f');
+    const mpc::SessionParams params{8, 2, mpc::session_label(id, 8, 2, "swap")};
+    const std::vector<uint8_t> token(16, 3);
+    BitCommitment ours;
+    std::optional<wire::Message> answer;
+    for (int connection = 0; connection < 2; ++connection) {
+      Ws ws(acceptor_.accept());
+      boost::beast::get_lowest_layer(ws).expires_after(30s);
+      ws.accept();
+      ws.binary(true);
+      send(ws, wire::HelloMsg{{9}, key.public_key(), true, false});
+      if (!receive(ws)) return;  // the join (the second one with our token)
+      send(ws, wire::JoinedMsg{0, 8, 2, params.label, token});
+      if (connection == 0) {
+        auto commitment = receive(ws);
+        if (!commitment) return;
+        ours = std::get<BitCommitment>(*commitment);
+        send(ws, challenge_with_a_new_second_party(params, ours));
+        answer = receive(ws);  // the poly commitment; then the connection "drops"
+        if (!answer) return;
+        boost::beast::get_lowest_layer(ws).socket().close();
+        continue;
+      }
+      auto resent = receive(ws);  // the party's last message again, byte for byte
+      got_the_same_answer_again = resent && wire::encode(*resent) == wire::encode(*answer);
+      send(ws, challenge_with_a_new_second_party(params, ours));
+      receive(ws);  // the party refuses and hangs up
+    }
+  }
+
+  boost::asio::io_context ioc_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+  std::thread thread_;
+};
+
+}  // namespace
+
+TEST_CASE("after a resume, a party replays its answer and refuses a different challenge for the same round") {
+  ChallengeSwappingDealer dealer;
+  client::Options options;
+  options.timeout = 30s;
+  options.reconnect.first_delay = 50ms;
+  std::vector<client::PartyEvent> events;
+  options.on_event = [&events](const client::PartyEvent& e) { events.push_back(e); };
+  auto outcome = client::join_and_prove(dealer.endpoint(), std::string(32, 'f'), 5, Scalar::from_u64(9), options);
+  REQUIRE_FALSE(outcome.ok());
+  CHECK(outcome.error().kind == client::ClientErrorKind::MaliciousDealer);
+  CHECK(outcome.error().detail.find("a second, different bit challenge") != std::string::npos);
+  CHECK(dealer.got_the_same_answer_again);
+  int answered = 0, resumed = 0;
+  for (const auto& e : events) {
+    answered += e.kind == client::PartyEvent::Kind::Answered;
+    resumed += e.kind == client::PartyEvent::Kind::Resumed;
+  }
+  CHECK(answered == 1);  // one challenge answered, never the second
+  CHECK(resumed == 1);
+}
+
 TEST_CASE("the command-line flow: keygen, a signed session, joins with keys, bp verify checks the signature") {
   char tmpl[] = "/tmp/bp-auth-cli-XXXXXX";
   REQUIRE(mkdtemp(tmpl) != nullptr);

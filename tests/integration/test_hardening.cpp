@@ -244,7 +244,7 @@ TEST_CASE("refusals are answered with a status and a reason") {
     CHECK(refused_create(dealer) == "dealer at capacity: 3 connections open (HTTP 503)");
     const std::string printed = run_command(std::string(BP_PARTY_PATH) + " join --dealer ws://127.0.0.1:" +
                                             std::to_string(dealer.port()) + " --session " + std::string(32, 'a') +
-                                            " --value 1");
+                                            " --value 1 --reconnect-attempts 0");
     CHECK(printed.find("dealer at capacity") != std::string::npos);
     const std::string answer = http_raw(dealer.port(), "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
     CHECK(http_status(answer) == 503);

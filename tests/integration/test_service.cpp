@@ -6,7 +6,9 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/write.hpp>
+#include <filesystem>
 #include <functional>
+#include <mutex>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -219,25 +221,29 @@ TEST_CASE("a party that reconnects within the grace period resumes its seat and 
   CHECK(r3->first.check_result(std::get<wire::ResultMsg>(*result).result).ok());
   honest.join();
   REQUIRE(honest_outcome.results[0].ok());
-  // A stranger cannot take a seat with a made-up token.
+  // A stranger cannot take a seat with a made-up token (once the session has ended, it is
+  // shown the public record, as GET /v1/sessions/ID would).
   RawParty stranger(dealer.port());
   stranger.send(wire::JoinSessionMsg{session, std::vector<uint8_t>(16, 0x55), std::nullopt});
   auto refused = stranger.receive();
   REQUIRE(refused.has_value());
-  CHECK(std::holds_alternative<wire::AbortMsg>(*refused));
+  CHECK_FALSE(std::holds_alternative<wire::JoinedMsg>(*refused));
 }
 
-TEST_CASE("a dealer killed mid-session: clients report a transport error, no hang") {
+TEST_CASE("a dealer killed mid-session: the party tries again within its policy, then says so, no hang") {
   DealerProcess dealer;
   const std::string session = create_session(dealer, 8, 2);
   Outcomes o;
+  client::Options patient;
+  patient.reconnect.give_up_after = 2s;
   const auto started = std::chrono::steady_clock::now();
-  std::thread waiting([&] { o = run_parties(dealer, session, {1}, 20s); });
+  std::thread waiting([&] { o = run_parties_at({"127.0.0.1", dealer.port(), false, ""}, session, {1}, {patient}); });
   wait_for_seated(dealer, 1);
   dealer.kill_hard();
   waiting.join();
   REQUIRE_FALSE(o.results[0].ok());
-  CHECK(o.results[0].error().kind == client::ClientErrorKind::Transport);
+  CHECK(o.results[0].error().kind == client::ClientErrorKind::Unavailable);
+  CHECK(o.results[0].error().detail.find("gave up after") != std::string::npos);
   CHECK(std::chrono::steady_clock::now() - started < 10s);
 }
 
@@ -424,7 +430,7 @@ TEST_CASE("a party whose connection drops mid-session takes its seat back by its
   const std::string second = create_session(dealer, 8, 2, 20000);
   CuttingProxy strict(dealer.port(), 3);
   client::Options no_retry;
-  no_retry.reconnect_attempts = 0;
+  no_retry.reconnect.attempts = 0;
   client::ClientResult<client::PartyOutcome> lost = client::ClientError{client::ClientErrorKind::Refused, "", {}};
   std::thread lost_thread([&] { lost = client::join_and_prove(strict.endpoint(), second, 1, Scalar::from_u64(2), no_retry); });
   wait_for_seated(dealer, 1);
@@ -434,4 +440,90 @@ TEST_CASE("a party whose connection drops mid-session takes its seat back by its
   CHECK(lost.error().kind == client::ClientErrorKind::Transport);
   REQUIRE_FALSE(other.results[0].ok());
   CHECK(other.results[0].error().kind == client::ClientErrorKind::Aborted);
+}
+
+TEST_CASE("a dealer restarted on its record, killed or stopped, goes on with its sessions where they were") {
+  for (const bool graceful : {false, true}) {
+    CAPTURE(graceful);
+    char dir_template[] = "/tmp/bp-restart-XXXXXX";
+    REQUIRE(mkdtemp(dir_template) != nullptr);
+    const std::string db = std::string(dir_template) + "/outcomes.db";
+    auto dealer = std::make_unique<DealerProcess>(std::vector<std::string>{"--store", db});
+    const uint16_t port = dealer->port();
+    const std::string session = create_session(*dealer, 8, 2, 20000);
+    // The first party is seated and has committed; the second has not come yet.
+    client::Options patient;
+    patient.reconnect.first_delay = 100ms;
+    patient.reconnect.give_up_after = 20s;
+    std::vector<client::PartyEvent> events;
+    std::mutex events_mutex;
+    patient.on_event = [&](const client::PartyEvent& e) {
+      std::lock_guard lock(events_mutex);
+      events.push_back(e);
+    };
+    Outcomes first;
+    std::thread waiting([&] { first = run_parties_at(dealer->endpoint(), session, {5}, {patient}); });
+    wait_for_seated(*dealer, 1);
+    if (graceful)
+      CHECK(dealer->terminate_and_wait() == 0);  // a rolling restart: released, parties sent away
+    else
+      dealer->kill_hard();  // the machine lost
+    dealer = std::make_unique<DealerProcess>(std::vector<std::string>{"--store", db, "--listen",
+                                                                      "127.0.0.1:" + std::to_string(port)});
+    const Outcomes second = run_parties(*dealer, session, {7});
+    waiting.join();
+    REQUIRE_MESSAGE(first.results[0].ok(), client::describe(first.results[0].error()));
+    REQUIRE_MESSAGE(second.results[0].ok(), client::describe(second.results[0].error()));
+    CHECK(first.results[0]->result.proof.to_bytes() == second.results[0]->result.proof.to_bytes());
+    CHECK(first.results[0]->position == 0);
+    CHECK(dealer->log().find("session taken over") != std::string::npos);
+    const auto [status, body] = http_get(port, "/v1/sessions/" + session);
+    CHECK(status == 200);
+    CHECK(body.find("\"proof\":\"" + to_hex(first.results[0]->result.proof.to_bytes()) + "\"") != std::string::npos);
+    // The first party joined once, resumed its seat after the restart, and answered each
+    // challenge once (a replay, if any, of the same challenge).
+    std::lock_guard lock(events_mutex);
+    std::map<int, std::set<std::string>> answered;
+    int joined = 0, resumed = 0;
+    for (const auto& e : events) {
+      joined += e.kind == client::PartyEvent::Kind::Joined;
+      resumed += e.kind == client::PartyEvent::Kind::Resumed;
+      if (e.kind == client::PartyEvent::Kind::Answered || e.kind == client::PartyEvent::Kind::Replayed)
+        answered[e.round].insert(e.challenge);
+    }
+    CHECK(joined == 1);
+    CHECK(resumed >= 1);
+    CHECK(answered[1].size() == 1);
+    CHECK(answered[2].size() == 1);
+    std::filesystem::remove_all(dir_template);
+  }
+}
+
+TEST_CASE("a party that comes back after its session ended gets the outcome from the record") {
+  DealerProcess dealer({"--reconnect-grace-ms", "5000"});
+  const std::string session = create_session(dealer, 8, 1, 20000);
+  Seated seated = join_raw(dealer, session);
+  ManualParty manual = commit_manually(seated, 12);
+  auto [awaiting, share] = answer_challenges(seated, manual);
+  seated.raw().send(share);
+  auto result = seated.raw().receive();
+  REQUIRE(result.has_value());
+  REQUIRE(std::holds_alternative<wire::ResultMsg>(*result));
+  // As if the result had been lost with the connection: the seat's token gets the record.
+  RawParty back(dealer.port());
+  back.send(wire::JoinSessionMsg{session, seated.joined.resume_token, std::nullopt});
+  auto answer = back.receive();
+  REQUIRE(answer.has_value());
+  REQUIRE(std::holds_alternative<wire::ResultMsg>(*answer));
+  const auto& from_record = std::get<wire::ResultMsg>(*answer);
+  CHECK(wire::attestation_valid(from_record));
+  CHECK(from_record.result.proof.to_bytes() == std::get<wire::ResultMsg>(*result).result.proof.to_bytes());
+  CHECK(awaiting.check_result(from_record.result).ok());
+  // Without a token: only that the session has ended.
+  RawParty stranger(dealer.port());
+  stranger.send(wire::JoinSessionMsg{session, {}, std::nullopt});
+  auto refused = stranger.receive();
+  REQUIRE(refused.has_value());
+  REQUIRE(std::holds_alternative<wire::AbortMsg>(*refused));
+  CHECK(std::get<wire::AbortMsg>(*refused).reason == "the session has ended");
 }

@@ -2,7 +2,10 @@
 // real mpc parties, on one io_context run to quiescence. What the integration tests show
 // through the daemon, pinned down here one rule at a time: the outcome is recorded before
 // anyone hears it, blame names the culprit's position, a deadline blames the late, a seat is
-// resumed only with its token, and nothing is handed out when the record fails.
+// resumed only with its token, and nothing is handed out when the record fails. Then
+// takeover: a seat and each round's challenges are checkpointed before anyone hears them, a
+// session rebuilt from its checkpoint at the next epoch sends the same challenges and ends in
+// the same proof, and a session whose writes are fenced stops and sends its parties away.
 #include <doctest/doctest.h>
 
 #include <boost/asio/io_context.hpp>
@@ -48,17 +51,66 @@ class FakeLink final : public PartyLink {
   bool closed = false;
 };
 
+// The record as a session sees it: what was written, and the answers the test chooses.
+class FakeRecord final : public SessionRecord {
+ public:
+  void checkpoint(Checkpoint c, std::function<void(StoreResult<Ok>)> done) override {
+    checkpoints.push_back(c);
+    answer(std::move(done));
+  }
+  void close(const SessionOutcome& outcome, uint64_t, std::function<void(StoreResult<Ok>)> done) override {
+    recorded.push_back(outcome);
+    answer(std::move(done));
+  }
+  void release(const std::string&, uint64_t, std::function<void(StoreResult<Ok>)> done) override {
+    ++releases;
+    done(Ok{});
+  }
+  void close_when_back(const SessionOutcome& unrecorded, uint64_t) override { later.push_back(unrecorded); }
+
+  // The latest checkpoint, decoded.
+  wire::DealerCheckpoint last() const {
+    REQUIRE_FALSE(checkpoints.empty());
+    auto decoded = wire::decode_checkpoint(checkpoints.back().bytes);
+    REQUIRE(decoded);
+    return *decoded;
+  }
+
+  std::vector<Checkpoint> checkpoints;
+  std::vector<SessionOutcome> recorded;
+  std::vector<SessionOutcome> later;
+  int releases = 0;
+  std::optional<StoreError> failure;  // every write fails so, while set
+  int failures_left = -1;             // >= 0: that many failures, then success
+  bool hold = false;                  // answers wait in `held` until released by the test
+  std::vector<std::function<void()>> held;
+
+ private:
+  void answer(std::function<void(StoreResult<Ok>)> done) {
+    auto reply = [this, done = std::move(done)] {
+      if (failure && failures_left != 0) {
+        if (failures_left > 0) --failures_left;
+        return done(*failure);
+      }
+      done(Ok{});
+    };
+    if (hold)
+      held.push_back(std::move(reply));
+    else
+      reply();
+  }
+};
+
+const std::string kSessionId = "00112233445566778899aabbccddeeff";
+
 struct Harness {
-  explicit Harness(size_t parties, std::chrono::milliseconds round_timeout = std::chrono::seconds(30))
-      : params{8, parties, mpc::session_label("00112233445566778899aabbccddeeff", 8, parties, "unit")} {
-    SessionEnv env{&bp_gens, &pc_gens, &metrics, std::chrono::milliseconds(50),
-                   [this](const SessionOutcome& o, auto done) {
-                     recorded.push_back(o);
-                     done(record_failure);
-                   },
-                   &dealer_key, [](const std::string&, const char*, size_t) {}};
-    session = std::make_shared<AggregationSession>(ioc, "00112233445566778899aabbccddeeff", params,
-                                                   std::vector<wire::PublicKey>{}, round_timeout, env);
+  explicit Harness(size_t parties, std::chrono::milliseconds round_timeout = std::chrono::seconds(30),
+                   std::optional<wire::DealerCheckpoint> from = std::nullopt, uint64_t epoch = kFirstEpoch)
+      : params{8, parties, mpc::session_label(kSessionId, 8, parties, "unit")} {
+    SessionTerms terms{kSessionId, params, {}, round_timeout, {}};
+    SessionEnv env{&bp_gens, &pc_gens, &metrics, std::chrono::milliseconds(50), std::chrono::milliseconds(100),
+                   &record, &dealer_key};
+    session = std::make_shared<AggregationSession>(ioc, terms, from ? *from : first_checkpoint(terms), epoch, env);
     session->start();
     poll();
   }
@@ -73,6 +125,11 @@ struct Harness {
     ioc.restart();
     ioc.run();
   }
+  // Timers due within `span` too (a retry), but not the session's deadlines.
+  void run_for(std::chrono::milliseconds span) {
+    ioc.restart();
+    ioc.run_for(span);
+  }
 
   std::shared_ptr<FakeLink> join(std::vector<uint8_t> token = {}) {
     auto link = std::make_shared<FakeLink>();
@@ -86,14 +143,15 @@ struct Harness {
     poll();
   }
 
+  std::vector<SessionOutcome>& recorded() { return record.recorded; }
+
   boost::asio::io_context ioc;
   BulletproofGens bp_gens{8, 4};
   PedersenGens pc_gens;
   Metrics metrics;
   wire::Identity dealer_key = wire::Identity::generate();
   mpc::SessionParams params;
-  std::vector<SessionOutcome> recorded;
-  std::optional<std::string> record_failure;
+  FakeRecord record;
   std::shared_ptr<AggregationSession> session;
 };
 
@@ -138,12 +196,12 @@ TEST_CASE("a session runs to a signed result that is recorded before any party h
   auto pa3 = std::move(pa2->first).apply_challenge(*poly_challenge);
   auto pb3 = std::move(pb2->first).apply_challenge(*poly_challenge);
   REQUIRE((pa3 && pb3));
-  CHECK(h.recorded.empty());
+  CHECK(h.recorded().empty());
   h.deliver(a, pa3->second);
   h.deliver(b, pb3->second);
 
-  REQUIRE(h.recorded.size() == 1);
-  CHECK(h.recorded[0].ok);
+  REQUIRE(h.recorded().size() == 1);
+  CHECK(h.recorded()[0].ok);
   for (auto* link : {a.get(), b.get()}) {
     auto* result = link->last<wire::ResultMsg>();
     REQUIRE(result);
@@ -160,9 +218,9 @@ TEST_CASE("a message of the wrong round aborts the session and blames its sender
   auto a = h.join(), b = h.join();
   Party pa(h, a, 1);
   h.deliver(b, wire::AbortMsg{"not a round message", {}});
-  REQUIRE(h.recorded.size() == 1);
-  CHECK_FALSE(h.recorded[0].ok);
-  CHECK(h.recorded[0].blamed == std::vector<size_t>{1});
+  REQUIRE(h.recorded().size() == 1);
+  CHECK_FALSE(h.recorded()[0].ok);
+  CHECK(h.recorded()[0].blamed == std::vector<size_t>{1});
   auto* abort = a->last<wire::AbortMsg>();
   REQUIRE(abort);
   CHECK(abort->reason.find("out-of-order message") != std::string::npos);
@@ -196,8 +254,8 @@ TEST_CASE("two different messages in one round blame the party that sent them") 
   Party first(h, a, 1), second(h, a, 2);
   h.deliver(a, first.commitment);
   h.deliver(a, second.commitment);
-  REQUIRE(h.recorded.size() == 1);
-  CHECK(h.recorded[0].blamed == std::vector<size_t>{0});
+  REQUIRE(h.recorded().size() == 1);
+  CHECK(h.recorded()[0].blamed == std::vector<size_t>{0});
   CHECK(b->last<wire::AbortMsg>()->reason == "a second, different message in one round");
 }
 
@@ -207,7 +265,7 @@ TEST_CASE("the same message again (a resumed party's resend) is harmless") {
   Party pa(h, a, 1);
   h.deliver(a, pa.commitment);
   h.deliver(a, pa.commitment);
-  CHECK(h.recorded.empty());
+  CHECK(h.recorded().empty());
   CHECK_FALSE(b->last<wire::AbortMsg>());
 }
 
@@ -215,8 +273,8 @@ TEST_CASE("a join deadline blames the seats nobody took") {
   Harness h(3, std::chrono::milliseconds(20));
   auto a = h.join();
   h.run();  // until the deadline fires
-  REQUIRE(h.recorded.size() == 1);
-  CHECK(h.recorded[0].blamed == std::vector<size_t>{1, 2});
+  REQUIRE(h.recorded().size() == 1);
+  CHECK(h.recorded()[0].blamed == std::vector<size_t>{1, 2});
   CHECK(a->last<wire::AbortMsg>()->reason == "only 1 of 3 parties joined before the deadline");
 }
 
@@ -226,8 +284,8 @@ TEST_CASE("a round deadline blames the parties that did not answer") {
   Party pa(h, a, 1);
   h.deliver(a, pa.commitment);
   h.run();
-  REQUIRE(h.recorded.size() == 1);
-  CHECK(h.recorded[0].blamed == std::vector<size_t>{1});
+  REQUIRE(h.recorded().size() == 1);
+  CHECK(h.recorded()[0].blamed == std::vector<size_t>{1});
   CHECK(a->last<wire::AbortMsg>()->reason == "round deadline passed in bit_commitments");
 }
 
@@ -236,8 +294,8 @@ TEST_CASE("a seat is resumed with its token only, and a full session refuses new
   auto a = h.join(), b = h.join();
   h.session->disconnected(0, a);
   h.run();  // past the grace period: a party that does not come back is blamed
-  REQUIRE(h.recorded.size() == 1);
-  CHECK(h.recorded[0].blamed == std::vector<size_t>{0});
+  REQUIRE(h.recorded().size() == 1);
+  CHECK(h.recorded()[0].blamed == std::vector<size_t>{0});
   CHECK(b->last<wire::AbortMsg>()->reason == "party disconnected");
 
   Harness h2(2);
@@ -255,7 +313,7 @@ TEST_CASE("a seat is resumed with its token only, and a full session refuses new
   h2.poll();  // before the grace period ends
   REQUIRE(back->position == 0u);
   CHECK(back->last<wire::JoinedMsg>()->resume_token == c_token);
-  CHECK(h2.recorded.empty());
+  CHECK(h2.recorded().empty());
   // Back again before the session noticed the last connection drop: the token takes the seat over.
   auto again = std::make_shared<FakeLink>();
   h2.session->join(again, c_token, std::nullopt);
@@ -264,26 +322,29 @@ TEST_CASE("a seat is resumed with its token only, and a full session refuses new
   CHECK(back->closed);
   h2.session->disconnected(0, back);  // the old connection's late news changes nothing
   h2.poll();
-  CHECK(h2.recorded.empty());
+  CHECK(h2.recorded().empty());
 }
 
 TEST_CASE("when the record fails, every party gets an abort that says so and no result") {
   Harness h(1);
-  h.record_failure = "database or disk is full";
   auto a = h.join();
   Party pa(h, a, 9);
   h.deliver(a, pa.commitment);
   auto pa2 = std::move(*pa.awaiting_bits).apply_challenge(*a->last<mpc::BitChallengeMsg>());
   h.deliver(a, pa2->second);
   auto pa3 = std::move(pa2->first).apply_challenge(*a->last<mpc::PolyChallengeMsg>());
+  h.record.failure = StoreError{"database or disk is full"};
   h.deliver(a, pa3->second);
-  REQUIRE(h.recorded.size() == 1);
-  CHECK(h.recorded[0].ok);  // the record was asked to keep a result...
+  h.run_for(std::chrono::milliseconds(800));  // tried again for the record's patience (100 ms here), then given up
+  REQUIRE(h.recorded().size() > 1);
+  CHECK(h.recorded()[0].ok);  // the record was asked to keep a result...
   for (const auto& m : a->received) CHECK_FALSE(std::holds_alternative<wire::ResultMsg>(m));
   auto* abort = a->last<wire::AbortMsg>();
   REQUIRE(abort);  // ...and the party got none, only the reason
   CHECK(abort->reason == "outcome could not be recorded: database or disk is full");
   CHECK(a->closed);
+  REQUIRE(h.record.later.size() == 1);  // closed as unrecorded once the record is back
+  CHECK(h.record.later[0].reason == "outcome could not be recorded");
 }
 
 TEST_CASE("shutdown aborts a running session with the reason given") {
@@ -291,9 +352,158 @@ TEST_CASE("shutdown aborts a running session with the reason given") {
   auto a = h.join();
   h.session->shutdown(AbortKind::Shutdown, "dealer shutting down");
   h.poll();
-  REQUIRE(h.recorded.size() == 1);
-  CHECK(h.recorded[0].reason == "dealer shutting down");
+  REQUIRE(h.recorded().size() == 1);
+  CHECK(h.recorded()[0].reason == "dealer shutting down");
   CHECK(a->last<wire::AbortMsg>()->reason == "dealer shutting down");
   auto late = h.join();
   CHECK(late->last<wire::AbortMsg>()->reason == "the session has ended");
+}
+
+TEST_CASE("a party hears of its seat, and of each round's challenge, only once the record holds them") {
+  Harness h(2);
+  h.record.hold = true;
+  auto a = h.join();
+  CHECK(a->received.empty());  // seated, but the checkpoint is not written yet
+  REQUIRE(h.record.checkpoints.size() == 1);
+  CHECK(h.record.last().seats[0].taken);
+  CHECK(h.record.checkpoints.back().phase == "join");
+  CHECK(h.record.checkpoints.back().joined == 1);
+  for (auto& answer : h.record.held) answer();
+  h.record.held.clear();
+  h.poll();
+  const auto* joined = a->last<wire::JoinedMsg>();
+  REQUIRE(joined);
+  // The record keeps the token's hash, never the token.
+  CHECK(h.record.last().seats[0].token_hash == wire::hash_resume_token(joined->resume_token));
+  h.record.hold = false;
+  auto b = h.join();
+  Party pa(h, a, 3), pb(h, b, 4);
+  h.record.hold = true;
+  h.deliver(a, pa.commitment);
+  h.deliver(b, pb.commitment);
+  CHECK_FALSE(a->last<mpc::BitChallengeMsg>());  // decided, not yet in the record
+  CHECK(h.record.last().bit_commitments == std::vector<BitCommitment>{pa.commitment, pb.commitment});
+  for (auto& answer : h.record.held) answer();
+  h.poll();
+  CHECK(a->last<mpc::BitChallengeMsg>());
+  CHECK(b->last<mpc::BitChallengeMsg>());
+}
+
+TEST_CASE("a session rebuilt from its checkpoint at the next epoch sends the same challenges and makes the same proof") {
+  Harness first(2);
+  auto a = first.join(), b = first.join();
+  const auto a_token = a->last<wire::JoinedMsg>()->resume_token, b_token = b->last<wire::JoinedMsg>()->resume_token;
+  Party pa(first, a, 11), pb(first, b, 12);
+  first.deliver(a, pa.commitment);
+  first.deliver(b, pb.commitment);
+  const auto after_round_one = first.record.last();
+  const auto bit_challenge = *a->last<mpc::BitChallengeMsg>();
+  auto pa2 = std::move(*pa.awaiting_bits).apply_challenge(bit_challenge);
+  auto pb2 = std::move(*pb.awaiting_bits).apply_challenge(bit_challenge);
+  REQUIRE((pa2 && pb2));
+  first.deliver(a, pa2->second);
+  first.deliver(b, pb2->second);
+  const auto after_round_two = first.record.last();
+  CHECK(after_round_two.poly_commitments.size() == 2);
+  const auto poly_challenge = *a->last<mpc::PolyChallengeMsg>();
+
+  // Another replica takes over after round one: the same bit challenge, byte for byte.
+  Harness second(2, std::chrono::seconds(30), after_round_one, kFirstEpoch + 1);
+  auto a_back = second.join(a_token);
+  REQUIRE(a_back->position == 0u);
+  REQUIRE(a_back->received.size() == 2);  // Joined, then the challenge it may have missed
+  CHECK(wire::encode(a_back->received[1]) == wire::encode(bit_challenge));
+  second.deliver(a_back, pa.commitment);  // the party's last message again: harmless
+  CHECK(second.recorded().empty());
+
+  // And after round two: the same poly challenge, and the same proof from the same shares.
+  Harness third(2, std::chrono::seconds(30), after_round_two, kFirstEpoch + 2);
+  auto a3 = third.join(a_token), b3 = third.join(b_token);
+  REQUIRE(a3->received.size() == 2);
+  CHECK(wire::encode(a3->received[1]) == wire::encode(poly_challenge));
+  CHECK(third.record.checkpoints.empty());  // resuming a seat writes nothing
+  auto pa3 = std::move(pa2->first).apply_challenge(poly_challenge);
+  auto pb3 = std::move(pb2->first).apply_challenge(poly_challenge);
+  REQUIRE((pa3 && pb3));
+  first.deliver(a, pa3->second);
+  first.deliver(b, pb3->second);
+  third.deliver(a3, pa3->second);
+  third.deliver(b3, pb3->second);
+  for (auto* h : {&first, &third}) {
+    REQUIRE(h->recorded().size() == 1);
+    REQUIRE(h->recorded()[0].ok);
+  }
+  CHECK(first.recorded()[0].result->result.proof.to_bytes() == third.recorded()[0].result->result.proof.to_bytes());
+  CHECK(pa3->first.check_result(a3->last<wire::ResultMsg>()->result));
+  CHECK(third.metrics.prometheus_text().find("bp_sessions_taken_over_total 1\n") != std::string::npos);
+}
+
+TEST_CASE("a session whose write is fenced sends nothing it decided, and tells its parties to join again") {
+  Harness h(2);
+  auto a = h.join(), b = h.join();
+  Party pa(h, a, 1), pb(h, b, 2);
+  h.deliver(a, pa.commitment);
+  h.record.failure = StoreError{"replica r2 took it over (epoch 2)", StoreErrorKind::Fenced};
+  h.deliver(b, pb.commitment);
+  for (auto* link : {a.get(), b.get()}) {
+    CHECK_FALSE(link->last<mpc::BitChallengeMsg>());
+    const auto* again = link->last<wire::AbortMsg>();
+    REQUIRE(again);
+    CHECK(again->reconnect_after_ms > 0);
+    CHECK(again->blamed.empty());
+    CHECK(again->reason.find("took it over") != std::string::npos);
+    CHECK(link->closed);
+  }
+  CHECK(h.recorded().empty());
+  CHECK(h.session->finished());
+  auto late = h.join();  // a party that comes here still is sent on too
+  CHECK(late->last<wire::AbortMsg>()->reconnect_after_ms > 0);
+}
+
+TEST_CASE("a fenced outcome is never handed out") {
+  Harness h(1);
+  auto a = h.join();
+  Party pa(h, a, 9);
+  h.deliver(a, pa.commitment);
+  auto pa2 = std::move(*pa.awaiting_bits).apply_challenge(*a->last<mpc::BitChallengeMsg>());
+  h.deliver(a, pa2->second);
+  auto pa3 = std::move(pa2->first).apply_challenge(*a->last<mpc::PolyChallengeMsg>());
+  h.record.failure = StoreError{"closed by another replica", StoreErrorKind::Fenced};
+  h.deliver(a, pa3->second);
+  for (const auto& m : a->received) CHECK_FALSE(std::holds_alternative<wire::ResultMsg>(m));
+  REQUIRE(a->last<wire::AbortMsg>());
+  CHECK(a->last<wire::AbortMsg>()->reconnect_after_ms > 0);
+  CHECK(h.record.later.empty());
+}
+
+TEST_CASE("a record that fails for a moment is tried again; for longer, the session waits in the record") {
+  Harness h(2);
+  h.record.failure = StoreError{"connection lost"};
+  h.record.failures_left = 1;
+  auto a = h.join();
+  h.run_for(std::chrono::milliseconds(400));
+  CHECK(a->last<wire::JoinedMsg>());  // the second try went through
+  CHECK(h.record.checkpoints.size() == 2);
+
+  h.record.failures_left = -1;  // from now on it fails
+  auto b = h.join();
+  h.run_for(std::chrono::milliseconds(800));
+  CHECK_FALSE(b->last<wire::JoinedMsg>());
+  REQUIRE(b->last<wire::AbortMsg>());
+  CHECK(b->last<wire::AbortMsg>()->reconnect_after_ms > 0);
+  CHECK(b->last<wire::AbortMsg>()->reason.find("the record is unavailable") != std::string::npos);
+  CHECK(h.recorded().empty());  // nothing decided: the session waits in the record to be taken over
+}
+
+TEST_CASE("handing a session over releases it and sends its parties to join again") {
+  Harness h(2);
+  auto a = h.join();
+  h.session->hand_over("this dealer replica is shutting down");
+  h.poll();
+  CHECK(h.record.releases == 1);
+  REQUIRE(a->last<wire::AbortMsg>());
+  CHECK(a->last<wire::AbortMsg>()->reconnect_after_ms > 0);
+  CHECK(a->closed);
+  CHECK(h.recorded().empty());
+  CHECK(h.session->finished());
 }

@@ -9,7 +9,7 @@ namespace bp::server {
 using Clock = std::chrono::steady_clock;
 
 RecordService::RecordService(Factory factory, RecordServiceOptions options, Metrics& metrics)
-    : options_(std::move(options)), metrics_(metrics) {
+    : options_(std::move(options)), metrics_(metrics), lease_renewed_(Clock::now()) {
   options_.threads = std::max<size_t>(1, options_.threads);
   // Made here, so a database that cannot be opened stops the dealer at start.
   std::vector<std::unique_ptr<RecordStore>> stores;
@@ -59,11 +59,11 @@ void RecordService::stop() {
 
 template <class T>
 void RecordService::observe(const std::string& operation, Clock::time_point started, const StoreResult<T>& r) {
-  const bool down = !r && r.error().store_down;
+  const bool down = !r && r.error().down();
   metrics_.store_call(operation, std::chrono::duration<double>(Clock::now() - started).count(), !down);
   // A read that works says nothing of writes (a full disk still serves reads): only a write
   // that went through brings the record back.
-  const bool wrote = operation == "claim" || operation == "close" || operation == "heartbeat" || operation == "cancel";
+  const bool wrote = operation != "find" && operation != "list";
   std::lock_guard lock(mutex_);
   if (down) {
     if (healthy_) log::error("the outcome record is failing", {{"reason", r.error().reason}});
@@ -120,6 +120,20 @@ bool RecordService::claim(ClaimRequest request, std::function<void(StoreResult<C
               false);
 }
 
+bool RecordService::take_over(std::string id, std::function<void(StoreResult<Takeover>)> done) {
+  const auto silent_for = options_.takeover_after;
+  return push(make_job<Takeover>(
+                  "takeover", [id = std::move(id), silent_for](RecordStore& s) { return s.take_over(id, silent_for); },
+                  std::move(done)),
+              false);
+}
+
+bool RecordService::request_release(std::string id, std::function<void(StoreResult<Ok>)> done) {
+  return push(make_job<Ok>(
+                  "ask", [id = std::move(id)](RecordStore& s) { return s.request_release(id); }, std::move(done)),
+              false);
+}
+
 bool RecordService::find(std::string id, std::function<void(StoreResult<std::optional<SessionRow>>)> done) {
   return push(make_job<std::optional<SessionRow>>(
                   "find", [id = std::move(id)](RecordStore& s) { return s.find(id); }, std::move(done)),
@@ -143,47 +157,58 @@ bool RecordService::request_cancel(std::string owner, std::vector<std::string> i
               false);
 }
 
-void RecordService::close(std::string id, bool ok, std::string json, std::function<void(StoreResult<Ok>)> done) {
-  {
-    std::lock_guard lock(mutex_);
-    phases_.erase(id);
-  }
+void RecordService::checkpoint(Checkpoint checkpoint, std::function<void(StoreResult<Ok>)> done) {
+  push(make_job<Ok>(
+           "checkpoint", [c = std::move(checkpoint)](RecordStore& s) { return s.checkpoint(c); }, std::move(done)),
+       true);
+}
+
+void RecordService::close(std::string id, uint64_t epoch, bool ok, std::string json,
+                          std::function<void(StoreResult<Ok>)> done) {
   push(make_job<Ok>(
            "close",
-           [id = std::move(id), ok, json = std::move(json)](RecordStore& s) { return s.close(id, ok, json); },
+           [id = std::move(id), epoch, ok, json = std::move(json)](RecordStore& s) { return s.close(id, epoch, ok, json); },
            std::move(done)),
        true);
 }
 
-void RecordService::close_when_back(std::string id, std::string json) {
+void RecordService::release(std::string id, uint64_t epoch, std::function<void(StoreResult<Ok>)> done) {
+  push(make_job<Ok>(
+           "release", [id = std::move(id), epoch](RecordStore& s) { return s.release(id, epoch); }, std::move(done)),
+       true);
+}
+
+void RecordService::close_when_back(std::string id, uint64_t epoch, std::string json) {
   std::lock_guard lock(mutex_);
-  unclosed_.emplace_back(std::move(id), std::move(json));
+  unclosed_.push_back({std::move(id), epoch, std::move(json)});
 }
 
 void RecordService::close_unclosed(RecordStore& store) {
-  std::vector<std::pair<std::string, std::string>> todo;
+  std::vector<Unclosed> todo;
   {
     std::lock_guard lock(mutex_);
     todo.swap(unclosed_);
   }
-  std::vector<std::pair<std::string, std::string>> still;
-  for (auto& [id, json] : todo) {
-    auto closed = store.close(id, false, json);
-    if (!closed && closed.error().store_down) still.emplace_back(std::move(id), std::move(json));
-    else log::info("closed in the record as unrecorded", {{"session", id}});
+  std::vector<Unclosed> still;
+  for (auto& u : todo) {
+    auto closed = store.close(u.id, u.epoch, false, u.json);
+    if (!closed && closed.error().down())
+      still.push_back(std::move(u));
+    else
+      log::info("closed in the record as unrecorded", {{"session", u.id}});
   }
   std::lock_guard lock(mutex_);
-  for (auto& entry : still) unclosed_.push_back(std::move(entry));
+  for (auto& u : still) unclosed_.push_back(std::move(u));
 }
 
-void RecordService::note_phase(const std::string& id, const std::string& phase, uint32_t joined) {
+void RecordService::on_heartbeat(std::function<void(HeartbeatNews)> handler) {
   std::lock_guard lock(mutex_);
-  phases_[id] = PhaseUpdate{id, phase, joined};
+  on_heartbeat_ = std::move(handler);
 }
 
-void RecordService::on_cancel(std::function<void(std::vector<std::string>)> handler) {
+void RecordService::on_lease_lost(std::function<void()> handler) {
   std::lock_guard lock(mutex_);
-  on_cancel_ = std::move(handler);
+  on_lease_lost_ = std::move(handler);
 }
 
 bool RecordService::healthy() const {
@@ -197,42 +222,58 @@ std::string RecordService::failure() const {
 }
 
 void RecordService::heartbeat_now() {
-  std::vector<PhaseUpdate> phases;
   bool after_failure;
   {
     std::lock_guard lock(mutex_);
     if (heartbeat_queued_) return;  // a slow store gets one beat in its queue, not a pile
     heartbeat_queued_ = true;
-    for (auto& [id, p] : phases_) phases.push_back(std::move(p));
-    phases_.clear();
     after_failure = !healthy_;
   }
   const auto ttl = options_.replica_ttl;
+  const auto started = Clock::now();
   push(make_job<HeartbeatAnswer>(
            "heartbeat",
-           [this, phases, ttl, after_failure](RecordStore& s) {
-             auto answer = s.heartbeat(phases, ttl, after_failure);
+           [this, ttl, after_failure](RecordStore& s) {
+             auto answer = s.heartbeat(ttl, after_failure);
              if (answer) close_unclosed(s);
              return answer;
            },
-           [this, phases](StoreResult<HeartbeatAnswer> answer) {
-             std::function<void(std::vector<std::string>)> handler;
+           [this, started](StoreResult<HeartbeatAnswer> answer) {
+             std::function<void(HeartbeatNews)> handler;
              {
                std::lock_guard lock(mutex_);
                heartbeat_queued_ = false;
-               if (!answer) {
-                 // Publish these phases with the next beat, unless a newer one came meanwhile.
-                 for (const auto& p : phases) phases_.try_emplace(p.id, p);
-                 return;
-               }
-               handler = on_cancel_;
+               if (!answer) return;
+               // The record saw us alive no earlier than the moment the beat was handed in.
+               if (started > lease_renewed_) lease_renewed_ = started;
+               lease_lost_ = false;
+               handler = on_heartbeat_;
              }
              if (answer->expired_elsewhere != 0)
-               log::warn("closed the open sessions of dealer replicas gone silent",
-                         {{"count", answer->expired_elsewhere}, {"silent_s", options_.replica_ttl.count()}});
-             if (handler && !answer->cancel.empty()) handler(std::move(answer->cancel));
+               log::warn("closed open sessions nobody ran", {{"count", answer->expired_elsewhere},
+                                                              {"silent_s", options_.replica_ttl.count()}});
+             if (handler) handler(HeartbeatNews{std::move(*answer), started});
            }),
        true);
+}
+
+// Another replica may take our sessions once the record has not heard from us for
+// takeover_after; stop them a heartbeat before that, so two replicas never both think they
+// run one (the epochs would refuse the stale one's writes anyway: this is for its parties,
+// who should go where the session will be).
+void RecordService::check_lease() {
+  std::function<void()> handler;
+  {
+    std::lock_guard lock(mutex_);
+    const auto lease = options_.takeover_after > options_.heartbeat ? options_.takeover_after - options_.heartbeat
+                                                                    : options_.takeover_after / 2;
+    if (lease_lost_ || Clock::now() - lease_renewed_ < lease) return;
+    lease_lost_ = true;
+    handler = on_lease_lost_;
+  }
+  log::error("no heartbeat reached the record for the lease's length: this replica's sessions may be taken over",
+             {{"lease_ms", options_.takeover_after.count()}});
+  if (handler) handler();
 }
 
 void RecordService::ticker() {
@@ -247,6 +288,7 @@ void RecordService::ticker() {
     tick_.wait_for(lock, every, [this] { return stopping_; });
     if (stopping_) return;
     lock.unlock();
+    check_lease();
     heartbeat_now();
     if (options_.retention.count() != 0 && Clock::now() >= next_prune) {
       next_prune = Clock::now() + prune_every;

@@ -3,11 +3,14 @@
 // and a callback and go on; no session or I/O thread ever waits for the database. Every call
 // has a deadline (queueing included) and ends in its callback, on a store thread, exactly once.
 //
-// Calls that admit new work (claims, reads, listings) are refused at once when the queue is
-// full ("busy"); closing a session's record is always queued, ahead of them (there are at
-// most --max-sessions of those). A heartbeat on its own timer keeps this replica's claims
-// alive, publishes its sessions' phases, collects cancellations asked of it elsewhere, and is
-// the health probe: the record is "down" from a failed call until a call succeeds again.
+// Calls that admit new work (claims, takeovers, reads) are refused at once when the queue is
+// full ("busy"); the writes of running sessions (checkpoints, outcomes, releases) are always
+// queued, ahead of them (there are at most --max-sessions of those in flight). A heartbeat on
+// its own timer keeps this replica's lease in the record and collects what was asked of it
+// elsewhere; it is also the health probe: the record is "down" from a failed call until a
+// write succeeds again. A replica whose heartbeat has not gone through for the lease's
+// length must assume another replica may take its sessions over: it is told so once
+// (on_lease_lost), and its sessions stop.
 #pragma once
 
 #include <chrono>
@@ -18,7 +21,6 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <unordered_map>
 #include <vector>
 
 #include "../metrics.hpp"
@@ -28,19 +30,26 @@ namespace bp::server {
 
 struct RecordServiceOptions {
   std::string replica;                   // this dealer's name in the record
-  size_t threads = 1;                    // backend connections (1 for SQLite and memory)
+  size_t threads = 1;                    // backend connections (1 for SQLite)
   size_t queue = 256;                    // admitting calls that may wait; more are answered busy
   std::chrono::milliseconds timeout{5000};     // per call, from the moment it is handed in
   std::chrono::milliseconds heartbeat{2000};   // how often this replica says it is alive
-  std::chrono::seconds replica_ttl{15};        // a replica silent this long has lost its sessions
+  std::chrono::milliseconds takeover_after{6000};  // silent this long, a replica's sessions may be taken over
+  std::chrono::seconds replica_ttl{60};        // a session nobody runs this long is closed as aborted
   std::chrono::seconds retention{0};           // closed records older than this are pruned; 0 keeps
+};
+
+// What the registry hears from each heartbeat that went through.
+struct HeartbeatNews {
+  HeartbeatAnswer answer;
+  std::chrono::steady_clock::time_point started;  // when the beat was handed in
 };
 
 class RecordService {
  public:
   using Factory = std::function<std::unique_ptr<RecordStore>()>;
 
-  // `factory` runs once on each store thread (so a connection lives on one thread).
+  // `factory` runs once for each store thread (so a connection lives on one thread).
   RecordService(Factory factory, RecordServiceOptions options, Metrics& metrics);
   ~RecordService();  // stop()
   // Ends the threads; calls still queued, and every later call, end at once with an error.
@@ -51,25 +60,31 @@ class RecordService {
 
   // Admitting calls: false (and no callback) when the queue is full.
   bool claim(ClaimRequest request, std::function<void(StoreResult<ClaimOutcome>)> done);
+  bool take_over(std::string id, std::function<void(StoreResult<Takeover>)> done);
+  bool request_release(std::string id, std::function<void(StoreResult<Ok>)> done);
   bool find(std::string id, std::function<void(StoreResult<std::optional<SessionRow>>)> done);
   bool open_sessions(std::string owner, std::function<void(StoreResult<std::vector<OpenSessionRow>>)> done);
   bool request_cancel(std::string owner, std::vector<std::string> ids,
                       std::function<void(StoreResult<std::vector<std::string>>)> done);
-  // Always queued, ahead of the admitting calls.
-  void close(std::string id, bool ok, std::string json, std::function<void(StoreResult<Ok>)> done);
+  // A running session's writes: always queued, ahead of the admitting calls.
+  void checkpoint(Checkpoint checkpoint, std::function<void(StoreResult<Ok>)> done);
+  void close(std::string id, uint64_t epoch, bool ok, std::string json, std::function<void(StoreResult<Ok>)> done);
+  void release(std::string id, uint64_t epoch, std::function<void(StoreResult<Ok>)> done);
 
   // A session whose outcome could not be recorded: its claim is closed with `json` (an abort
   // saying so) by the first heartbeat that finds the record answering again, so it does not
   // stay open in the record for as long as this replica lives.
-  void close_when_back(std::string id, std::string json);
-  // A running session's phase, published with the next heartbeat.
-  void note_phase(const std::string& id, const std::string& phase, uint32_t joined);
-  // Called on a store thread with the ids of this replica's sessions cancelled elsewhere.
-  void on_cancel(std::function<void(std::vector<std::string>)> handler);
+  void close_when_back(std::string id, uint64_t epoch, std::string json);
+  // Called on a store thread after each heartbeat that went through.
+  void on_heartbeat(std::function<void(HeartbeatNews)> handler);
+  // Called on the ticker's thread once the lease has run out (and again after each renewal
+  // that is lost again).
+  void on_lease_lost(std::function<void()> handler);
 
   bool healthy() const;
   std::string failure() const;  // why it is down (empty while healthy)
   const std::string& replica() const { return options_.replica; }
+  std::chrono::milliseconds takeover_after() const { return options_.takeover_after; }
   size_t threads() const { return options_.threads; }
 
  private:
@@ -83,11 +98,12 @@ class RecordService {
   Job make_job(std::string operation, std::function<StoreResult<T>(RecordStore&)> call,
                std::function<void(StoreResult<T>)> done);
   bool push(Job job, bool priority);
-  void worker();
   void ticker();
   void heartbeat_now();
+  void check_lease();
   template <class T>
   void observe(const std::string& operation, std::chrono::steady_clock::time_point started, const StoreResult<T>& r);
+  void close_unclosed(RecordStore& store);
 
   RecordServiceOptions options_;
   Metrics& metrics_;
@@ -100,10 +116,16 @@ class RecordService {
   bool healthy_ = true;
   std::string failure_;
   bool heartbeat_queued_ = false;
-  std::unordered_map<std::string, PhaseUpdate> phases_;  // changed since the last heartbeat
-  std::vector<std::pair<std::string, std::string>> unclosed_;  // (id, abort record) for close_when_back
-  void close_unclosed(RecordStore& store);
-  std::function<void(std::vector<std::string>)> on_cancel_;
+  std::chrono::steady_clock::time_point lease_renewed_;  // when the last beat that went through was handed in
+  bool lease_lost_ = false;
+  struct Unclosed {
+    std::string id;
+    uint64_t epoch;
+    std::string json;
+  };
+  std::vector<Unclosed> unclosed_;
+  std::function<void(HeartbeatNews)> on_heartbeat_;
+  std::function<void()> on_lease_lost_;
   std::vector<std::thread> threads_;
 };
 

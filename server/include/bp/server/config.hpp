@@ -21,8 +21,9 @@ struct DealerConfig {
   size_t store_queue = 256;               // record calls (claims, reads) that may wait; more are answered busy
   uint32_t store_timeout_ms = 5000;       // every record call, queueing included
   uint32_t heartbeat_ms = 2000;           // how often this replica says in the record that it is alive
-  uint32_t replica_ttl_s = 15;            // a replica silent this long is presumed dead: its open sessions
-                                          // are closed in the record as aborted
+  uint32_t takeover_after_ms = 6000;      // a replica silent this long may have its sessions taken over
+  uint32_t replica_ttl_s = 60;            // a session no replica has run for this long is closed in the
+                                          // record as aborted
   size_t max_frame_bytes = 64 * 1024;     // larger WebSocket messages are refused (and blamed)
   size_t max_sessions = 1000;             // running sessions at once
   size_t max_connections = 4096;         // open sockets, lowered at start to what the fd limit allows
@@ -35,7 +36,7 @@ struct DealerConfig {
   uint32_t max_connects_per_ip_per_s = 100;  // new connections one address may open per second
   uint32_t default_round_timeout_ms = 30000;
   uint32_t max_round_timeout_ms = 600000;
-  uint32_t reconnect_grace_ms = 2000;     // how long a dropped party may take to resume its seat
+  uint32_t reconnect_grace_ms = 5000;     // how long a dropped party may take to resume its seat
   uint32_t shutdown_grace_ms = 10000;     // on SIGTERM, how long running sessions may finish
   size_t max_sessions_per_operator = 200;  // open sessions one operator key may hold
   size_t max_sessions_per_ip = 200;        // open sessions created from one address

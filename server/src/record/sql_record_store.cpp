@@ -1,0 +1,313 @@
+#include "sql_record_store.hpp"
+
+#include <stdexcept>
+
+#include "bp/hex.hpp"
+#include "schema.hpp"
+
+namespace bp::server {
+namespace {
+
+using std::chrono::milliseconds;
+
+int64_t ms(milliseconds d) { return static_cast<int64_t>(d.count()); }
+
+StoreError in(const std::string& what, StoreError e) {
+  e.reason = what + ": " + e.reason;
+  return e;
+}
+
+class SqlRecordStore final : public RecordStore {
+ public:
+  SqlRecordStore(std::unique_ptr<SqlConnection> connection, SqlRecordOptions options)
+      : db_(std::move(connection)), options_(std::move(options)) {}
+
+  // Migrates and releases an earlier run's sessions, once per process and connection.
+  StoreResult<Ok> ensure_ready() {
+    if (ready_) return Ok{};
+    if (auto migrated = migrate_schema(*db_); !migrated) return in("preparing the record", migrated.error());
+    // An earlier run under this replica name is gone; its sessions are free to take over.
+    auto left = db_->run("UPDATE bp_sessions SET released = TRUE, released_at = {now}"
+                         " WHERE open AND replica = $1 AND instance <> $2 AND NOT released",
+                         {options_.replica, options_.instance});
+    if (!left) return in("releasing the sessions an earlier run left", left.error());
+    ready_ = true;
+    return Ok{};
+  }
+
+  StoreResult<ClaimOutcome> claim(const ClaimRequest& r) override {
+    const std::string what = "claiming session " + r.id;
+    if (auto ready = ensure_ready(); !ready) return ready.error();
+    auto inserted = db_->run(
+        "INSERT INTO bp_sessions (id, replica, instance, open, owner, bits, parties, json, checkpoint, claimed_at)"
+        " SELECT $1, $2, $3, TRUE, $4, $5, $6, $7, $8, {now}"
+        " WHERE CAST($9 AS integer) = 0"
+        "    OR (SELECT count(*) FROM bp_sessions WHERE open AND owner = $4) < CAST($9 AS integer)"
+        " ON CONFLICT (id) DO NOTHING",
+        {r.id, options_.replica, options_.instance, r.owner, r.bits, r.parties, r.lost_json, to_hex(r.checkpoint),
+         r.owner_cap});
+    if (!inserted) return in(what, inserted.error());
+    if (inserted->affected == 1) return ClaimOutcome::Claimed;
+    auto held = db_->run("SELECT 1 FROM bp_sessions WHERE id = $1", {r.id});
+    if (!held) return in(what, held.error());
+    return held->rows.empty() ? ClaimOutcome::OwnerAtCap : ClaimOutcome::Taken;
+  }
+
+  StoreResult<Ok> checkpoint(const Checkpoint& c) override {
+    const std::string what = "checkpointing session " + c.id;
+    if (auto ready = ensure_ready(); !ready) return ready.error();
+    auto updated = db_->run("UPDATE bp_sessions SET checkpoint = $4, phase = $5, joined = $6"
+                            " WHERE id = $1 AND replica = $2 AND epoch = $3 AND open AND NOT released",
+                            {c.id, options_.replica, c.epoch, to_hex(c.bytes), c.phase, c.joined});
+    if (!updated) return in(what, updated.error());
+    if (updated->affected != 1) return fenced(c.id, c.epoch);
+    return Ok{};
+  }
+
+  StoreResult<Ok> close(const std::string& id, uint64_t epoch, bool ok, const std::string& json) override {
+    const std::string what = "recording session " + id;
+    if (auto ready = ensure_ready(); !ready) return ready.error();
+    auto updated = db_->run("UPDATE bp_sessions SET open = FALSE, ok = $4, json = $5, phase = 'done', recorded_at = {now}"
+                            " WHERE id = $1 AND replica = $2 AND epoch = $3 AND open AND NOT released",
+                            {id, options_.replica, epoch, ok, json});
+    if (!updated) return in(what, updated.error());
+    if (updated->affected == 1) return keep_bound();
+    // An earlier try may have gone through with its answer lost on the way back.
+    auto row = db_->run("SELECT open, replica, epoch, json FROM bp_sessions WHERE id = $1", {id});
+    if (!row) return in(what, row.error());
+    if (!row->rows.empty()) {
+      const SqlRow& r = row->rows[0];
+      if (!r.boolean(0) && r.text(1) == options_.replica && static_cast<uint64_t>(r.integer(2)) == epoch &&
+          r.text(3) == json)
+        return Ok{};
+    }
+    return fenced(id, epoch);
+  }
+
+  StoreResult<Ok> release(const std::string& id, uint64_t epoch) override {
+    if (auto ready = ensure_ready(); !ready) return ready.error();
+    auto updated = db_->run("UPDATE bp_sessions SET released = TRUE, released_at = {now}"
+                            " WHERE id = $1 AND replica = $2 AND epoch = $3 AND open AND NOT released",
+                            {id, options_.replica, epoch});
+    if (!updated) return in("releasing session " + id, updated.error());
+    if (updated->affected != 1) return fenced(id, epoch);
+    return Ok{};
+  }
+
+  StoreResult<Takeover> take_over(const std::string& id, milliseconds silent_for) override {
+    const std::string what = "taking session " + id + " over";
+    if (auto ready = ensure_ready(); !ready) return ready.error();
+    // Released (to anyone, to us, or to a replica that asked but has not come for it), or
+    // held by a replica whose last heartbeat is too old, or our own that we no longer run.
+    auto taken = db_->run(
+        "UPDATE bp_sessions SET replica = $2, instance = $3, epoch = epoch + 1, released = FALSE, released_to = '',"
+        "   released_at = NULL, release_requested = FALSE"
+        " WHERE id = $1 AND open AND checkpoint <> '' AND ("
+        "   (released AND (released_to = '' OR released_to = $2 OR released_at < {ago:4}))"
+        "   OR (NOT released AND replica = $2 AND instance = $3)"
+        "   OR (NOT released AND NOT EXISTS (SELECT 1 FROM bp_replicas r"
+        "         WHERE r.name = bp_sessions.replica AND r.heartbeat_at >= {ago:4})))"
+        " RETURNING epoch, checkpoint",
+        {id, options_.replica, options_.instance, ms(silent_for)});
+    if (!taken) return in(what, taken.error());
+    Takeover out;
+    if (!taken->rows.empty()) {
+      auto bytes = from_hex(taken->rows[0].text(1));
+      if (!bytes) return StoreError{what + ": its checkpoint is not hex"};
+      out.kind = Takeover::Kind::Taken;
+      out.epoch = static_cast<uint64_t>(taken->rows[0].integer(0));
+      out.checkpoint = std::move(*bytes);
+      return out;
+    }
+    auto row = db_->run("SELECT open, replica, released, released_to, json, checkpoint FROM bp_sessions WHERE id = $1",
+                        {id});
+    if (!row) return in(what, row.error());
+    if (row->rows.empty()) return out;  // Unknown
+    const SqlRow& r = row->rows[0];
+    if (!r.boolean(0)) {
+      out.kind = Takeover::Kind::Ended;
+      out.outcome_json = r.text(4);
+      return out;
+    }
+    out.kind = Takeover::Kind::Held;
+    out.holder = r.boolean(2) ? r.text(3) : r.text(1);  // released to a replica that asked first
+    if (auto bytes = from_hex(r.text(5))) out.checkpoint = std::move(*bytes);
+    return out;
+  }
+
+  StoreResult<Ok> request_release(const std::string& id) override {
+    if (auto ready = ensure_ready(); !ready) return ready.error();
+    auto asked = db_->run("UPDATE bp_sessions SET release_requested = TRUE,"
+                          "   released_to = CASE WHEN released_to = '' THEN $2 ELSE released_to END"
+                          " WHERE id = $1 AND open AND NOT released",
+                          {id, options_.replica});
+    if (!asked) return in("asking for session " + id, asked.error());
+    return Ok{};
+  }
+
+  StoreResult<std::optional<SessionRow>> find(const std::string& id) override {
+    if (auto ready = ensure_ready(); !ready) return ready.error();
+    auto found = db_->run("SELECT open, json, replica, phase, bits, parties, joined FROM bp_sessions WHERE id = $1", {id});
+    if (!found) return in("reading session " + id, found.error());
+    if (found->rows.empty()) return std::optional<SessionRow>{};
+    const SqlRow& r = found->rows[0];
+    SessionRow row;
+    row.open = r.boolean(0);
+    if (row.open)
+      row.live = OpenSessionRow{id, r.text(2), r.text(3), u32(r, 4), u32(r, 5), u32(r, 6)};
+    else
+      row.json = r.text(1);
+    return std::optional<SessionRow>(std::move(row));
+  }
+
+  StoreResult<std::vector<OpenSessionRow>> open_sessions(const std::string& owner) override {
+    if (auto ready = ensure_ready(); !ready) return ready.error();
+    auto found = db_->run("SELECT id, replica, phase, bits, parties, joined FROM bp_sessions WHERE open AND owner = $1"
+                          " ORDER BY id LIMIT 1000",
+                          {owner});
+    if (!found) return in("listing open sessions", found.error());
+    std::vector<OpenSessionRow> rows;
+    for (const auto& r : found->rows) rows.push_back({r.text(0), r.text(1), r.text(2), u32(r, 3), u32(r, 4), u32(r, 5)});
+    return rows;
+  }
+
+  StoreResult<std::vector<std::string>> request_cancel(const std::string& owner,
+                                                       const std::vector<std::string>& ids) override {
+    if (auto ready = ensure_ready(); !ready) return ready.error();
+    if (ids.empty()) return std::vector<std::string>{};
+    std::string sql = "UPDATE bp_sessions SET cancel_requested = TRUE WHERE open AND owner = $1 AND id IN (";
+    SqlParams params{owner};
+    for (size_t i = 0; i < ids.size(); ++i) {
+      sql += (i ? ", $" : "$") + std::to_string(i + 2);
+      params.emplace_back(ids[i]);
+    }
+    sql += ") RETURNING id";
+    auto marked = db_->run(sql, params);
+    if (!marked) return in("cancelling sessions", marked.error());
+    return first_column(*marked);
+  }
+
+  StoreResult<HeartbeatAnswer> heartbeat(std::chrono::seconds ttl, bool after_failure) override {
+    if (auto ready = ensure_ready(); !ready) return ready.error();
+    // One transaction: this replica is alive exactly when what it holds is read.
+    SqlTransaction tx(*db_);
+    if (auto begun = tx.begin(); !begun) return in("heartbeat", begun.error());
+    auto answer = heartbeat_in(tx, ttl, after_failure);
+    if (!answer) return in("heartbeat", answer.error());
+    if (auto committed = tx.commit(); !committed) return in("heartbeat", committed.error());
+    if (shared_name_)
+      return StoreError{"another dealer process is running as replica " + options_.replica +
+                        " (replica names must be unique)"};
+    return answer;
+  }
+
+  StoreResult<size_t> prune(std::chrono::seconds age) override {
+    if (auto ready = ensure_ready(); !ready) return ready.error();
+    auto gone = db_->run("DELETE FROM bp_sessions WHERE NOT open AND recorded_at < {ago:1}",
+                         {ms(std::chrono::duration_cast<milliseconds>(age))});
+    if (!gone) return in("pruning old records", gone.error());
+    return static_cast<size_t>(gone->affected);
+  }
+
+ private:
+  StoreResult<HeartbeatAnswer> heartbeat_in(SqlTransaction&, std::chrono::seconds ttl, bool after_failure) {
+    const std::string& me = options_.replica;
+    // Which process beat last under this name: after our first beat, only we may have (two
+    // live dealers under one name would take each other's sessions for an earlier run's).
+    auto before = db_->run("SELECT instance FROM bp_replicas WHERE name = $1", {me});
+    if (!before) return before.error();
+    const std::string previous = before->rows.empty() ? "" : before->rows[0].text(0);
+    const bool first = !beaten_;
+    beaten_ = true;
+    // Reported after the commit, so that the other process sees this one's beat too.
+    shared_name_ = !first && !previous.empty() && previous != options_.instance;
+    auto beat = db_->run("INSERT INTO bp_replicas (name, heartbeat_at, instance) VALUES ($1, {now}, $2)"
+                         " ON CONFLICT (name) DO UPDATE SET heartbeat_at = excluded.heartbeat_at,"
+                         " instance = excluded.instance",
+                         {me, options_.instance});
+    if (!beat) return beat.error();
+    if (after_failure) {
+      // As much as a 64-party record: a page freed by a delete would pass a smaller probe.
+      auto probe = db_->run("INSERT INTO bp_store_probe (k, filler) VALUES (1, $1)"
+                            " ON CONFLICT (k) DO UPDATE SET filler = excluded.filler",
+                            {std::string(65536, 'p')});
+      if (!probe) return in("probe write", probe.error());
+    }
+    HeartbeatAnswer answer;
+    // Sessions nobody runs: released and not taken over, or held by a replica gone silent.
+    auto expired = db_->run("UPDATE bp_sessions SET open = FALSE, ok = FALSE, phase = 'done', recorded_at = {now}"
+                            " WHERE open AND ((released AND released_at < {ago:2})"
+                            "   OR (NOT released AND replica <> $1 AND replica IN"
+                            "       (SELECT name FROM bp_replicas WHERE heartbeat_at < {ago:2})))",
+                            {me, ms(std::chrono::duration_cast<milliseconds>(ttl))});
+    if (!expired) return in("expiring sessions nobody runs", expired.error());
+    answer.expired_elsewhere = static_cast<size_t>(expired->affected);
+    auto cancels = db_->run("UPDATE bp_sessions SET cancel_requested = FALSE"
+                            " WHERE open AND replica = $1 AND cancel_requested RETURNING id",
+                            {me});
+    if (!cancels) return in("reading cancellations", cancels.error());
+    answer.cancel = first_column(*cancels);
+    auto releases = db_->run("UPDATE bp_sessions SET release_requested = FALSE"
+                             " WHERE open AND replica = $1 AND release_requested AND NOT released RETURNING id",
+                             {me});
+    if (!releases) return in("reading hand-over requests", releases.error());
+    answer.release = first_column(*releases);
+    auto held = db_->run("SELECT id, epoch FROM bp_sessions WHERE open AND replica = $1 AND instance = $2 AND NOT released",
+                         {me, options_.instance});
+    if (!held) return in("reading held sessions", held.error());
+    for (const auto& r : held->rows) answer.held.push_back({r.text(0), static_cast<uint64_t>(r.integer(1))});
+    return answer;
+  }
+
+  // In memory, the oldest closed records give way to the newest `keep_closed`.
+  StoreResult<Ok> keep_bound() {
+    if (options_.keep_closed == 0) return Ok{};
+    auto bounded = db_->run("DELETE FROM bp_sessions WHERE NOT open AND id NOT IN"
+                            " (SELECT id FROM bp_sessions WHERE NOT open ORDER BY recorded_at DESC, id LIMIT $1)",
+                            {static_cast<int64_t>(options_.keep_closed)});
+    if (!bounded) return in("bounding the records kept in memory", bounded.error());
+    return Ok{};
+  }
+
+  // Why a write of a session at `epoch` was refused, for the log and the parties.
+  StoreError fenced(const std::string& id, uint64_t epoch) {
+    std::string why = "this dealer no longer holds session " + id + " (epoch " + std::to_string(epoch) + ")";
+    auto row = db_->run("SELECT open, replica, epoch, released FROM bp_sessions WHERE id = $1", {id});
+    if (row && !row->rows.empty()) {
+      const SqlRow& r = row->rows[0];
+      if (!r.boolean(0))
+        why += ": it is closed";
+      else if (r.boolean(3))
+        why += ": it was handed over";
+      else
+        why += ": replica " + r.text(1) + " took it over (epoch " + r.text(2) + ")";
+    }
+    return StoreError{why, StoreErrorKind::Fenced};
+  }
+
+  static uint32_t u32(const SqlRow& r, size_t i) { return static_cast<uint32_t>(r.integer(i)); }
+  static std::vector<std::string> first_column(const SqlResult& result) {
+    std::vector<std::string> out;
+    for (const auto& r : result.rows) out.push_back(r.text(0));
+    return out;
+  }
+
+  std::unique_ptr<SqlConnection> db_;
+  SqlRecordOptions options_;
+  bool ready_ = false;
+  bool beaten_ = false;
+  bool shared_name_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<RecordStore> make_sql_record_store(std::unique_ptr<SqlConnection> connection, SqlRecordOptions options,
+                                                   bool eager) {
+  auto store = std::make_unique<SqlRecordStore>(std::move(connection), std::move(options));
+  if (eager) {
+    if (auto ready = store->ensure_ready(); !ready) throw std::runtime_error(ready.error().reason);
+  }
+  return store;
+}
+
+}  // namespace bp::server

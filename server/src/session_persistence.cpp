@@ -1,0 +1,186 @@
+// The session's side of the record: its checkpoints, its outcome and its hand-over. Every
+// write names the epoch this replica holds the session at; a refusal (Fenced) means another
+// replica has it, and this one stops at once, sending its parties there. A record that fails
+// is tried again for record_patience.
+#include <boost/asio/post.hpp>
+
+#include "log.hpp"
+#include "session.hpp"
+
+namespace bp::server {
+
+namespace asio = boost::asio;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+constexpr auto kRetryEvery = std::chrono::milliseconds(250);
+
+// An abort's reason travels in one frame with a bounded reason (the codec's label limit).
+std::string one_reason(std::string why) {
+  constexpr size_t kMax = 480;
+  if (why.size() > kMax) why = why.substr(0, kMax) + "...";
+  return why;
+}
+}  // namespace
+
+wire::DealerCheckpoint AggregationSession::snapshot() const {
+  wire::DealerCheckpoint c;
+  c.n = params_.n;
+  c.parties = params_.parties;
+  c.transcript_label = params_.label;
+  c.round_timeout_ms = static_cast<uint32_t>(terms_.round_timeout.count());
+  c.allowed_parties = terms_.allowed;
+  c.owner_key = terms_.owner.operator_key;
+  c.owner_address = terms_.owner.address;
+  c.padding_seed = padding_seed_;
+  for (const auto& seat : seats_) c.seats.push_back({seat.taken, seat.token_hash, seat.peer});
+  c.bit_commitments = accepted_bits_;
+  c.poly_commitments = accepted_polys_;
+  return c;
+}
+
+bool AggregationSession::patience_left() {
+  const auto now = Clock::now();
+  if (!failing_since_) failing_since_ = now;
+  return now - *failing_since_ < env_.record_patience;
+}
+
+void AggregationSession::persist_then(std::function<void()> next) {
+  waiting_.push_back(std::move(next));
+  if (!writing_) write_checkpoint();
+}
+
+void AggregationSession::write_checkpoint() {
+  writing_ = true;
+  std::vector<std::function<void()>> covered;
+  covered.swap(waiting_);
+  Checkpoint c{id(), epoch_, wire::encode_checkpoint(snapshot()), phase_name(phase()),
+               static_cast<uint32_t>(seats_taken())};
+  env_.record->checkpoint(std::move(c), [self = shared_from_this(), covered = std::move(covered)](
+                                            StoreResult<Ok> result) mutable {
+    asio::post(self->strand_, [self, result = std::move(result), covered = std::move(covered)]() mutable {
+      self->checkpoint_written(std::move(result), std::move(covered));
+    });
+  });
+}
+
+void AggregationSession::checkpoint_written(StoreResult<Ok> result, std::vector<std::function<void()>> covered) {
+  writing_ = false;
+  if (phase() == Phase::Done) return;  // ended or moved meanwhile: what waited is moot
+  if (!result) {
+    if (!result.error().down()) return move_on(result.error().reason);
+    if (!patience_left())
+      return move_on("the record is unavailable (" + result.error().reason + "); the session waits in it");
+    log::warn("checkpoint not written; trying again", {{"session", id()}, {"reason", result.error().reason}});
+    // What waited is written with the next try, before anything that came after it.
+    covered.insert(covered.end(), std::make_move_iterator(waiting_.begin()), std::make_move_iterator(waiting_.end()));
+    waiting_ = std::move(covered);
+    writing_ = true;  // nothing else starts a write while the retry is due
+    retry_.expires_after(kRetryEvery);
+    retry_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+      if (ec || self->phase() == Phase::Done) return;
+      self->write_checkpoint();
+    });
+    return;
+  }
+  failing_since_.reset();
+  for (auto& next : covered) {
+    if (phase() == Phase::Done) return;
+    next();
+  }
+  if (!waiting_.empty() && !writing_) write_checkpoint();
+}
+
+void AggregationSession::record_then(SessionOutcome outcome, std::function<void()> announce) {
+  dealer_ = Ended{};  // nothing a party sends counts any more
+  publish_progress();
+  deadline_.cancel();
+  retry_.cancel();
+  waiting_.clear();
+  failing_since_.reset();
+  for (auto& seat : seats_) seat.grace.reset();
+  try_close(std::make_shared<const SessionOutcome>(std::move(outcome)),
+            std::make_shared<const std::function<void()>>(std::move(announce)));
+}
+
+void AggregationSession::try_close(std::shared_ptr<const SessionOutcome> outcome,
+                                   std::shared_ptr<const std::function<void()>> announce) {
+  env_.record->close(*outcome, epoch_, [self = shared_from_this(), outcome, announce](StoreResult<Ok> result) {
+    asio::post(self->strand_, [self, outcome, announce, result = std::move(result)] {
+      if (result) {
+        (*announce)();
+        self->finished_flag_ = true;  // only now may the registry forget the id
+        return;
+      }
+      if (!result.error().down()) {
+        // Another replica holds the session: it finishes it, from the checkpoint, with the
+        // messages the parties send it again. This outcome was never handed out.
+        self->dealer_ = Moved{};
+        return self->move_on(result.error().reason);
+      }
+      if (self->patience_left()) {
+        self->retry_.expires_after(kRetryEvery);
+        self->retry_.async_wait([self, outcome, announce](boost::system::error_code ec) {
+          if (!ec) self->try_close(outcome, announce);
+        });
+        return;
+      }
+      // Nobody is handed what the record does not hold.
+      self->env_.metrics->outcome_unrecorded();
+      self->env_.metrics->session_aborted(AbortKind::Unrecorded);
+      log::error("outcome could not be recorded", {{"session", self->id()}, {"reason", result.error().reason}});
+      self->env_.record->close_when_back(
+          SessionOutcome{self->id(), self->params_, false, "outcome could not be recorded", {}, std::nullopt},
+          self->epoch_);
+      self->broadcast(std::make_shared<const std::vector<uint8_t>>(
+          wire::encode(wire::AbortMsg{one_reason("outcome could not be recorded: " + result.error().reason), {}})));
+      self->close_all();
+      self->finished_flag_ = true;
+    });
+  });
+}
+
+void AggregationSession::hand_over(std::string reason) {
+  asio::post(strand_, [self = shared_from_this(), reason = std::move(reason)] {
+    if (self->phase() == Phase::Done) return;
+    self->dealer_ = Moved{};  // from now on nothing a party sends counts here
+    self->deadline_.cancel();
+    self->retry_.cancel();
+    self->waiting_.clear();
+    self->env_.record->release(self->id(), self->epoch_, [self, reason](StoreResult<Ok> released) {
+      asio::post(self->strand_, [self, reason, released = std::move(released)] {
+        // Released or not, the parties go: a session the record could not release is taken
+        // over once this replica's heartbeat is old, or released by its next one.
+        if (!released)
+          log::warn("session not released in the record", {{"session", self->id()}, {"reason", released.error().reason}});
+        self->move_on(reason);
+      });
+    });
+  });
+}
+
+void AggregationSession::lost(std::string reason) {
+  asio::post(strand_, [self = shared_from_this(), reason = std::move(reason)] {
+    if (self->phase() == Phase::Done) return;  // an outcome on its way to the record is fenced there
+    self->move_on(reason);
+  });
+}
+
+void AggregationSession::move_on(const std::string& reason) {
+  dealer_ = Moved{};
+  publish_progress();
+  deadline_.cancel();
+  retry_.cancel();
+  waiting_.clear();
+  env_.metrics->session_moved();
+  log::info("session moves on; its parties are told to join again", {{"session", id()}, {"epoch", epoch_},
+                                                                     {"reason", reason}});
+  const auto again = std::make_shared<const std::vector<uint8_t>>(
+      wire::encode(wire::AbortMsg{one_reason("the session moves on: " + reason + "; join again"), {}, kReconnectAfterMs}));
+  for (auto& seat : seats_)
+    if (seat.link) seat.link->send(again);
+  close_all();
+  finished_flag_ = true;
+}
+
+}  // namespace bp::server
