@@ -80,6 +80,13 @@ void check_contract(const Opener& open, bool shared) {
   CHECK((*listed)[0].joined == 2);
   CHECK(other.open_sessions("key:" + random_hex(32))->empty());
   CHECK(fenced(a->checkpoint(checkpoint_of(id, kFirstEpoch + 1, {6}))));  // an epoch it does not hold
+  // Several at once, in one transaction, each with its own answer.
+  auto batch = a->checkpoints({checkpoint_of(id, kFirstEpoch, {4, 5}, "proof_shares", 2),
+                               checkpoint_of(random_hex(16), kFirstEpoch, {1})});
+  REQUIRE(batch.ok());
+  REQUIRE(batch->size() == 2);
+  CHECK((*batch)[0].ok());
+  CHECK(fenced((*batch)[1]));
   if (shared) CHECK(fenced(b->checkpoint(checkpoint_of(id, kFirstEpoch, {6}))));  // a replica that does not hold it
 
   // A cancel asked on any replica reaches the one running the session, once.
@@ -430,6 +437,10 @@ class ControlledStore final : public RecordStore {
   StoreResult<Ok> checkpoint(const Checkpoint&) override {
     if (auto e = gate()) return *e;
     return Ok{};
+  }
+  StoreResult<std::vector<StoreResult<Ok>>> checkpoints(const std::vector<Checkpoint>& batch) override {
+    if (auto e = gate()) return *e;
+    return std::vector<StoreResult<Ok>>(batch.size(), Ok{});
   }
   StoreResult<Ok> close(const std::string&, uint64_t, bool, const std::string&) override {
     if (auto e = gate()) return *e;

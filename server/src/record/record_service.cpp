@@ -19,13 +19,27 @@ RecordService::RecordService(Factory factory, RecordServiceOptions options, Metr
       auto own = store;
       while (true) {
         Job job;
+        std::vector<PendingCheckpoint> batch;
         {
           std::unique_lock lock(mutex_);
-          work_ready_.wait(lock, [this] { return stopping_ || !priority_.empty() || !admitted_.empty(); });
-          if (stopping_ && priority_.empty() && admitted_.empty()) return;
-          auto& from = !priority_.empty() ? priority_ : admitted_;
-          job = std::move(from.front());
-          from.pop_front();
+          work_ready_.wait(lock, [this] {
+            return stopping_ || !priority_.empty() || !checkpoints_.empty() || !admitted_.empty();
+          });
+          if (stopping_ && priority_.empty() && checkpoints_.empty() && admitted_.empty()) return;
+          if (priority_.empty() && !checkpoints_.empty()) {
+            while (!checkpoints_.empty() && batch.size() < kCheckpointBatch) {
+              batch.push_back(std::move(checkpoints_.front()));
+              checkpoints_.pop_front();
+            }
+          } else {
+            auto& from = !priority_.empty() ? priority_ : admitted_;
+            job = std::move(from.front());
+            from.pop_front();
+          }
+        }
+        if (!batch.empty()) {
+          write_checkpoints(*own, std::move(batch));
+          continue;
         }
         if (Clock::now() >= job.deadline)
           job.expire(StoreError{"the record did not answer within " + std::to_string(options_.timeout.count()) + " ms"});
@@ -40,6 +54,7 @@ RecordService::~RecordService() { stop(); }
 
 void RecordService::stop() {
   std::deque<Job> unrun;
+  std::deque<PendingCheckpoint> unwritten;
   {
     std::lock_guard lock(mutex_);
     if (stopping_) return;
@@ -48,9 +63,11 @@ void RecordService::stop() {
     for (auto& job : admitted_) unrun.push_back(std::move(job));
     priority_.clear();
     admitted_.clear();
+    unwritten.swap(checkpoints_);
   }
   // What nobody will run gets its answer now.
   for (auto& job : unrun) job.expire(StoreError{"the dealer is stopping"});
+  for (auto& c : unwritten) c.done(StoreError{"the dealer is stopping"});
   work_ready_.notify_all();
   tick_.notify_all();
   for (auto& t : threads_) t.join();
@@ -158,9 +175,39 @@ bool RecordService::request_cancel(std::string owner, std::vector<std::string> i
 }
 
 void RecordService::checkpoint(Checkpoint checkpoint, std::function<void(StoreResult<Ok>)> done) {
-  push(make_job<Ok>(
-           "checkpoint", [c = std::move(checkpoint)](RecordStore& s) { return s.checkpoint(c); }, std::move(done)),
-       true);
+  {
+    std::unique_lock lock(mutex_);
+    if (!stopping_) {
+      checkpoints_.push_back({std::move(checkpoint), Clock::now(), std::move(done)});
+      lock.unlock();
+      work_ready_.notify_one();
+      return;
+    }
+  }
+  done(StoreError{"the dealer is stopping"});
+}
+
+void RecordService::write_checkpoints(RecordStore& store, std::vector<PendingCheckpoint> batch) {
+  // Those past their deadline are answered so; the rest go in together.
+  std::vector<PendingCheckpoint> due;
+  std::vector<Checkpoint> writes;
+  for (auto& c : batch) {
+    if (Clock::now() - c.started >= options_.timeout) {
+      StoreResult<Ok> late(StoreError{"the record did not answer within " + std::to_string(options_.timeout.count()) + " ms"});
+      observe("checkpoint", c.started, late);
+      c.done(std::move(late));
+      continue;
+    }
+    writes.push_back(c.checkpoint);
+    due.push_back(std::move(c));
+  }
+  if (due.empty()) return;
+  auto answers = store.checkpoints(writes);
+  for (size_t i = 0; i < due.size(); ++i) {
+    StoreResult<Ok> answer = answers ? std::move((*answers)[i]) : StoreResult<Ok>(answers.error());
+    observe("checkpoint", due[i].started, answer);
+    due[i].done(std::move(answer));
+  }
 }
 
 void RecordService::close(std::string id, uint64_t epoch, bool ok, std::string json,

@@ -112,6 +112,16 @@ class RecordService {
   std::condition_variable work_ready_;
   std::condition_variable tick_;
   std::deque<Job> priority_, admitted_;
+  // Checkpoints wait apart: a store thread takes all that wait (up to kCheckpointBatch) and
+  // writes them in one transaction, so sessions that checkpoint together share one commit.
+  struct PendingCheckpoint {
+    Checkpoint checkpoint;
+    std::chrono::steady_clock::time_point started;
+    std::function<void(StoreResult<Ok>)> done;
+  };
+  static constexpr size_t kCheckpointBatch = 32;
+  std::deque<PendingCheckpoint> checkpoints_;
+  void write_checkpoints(RecordStore& store, std::vector<PendingCheckpoint> batch);
   bool stopping_ = false;
   bool healthy_ = true;
   std::string failure_;

@@ -111,6 +111,9 @@ class RecordStore {
   virtual StoreResult<ClaimOutcome> claim(const ClaimRequest& request) = 0;
   // Replaces the checkpoint of a session this replica holds at that epoch (else Fenced).
   virtual StoreResult<Ok> checkpoint(const Checkpoint& checkpoint) = 0;
+  // Several sessions' checkpoints in one transaction (one commit to wait for): each its own
+  // answer, or one error for all when the transaction fails.
+  virtual StoreResult<std::vector<StoreResult<Ok>>> checkpoints(const std::vector<Checkpoint>& batch) = 0;
   // Closes a session this replica holds at that epoch with its outcome (else Fenced). Closing
   // again with the same outcome succeeds: a retry after an answer lost on the way.
   virtual StoreResult<Ok> close(const std::string& id, uint64_t epoch, bool ok, const std::string& json) = 0;

@@ -54,14 +54,23 @@ class SqlRecordStore final : public RecordStore {
   }
 
   StoreResult<Ok> checkpoint(const Checkpoint& c) override {
-    const std::string what = "checkpointing session " + c.id;
     if (auto ready = ensure_ready(); !ready) return ready.error();
-    auto updated = db_->run("UPDATE bp_sessions SET checkpoint = $4, phase = $5, joined = $6"
-                            " WHERE id = $1 AND replica = $2 AND epoch = $3 AND open AND NOT released",
-                            {c.id, options_.replica, c.epoch, to_hex(c.bytes), c.phase, c.joined});
-    if (!updated) return in(what, updated.error());
-    if (updated->affected != 1) return fenced(c.id, c.epoch);
-    return Ok{};
+    return write_checkpoint(c);
+  }
+
+  StoreResult<std::vector<StoreResult<Ok>>> checkpoints(const std::vector<Checkpoint>& batch) override {
+    if (auto ready = ensure_ready(); !ready) return ready.error();
+    if (batch.size() == 1) return std::vector<StoreResult<Ok>>{write_checkpoint(batch[0])};
+    SqlTransaction tx(*db_);
+    if (auto begun = tx.begin(); !begun) return in("checkpointing sessions", begun.error());
+    std::vector<StoreResult<Ok>> answers;
+    for (const auto& c : batch) {
+      auto answer = write_checkpoint(c);
+      if (!answer && answer.error().down()) return answer.error();  // the transaction is gone
+      answers.push_back(std::move(answer));
+    }
+    if (auto committed = tx.commit(); !committed) return in("checkpointing sessions", committed.error());
+    return answers;
   }
 
   StoreResult<Ok> close(const std::string& id, uint64_t epoch, bool ok, const std::string& json) override {
@@ -257,6 +266,15 @@ class SqlRecordStore final : public RecordStore {
     if (!held) return in("reading held sessions", held.error());
     for (const auto& r : held->rows) answer.held.push_back({r.text(0), static_cast<uint64_t>(r.integer(1))});
     return answer;
+  }
+
+  StoreResult<Ok> write_checkpoint(const Checkpoint& c) {
+    auto updated = db_->run("UPDATE bp_sessions SET checkpoint = $4, phase = $5, joined = $6"
+                            " WHERE id = $1 AND replica = $2 AND epoch = $3 AND open AND NOT released",
+                            {c.id, options_.replica, c.epoch, to_hex(c.bytes), c.phase, c.joined});
+    if (!updated) return in("checkpointing session " + c.id, updated.error());
+    if (updated->affected != 1) return fenced(c.id, c.epoch);
+    return Ok{};
   }
 
   // In memory, the oldest closed records give way to the newest `keep_closed`.
