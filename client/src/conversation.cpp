@@ -171,7 +171,9 @@ class WebSocketConversation final : public Conversation,
   ClientError declined() const {
     std::string reason = upgrade_response_.body().substr(0, 200);
     while (!reason.empty() && (reason.back() == '\n' || reason.back() == '\r')) reason.pop_back();
-    if (reason.empty()) reason = "the dealer declined the WebSocket upgrade";
+    // A balancer's page (HTML) says no more than its status line.
+    if (reason.empty() || reason.front() == '<' || reason.find_first_of("\r\n") != std::string::npos)
+      reason = "the dealer declined the WebSocket upgrade: " + std::string(upgrade_response_.reason());
     const unsigned status = upgrade_response_.result_int();
     // A balancer with no replica to send us to, or a dealer at capacity or without its
     // record: it may pass.
@@ -189,6 +191,7 @@ class WebSocketConversation final : public Conversation,
                          "the dealer's key " + wire::public_key_hex(hello.dealer_key) + " is not the pinned one", {}};
     channel_.nonce = hello.nonce;
     channel_.dealer_key = hello.dealer_key;
+    channel_.dealer_minor_version = hello.minor_version;
     if constexpr (Tls) {
       if (hello.tls_channel_binding && !wire::export_channel_binding(ws_.next_layer().native_handle(), channel_))
         return ClientError{ClientErrorKind::Transport, "TLS: no exporter for the channel binding", {}};

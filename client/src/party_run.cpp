@@ -79,7 +79,10 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
         options_(std::move(options)),
         link_(link),
         handler_(std::move(handler)),
-        retry_timer_(ioc) {}
+        retry_timer_(ioc),
+        seat_token_(wire::kResumeTokenBytes) {
+    randombytes_buf(seat_token_.data(), seat_token_.size());
+  }
   ~PartyRun() override { blinding_.wipe(); }
 
   void connect() {
@@ -88,7 +91,10 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
   }
 
   wire::Message opening(const wire::ChannelContext& channel) override {
-    wire::JoinSessionMsg join{session_id_, resume_token_, std::nullopt};
+    wire::JoinSessionMsg join{session_id_, resume_token_, std::nullopt, {}};
+    // Before we have a seat, we name the token we want for it (a 1.3 dealer takes it): a join
+    // again after a Joined lost on the way then finds the seat it made.
+    if (resume_token_.empty() && channel.dealer_minor_version >= 3) join.seat_token = seat_token_;
     join.party_auth = detail::signed_by(options_.identity, [&](const wire::PublicKey& key) {
       return wire::join_statement(channel, join, key);
     });
@@ -244,6 +250,7 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
   State state_;
   size_t position_ = 0;
   std::string label_;
+  std::vector<uint8_t> seat_token_;  // picked once: the seat we ask for, until a Joined names ours
   std::vector<uint8_t> resume_token_;
   std::optional<wire::Message> last_sent_;
   // The outage we are in, if any: since when, and how many connections it has taken.

@@ -34,12 +34,11 @@ class Statement {
 }  // namespace
 
 std::vector<uint8_t> join_statement(const ChannelContext& channel, const JoinSessionMsg& join, const PublicKey& party_key) {
-  return Statement("bp-agg/v1 join")
-      .channel(channel)
-      .field(join.session_id)
-      .field(join.resume_token)
-      .field(party_key)
-      .take();
+  Statement s("bp-agg/v1 join");
+  s.channel(channel).field(join.session_id).field(join.resume_token).field(party_key);
+  // 1.3: a seat token is signed too, after the fields a 1.2 dealer signs (it never gets one).
+  if (!join.seat_token.empty()) s.field(join.seat_token);
+  return s.take();
 }
 
 std::vector<uint8_t> create_statement(const ChannelContext& channel, const CreateSessionMsg& create,

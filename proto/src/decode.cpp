@@ -143,8 +143,11 @@ Result<Message, CodecError> decode_message(const pb::JoinSession& m, const Limit
   if (!valid_session_id(m.session_id())) return error(CodecErrorKind::BadLength, "malformed session id");
   if (!m.resume_token().empty() && m.resume_token().size() != kResumeTokenBytes)
     return error(CodecErrorKind::BadLength, "a resume token is 16 bytes");
+  if (!m.seat_token().empty() && m.seat_token().size() != kResumeTokenBytes)
+    return error(CodecErrorKind::BadLength, "a seat token is 16 bytes");
   BP_TRY(auth, key_signature(m.party_key(), m.signature(), "party key"));
-  return Message{JoinSessionMsg{m.session_id(), {m.resume_token().begin(), m.resume_token().end()}, auth}};
+  return Message{JoinSessionMsg{m.session_id(), {m.resume_token().begin(), m.resume_token().end()}, auth,
+                                {m.seat_token().begin(), m.seat_token().end()}}};
 }
 
 Result<Message, CodecError> decode_message(const pb::Joined& m, const Limits& limits) {
@@ -161,7 +164,7 @@ Result<Message, CodecError> decode_message(const pb::Joined& m, const Limits& li
 Result<Message, CodecError> decode_message(const pb::Hello& m, const Limits&) {
   BP_TRY(nonce, fixed<kNonceBytes>(m.nonce(), "nonce"));
   BP_TRY(key, fixed<kPublicKeyBytes>(m.dealer_key(), "dealer key"));
-  return Message{HelloMsg{nonce, key, m.anonymous_allowed(), m.tls_channel_binding()}};
+  return Message{HelloMsg{nonce, key, m.anonymous_allowed(), m.tls_channel_binding(), m.minor_version()}};
 }
 
 Result<Message, CodecError> decode_message(const pb::ManageSessions& m, const Limits&) {

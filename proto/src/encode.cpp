@@ -72,6 +72,7 @@ std::vector<uint8_t> encode(const Message& message) {
       m->set_dealer_key(text_of(h.dealer_key));
       m->set_anonymous_allowed(h.anonymous_allowed);
       m->set_tls_channel_binding(h.tls_channel_binding);
+      m->set_minor_version(h.minor_version);
     }
     void operator()(const SessionCreatedMsg& c) {
       auto* m = env.mutable_session_created();
@@ -82,6 +83,7 @@ std::vector<uint8_t> encode(const Message& message) {
       auto* m = env.mutable_join_session();
       m->set_session_id(j.session_id);
       m->set_resume_token(std::string(j.resume_token.begin(), j.resume_token.end()));
+      m->set_seat_token(std::string(j.seat_token.begin(), j.seat_token.end()));
       if (j.party_auth) {
         m->set_party_key(text_of(j.party_auth->key));
         m->set_signature(text_of(j.party_auth->signature));

@@ -71,8 +71,7 @@ RecordServiceOptions record_options(const DealerConfig& config, const std::strin
                               std::chrono::seconds(config.outcome_retention_s)};
 }
 
-// What sessions write, through the record service; an outcome that could not be written is
-// closed as unrecorded once the record answers again.
+// What sessions write, through the record service.
 class DealerRecord final : public SessionRecord {
  public:
   explicit DealerRecord(RecordService& records) : records_(records) {}
@@ -84,9 +83,6 @@ class DealerRecord final : public SessionRecord {
   }
   void release(const std::string& id, uint64_t epoch, std::function<void(StoreResult<Ok>)> done) override {
     records_.release(id, epoch, std::move(done));
-  }
-  void close_when_back(const SessionOutcome& unrecorded, uint64_t epoch) override {
-    records_.close_when_back(unrecorded.id, epoch, outcome_json(unrecorded));
   }
 
  private:

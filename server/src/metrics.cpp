@@ -140,7 +140,7 @@ std::string Metrics::prometheus_text() const {
   line("# HELP bp_store_up 1 while the outcome record answers; 0 while it fails (the dealer is not ready then).");
   line("# TYPE bp_store_up gauge");
   line(std::string("bp_store_up ") + (store_up_ ? "1" : "0"));
-  line("# HELP bp_outcomes_unrecorded_total Outcomes the record could not take; their parties got an abort instead.");
+  line("# HELP bp_outcomes_unrecorded_total Outcomes the record could not take in time; the session waits in the record at its last checkpoint, its parties sent to join again.");
   line("# TYPE bp_outcomes_unrecorded_total counter");
   line("bp_outcomes_unrecorded_total " + std::to_string(outcomes_unrecorded_));
   if (const double not_after = tls_not_after_.load(); not_after > 0) {

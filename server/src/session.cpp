@@ -154,9 +154,10 @@ void AggregationSession::rebuild() {
 }
 
 void AggregationSession::join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token,
-                              std::optional<wire::PublicKey> party_key) {
-  asio::post(strand_, [self = shared_from_this(), link = std::move(link), token = std::move(token), party_key]() mutable {
-    self->on_join(std::move(link), std::move(token), party_key);
+                              std::optional<wire::PublicKey> party_key, std::vector<uint8_t> seat_token) {
+  asio::post(strand_, [self = shared_from_this(), link = std::move(link), token = std::move(token), party_key,
+                       seat_token = std::move(seat_token)]() mutable {
+    self->on_join(std::move(link), std::move(token), party_key, std::move(seat_token));
   });
 }
 
@@ -219,7 +220,7 @@ void AggregationSession::resume_seat(size_t position, const std::shared_ptr<Part
 }
 
 void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token,
-                                 std::optional<wire::PublicKey> key) {
+                                 std::optional<wire::PublicKey> key, std::vector<uint8_t> seat_token) {
   auto refuse = [&](const std::string& why) {
     log::warn("join refused", {{"session", id()}, {"remote", link->peer()}, {"reason", why}});
     link->send(frame_of(wire::AbortMsg{why, {}}));
@@ -242,10 +243,14 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
     if (it == terms_.allowed.end()) return refuse("this key is not allowed in the session");
     position = static_cast<size_t>(it - terms_.allowed.begin());
   }
-  if (!token.empty()) {
-    const wire::TokenHash presented = wire::hash_resume_token(token);
+  // A resume token, or the seat token of a party that never heard its Joined, opens the
+  // seat it names (never another key's).
+  const bool resuming = !token.empty();
+  const auto& presented_token = resuming ? token : seat_token;
+  if (!presented_token.empty()) {
+    const wire::TokenHash presented = wire::hash_resume_token(presented_token);
     for (size_t j = 0; j < seats_.size(); ++j) {
-      if (position && j != *position) continue;  // a token never opens another key's seat
+      if (position && j != *position) continue;
       Seat& seat = seats_[j];
       if (!seat.taken || sodium_memcmp(seat.token_hash.data(), presented.data(), presented.size()) != 0) continue;
       if (seat.link) {
@@ -255,15 +260,15 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
         seat.link.reset();
         env_.metrics->party_left();
       }
-      return resume_seat(j, link, token);
+      return resume_seat(j, link, presented_token);
     }
-    return refuse("no vacant seat for this resume token");
+    if (resuming) return refuse("no vacant seat for this resume token");
   }
   if (position && seats_[*position].taken) {
     if (seats_[*position].link) return refuse("this party has joined already (resume with its token)");
     // Its key proves who it is: a party that never heard of its seat (the Joined frame was
     // lost with its connection) takes it again, under a new token.
-    return give_seat(*position, link, key, true);
+    return give_seat(*position, link, key, true, std::move(seat_token));
   }
   if (phase() != Phase::Joining) return refuse("the session is full");
   if (!position) {
@@ -271,13 +276,15 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
     if (free == seats_.end()) return refuse("the session is full");
     position = static_cast<size_t>(free - seats_.begin());
   }
-  give_seat(*position, link, key, false);
+  give_seat(*position, link, key, false, std::move(seat_token));
 }
 
 void AggregationSession::give_seat(size_t position, const std::shared_ptr<PartyLink>& link,
-                                   const std::optional<wire::PublicKey>& key, bool again) {
-  std::vector<uint8_t> token(wire::kResumeTokenBytes);
-  randombytes_buf(token.data(), token.size());
+                                   const std::optional<wire::PublicKey>& key, bool again, std::vector<uint8_t> token) {
+  if (token.empty()) {  // a party before 1.3 names none: we pick it
+    token.resize(wire::kResumeTokenBytes);
+    randombytes_buf(token.data(), token.size());
+  }
   Seat& seat = seats_[position];
   seat.taken = true;
   seat.link = link;

@@ -61,9 +61,6 @@ class SessionRecord {
   virtual void checkpoint(Checkpoint checkpoint, std::function<void(StoreResult<Ok>)> done) = 0;
   virtual void close(const SessionOutcome& outcome, uint64_t epoch, std::function<void(StoreResult<Ok>)> done) = 0;
   virtual void release(const std::string& id, uint64_t epoch, std::function<void(StoreResult<Ok>)> done) = 0;
-  // An outcome that could not be written in time: its abort ("could not be recorded") goes
-  // in once the record answers again.
-  virtual void close_when_back(const SessionOutcome& unrecorded, uint64_t epoch) = 0;
 };
 
 // What every session shares with the rest of the daemon.
@@ -73,7 +70,7 @@ struct SessionEnv {
   Metrics* metrics;
   std::chrono::milliseconds reconnect_grace;  // a dropped party's seat waits this long
   // How long a write to the record is tried again while the record fails, before the
-  // session gives up (moves on, or tells its parties the outcome could not be recorded).
+  // session stops here and waits in the record (its parties are sent to join again).
   std::chrono::milliseconds record_patience;
   SessionRecord* record;
   const wire::Identity* dealer_key;  // signs every result
@@ -114,9 +111,10 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
                      uint64_t epoch, SessionEnv env);
 
   void start();  // builds the dealer, replaying the checkpoint's rounds
-  // `party_key` is the key whose signature the connection has already checked, if any.
+  // `party_key` is the key whose signature the connection has already checked, if any;
+  // `seat_token` the token a 1.3 party picked for a new seat (a join again finds it).
   void join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> resume_token,
-            std::optional<wire::PublicKey> party_key);
+            std::optional<wire::PublicKey> party_key, std::vector<uint8_t> seat_token = {});
   void deliver(size_t position, std::shared_ptr<PartyLink> link, wire::Message message);
   void misbehaved(size_t position, std::shared_ptr<PartyLink> link, std::string reason);
   void disconnected(size_t position, std::shared_ptr<PartyLink> link);
@@ -160,10 +158,11 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
 
   // session.cpp: seats and rounds
   void rebuild();
-  void on_join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token, std::optional<wire::PublicKey> key);
+  void on_join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token, std::optional<wire::PublicKey> key,
+               std::vector<uint8_t> seat_token);
   void resume_seat(size_t position, const std::shared_ptr<PartyLink>& link, const std::vector<uint8_t>& token);
   void give_seat(size_t position, const std::shared_ptr<PartyLink>& link, const std::optional<wire::PublicKey>& key,
-                 bool again);
+                 bool again, std::vector<uint8_t> token);
   void announce_seat(size_t position, const std::shared_ptr<PartyLink>& link, const std::vector<uint8_t>& token,
                      const std::optional<wire::PublicKey>& key, bool again);
   size_t seats_taken() const;

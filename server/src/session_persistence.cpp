@@ -1,7 +1,10 @@
 // The session's side of the record: its checkpoints, its outcome and its hand-over. Every
 // write names the epoch this replica holds the session at; a refusal (Fenced) means another
 // replica has it, and this one stops at once, sending its parties there. A record that fails
-// is tried again for record_patience.
+// is tried again for record_patience; after that the session stops here too and waits in the
+// record at its last checkpoint, for whichever replica its parties reach once it is back (so
+// a replica cut off from the database loses no session, and a long outage ends in the
+// parties' "unavailable" naming the record, never in an answer the record does not hold).
 #include <boost/asio/post.hpp>
 
 #include "log.hpp"
@@ -107,35 +110,31 @@ void AggregationSession::try_close(std::shared_ptr<const SessionOutcome> outcome
                                    std::shared_ptr<const std::function<void()>> announce) {
   env_.record->close(*outcome, epoch_, [self = shared_from_this(), outcome, announce](StoreResult<Ok> result) {
     asio::post(self->strand_, [self, outcome, announce, result = std::move(result)] {
+      // Sent on meanwhile (the lease ran out): whatever the record took, its parties learn it
+      // from the record when they join again.
+      if (std::holds_alternative<Moved>(self->dealer_)) return;
       if (result) {
         (*announce)();
         self->finished_flag_ = true;  // only now may the registry forget the id
         return;
       }
-      if (!result.error().down()) {
-        // Another replica holds the session: it finishes it, from the checkpoint, with the
-        // messages the parties send it again. This outcome was never handed out.
-        self->dealer_ = Moved{};
-        return self->move_on(result.error().reason);
-      }
-      if (self->patience_left()) {
+      if (result.error().down() && self->patience_left()) {
         self->retry_.expires_after(kRetryEvery);
         self->retry_.async_wait([self, outcome, announce](boost::system::error_code ec) {
           if (!ec) self->try_close(outcome, announce);
         });
         return;
       }
-      // Nobody is handed what the record does not hold.
-      self->env_.metrics->outcome_unrecorded();
-      self->env_.metrics->session_aborted(AbortKind::Unrecorded);
-      log::error("outcome could not be recorded", {{"session", self->id()}, {"reason", result.error().reason}});
-      self->env_.record->close_when_back(
-          SessionOutcome{self->id(), self->params_, false, "outcome could not be recorded", {}, std::nullopt},
-          self->epoch_);
-      self->broadcast(std::make_shared<const std::vector<uint8_t>>(
-          wire::encode(wire::AbortMsg{one_reason("outcome could not be recorded: " + result.error().reason), {}})));
-      self->close_all();
-      self->finished_flag_ = true;
+      // Nobody is handed what the record does not hold. Fenced: another replica holds the
+      // session and finishes it, from the checkpoint, with the messages the parties send it
+      // again. Down for longer than the patience: the session waits in the record at its last
+      // checkpoint, for whichever replica the parties reach once the record is back.
+      if (result.error().down()) {
+        self->env_.metrics->outcome_unrecorded();
+        log::error("the record did not take the outcome", {{"session", self->id()}, {"reason", result.error().reason}});
+      }
+      self->move_on(result.error().down() ? "the record did not take the outcome (" + result.error().reason + ")"
+                                          : result.error().reason);
     });
   });
 }
@@ -161,7 +160,8 @@ void AggregationSession::hand_over(std::string reason) {
 
 void AggregationSession::lost(std::string reason) {
   asio::post(strand_, [self = shared_from_this(), reason = std::move(reason)] {
-    if (self->phase() == Phase::Done) return;  // an outcome on its way to the record is fenced there
+    // An outcome the record holds is told; one still on its way may never get there.
+    if (std::holds_alternative<Moved>(self->dealer_) || self->finished_flag_) return;
     self->move_on(reason);
   });
 }

@@ -71,7 +71,8 @@ void WsConnection<Stream>::greet() {
     }
   }
   enqueue(std::make_shared<const std::vector<uint8_t>>(
-      wire::encode(wire::HelloMsg{channel_.nonce, channel_.dealer_key, env_.auth->anonymous_allowed(), kTls<Stream>})));
+      wire::encode(wire::HelloMsg{channel_.nonce, channel_.dealer_key, env_.auth->anonymous_allowed(), kTls<Stream>,
+                                  wire::kWireMinorVersion})));
 }
 
 // An upgraded connection that is not (yet) in a session must keep asking for something, or
@@ -207,12 +208,13 @@ void WsConnection<Stream>::join(const wire::JoinSessionMsg& request) {
   request_deadline_.cancel();  // the session's own deadline (or the record's) covers the rest of this connection's life
   env_.registry->find_or_take_over(
       request.session_id, key,
-      [self = shared_from_this(), token = request.resume_token, key](SessionRegistry::Found found) {
-        asio::post(self->ws_.get_executor(), [self, token, key, found = std::move(found)] {
+      [self = shared_from_this(), token = request.resume_token, seat = request.seat_token,
+       key](SessionRegistry::Found found) {
+        asio::post(self->ws_.get_executor(), [self, token, seat, key, found = std::move(found)] {
           if (self->state_ != State::Joining) return;  // closed meanwhile
           if (auto* session = std::get_if<std::shared_ptr<AggregationSession>>(&found))
-            return (*session)->join(self, token, key);
-          self->turn_away(std::get<Refusal>(found), !token.empty());
+            return (*session)->join(self, token, key, seat);
+          self->turn_away(std::get<Refusal>(found), !token.empty() || !seat.empty());
         });
       });
 }

@@ -6,6 +6,7 @@
 #include "aggregation.pb.h"
 #include "bp/mpc/dealer.hpp"
 #include "bp/mpc/party.hpp"
+#include "bp/wire/auth.hpp"
 #include "bp/wire/checkpoint.hpp"
 #include "bp/wire/codec.hpp"
 
@@ -241,6 +242,19 @@ TEST_CASE("oversized vectors and inconsistent results are refused") {
   env = envelope_of(Message{ResultMsg{sample().result, std::nullopt}});
   env.mutable_result()->set_padding_positions(0, 9);
   CHECK(decode_error(env) == CodecErrorKind::BadLength);
+}
+
+TEST_CASE("1.3: a seat token in a join, the dealer's minor version in Hello") {
+  const JoinSessionMsg join{std::string(32, 'a'), {}, std::nullopt, std::vector<uint8_t>(16, 4)};
+  CHECK(round_trip(join) == join);
+  CHECK(decode(encode(Message{JoinSessionMsg{std::string(32, 'a'), {}, std::nullopt, {1, 2}}})).error().kind ==
+        CodecErrorKind::BadLength);
+  const HelloMsg hello{{5}, PublicKey{7}, false, false, kWireMinorVersion};
+  CHECK(round_trip(hello).minor_version == 3);
+  // The join statement signs a seat token when there is one, and is a 1.2 statement without.
+  const ChannelContext channel{{1}, PublicKey{2}, {}, 3};
+  JoinSessionMsg without{std::string(32, 'a'), {}, std::nullopt};
+  CHECK(join_statement(channel, without, PublicKey{9}) != join_statement(channel, join, PublicKey{9}));
 }
 
 TEST_CASE("1.3: an abort that asks the party to join again, and its limits") {

@@ -66,7 +66,6 @@ class FakeRecord final : public SessionRecord {
     ++releases;
     done(Ok{});
   }
-  void close_when_back(const SessionOutcome& unrecorded, uint64_t) override { later.push_back(unrecorded); }
 
   // The latest checkpoint, decoded.
   wire::DealerCheckpoint last() const {
@@ -78,7 +77,6 @@ class FakeRecord final : public SessionRecord {
 
   std::vector<Checkpoint> checkpoints;
   std::vector<SessionOutcome> recorded;
-  std::vector<SessionOutcome> later;
   int releases = 0;
   std::optional<StoreError> failure;  // every write fails so, while set
   int failures_left = -1;             // >= 0: that many failures, then success
@@ -325,7 +323,7 @@ TEST_CASE("a seat is resumed with its token only, and a full session refuses new
   CHECK(h2.recorded().empty());
 }
 
-TEST_CASE("when the record fails, every party gets an abort that says so and no result") {
+TEST_CASE("when the record does not take the outcome, no party gets it: they are sent to join again") {
   Harness h(1);
   auto a = h.join();
   Party pa(h, a, 9);
@@ -340,11 +338,11 @@ TEST_CASE("when the record fails, every party gets an abort that says so and no 
   CHECK(h.recorded()[0].ok);  // the record was asked to keep a result...
   for (const auto& m : a->received) CHECK_FALSE(std::holds_alternative<wire::ResultMsg>(m));
   auto* abort = a->last<wire::AbortMsg>();
-  REQUIRE(abort);  // ...and the party got none, only the reason
-  CHECK(abort->reason == "outcome could not be recorded: database or disk is full");
+  REQUIRE(abort);  // ...and the party got none: the session waits in the record at its last checkpoint
+  CHECK(abort->reason.find("the record did not take the outcome (database or disk is full)") != std::string::npos);
+  CHECK(abort->reconnect_after_ms > 0);
   CHECK(a->closed);
-  REQUIRE(h.record.later.size() == 1);  // closed as unrecorded once the record is back
-  CHECK(h.record.later[0].reason == "outcome could not be recorded");
+  CHECK(h.metrics.prometheus_text().find("bp_outcomes_unrecorded_total 1\n") != std::string::npos);
 }
 
 TEST_CASE("shutdown aborts a running session with the reason given") {
@@ -473,7 +471,6 @@ TEST_CASE("a fenced outcome is never handed out") {
   for (const auto& m : a->received) CHECK_FALSE(std::holds_alternative<wire::ResultMsg>(m));
   REQUIRE(a->last<wire::AbortMsg>());
   CHECK(a->last<wire::AbortMsg>()->reconnect_after_ms > 0);
-  CHECK(h.record.later.empty());
 }
 
 TEST_CASE("a record that fails for a moment is tried again; for longer, the session waits in the record") {
@@ -506,4 +503,23 @@ TEST_CASE("handing a session over releases it and sends its parties to join agai
   CHECK(a->closed);
   CHECK(h.recorded().empty());
   CHECK(h.session->finished());
+}
+
+TEST_CASE("a party that never heard its Joined comes back with the seat token it picked and gets that seat") {
+  Harness h(2);
+  const std::vector<uint8_t> picked(wire::kResumeTokenBytes, 0x42);
+  auto lost = std::make_shared<FakeLink>();
+  h.session->join(lost, {}, std::nullopt, picked);
+  h.poll();
+  REQUIRE(lost->last<wire::JoinedMsg>());
+  CHECK(lost->last<wire::JoinedMsg>()->resume_token == picked);  // the party's own token
+  CHECK(h.record.last().seats[0].token_hash == wire::hash_resume_token(picked));
+  // As if that Joined had been lost: the same seat token again is the same seat, not a second one.
+  auto again = std::make_shared<FakeLink>();
+  h.session->join(again, {}, std::nullopt, picked);
+  h.poll();
+  REQUIRE(again->position == 0u);
+  CHECK(lost->closed);
+  auto other = h.join();
+  CHECK(other->position == 1u);
 }

@@ -225,29 +225,6 @@ void RecordService::release(std::string id, uint64_t epoch, std::function<void(S
        true);
 }
 
-void RecordService::close_when_back(std::string id, uint64_t epoch, std::string json) {
-  std::lock_guard lock(mutex_);
-  unclosed_.push_back({std::move(id), epoch, std::move(json)});
-}
-
-void RecordService::close_unclosed(RecordStore& store) {
-  std::vector<Unclosed> todo;
-  {
-    std::lock_guard lock(mutex_);
-    todo.swap(unclosed_);
-  }
-  std::vector<Unclosed> still;
-  for (auto& u : todo) {
-    auto closed = store.close(u.id, u.epoch, false, u.json);
-    if (!closed && closed.error().down())
-      still.push_back(std::move(u));
-    else
-      log::info("closed in the record as unrecorded", {{"session", u.id}});
-  }
-  std::lock_guard lock(mutex_);
-  for (auto& u : still) unclosed_.push_back(std::move(u));
-}
-
 void RecordService::on_heartbeat(std::function<void(HeartbeatNews)> handler) {
   std::lock_guard lock(mutex_);
   on_heartbeat_ = std::move(handler);
@@ -280,11 +257,7 @@ void RecordService::heartbeat_now() {
   const auto started = Clock::now();
   push(make_job<HeartbeatAnswer>(
            "heartbeat",
-           [this, ttl, after_failure](RecordStore& s) {
-             auto answer = s.heartbeat(ttl, after_failure);
-             if (answer) close_unclosed(s);
-             return answer;
-           },
+           [ttl, after_failure](RecordStore& s) { return s.heartbeat(ttl, after_failure); },
            [this, started](StoreResult<HeartbeatAnswer> answer) {
              std::function<void(HeartbeatNews)> handler;
              {

@@ -71,10 +71,6 @@ class RecordService {
   void close(std::string id, uint64_t epoch, bool ok, std::string json, std::function<void(StoreResult<Ok>)> done);
   void release(std::string id, uint64_t epoch, std::function<void(StoreResult<Ok>)> done);
 
-  // A session whose outcome could not be recorded: its claim is closed with `json` (an abort
-  // saying so) by the first heartbeat that finds the record answering again, so it does not
-  // stay open in the record for as long as this replica lives.
-  void close_when_back(std::string id, uint64_t epoch, std::string json);
   // Called on a store thread after each heartbeat that went through.
   void on_heartbeat(std::function<void(HeartbeatNews)> handler);
   // Called on the ticker's thread once the lease has run out (and again after each renewal
@@ -103,7 +99,6 @@ class RecordService {
   void check_lease();
   template <class T>
   void observe(const std::string& operation, std::chrono::steady_clock::time_point started, const StoreResult<T>& r);
-  void close_unclosed(RecordStore& store);
 
   RecordServiceOptions options_;
   Metrics& metrics_;
@@ -128,12 +123,6 @@ class RecordService {
   bool heartbeat_queued_ = false;
   std::chrono::steady_clock::time_point lease_renewed_;  // when the last beat that went through was handed in
   bool lease_lost_ = false;
-  struct Unclosed {
-    std::string id;
-    uint64_t epoch;
-    std::string json;
-  };
-  std::vector<Unclosed> unclosed_;
   std::function<void(HeartbeatNews)> on_heartbeat_;
   std::function<void()> on_lease_lost_;
   std::vector<std::thread> threads_;

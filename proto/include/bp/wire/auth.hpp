@@ -34,6 +34,7 @@ struct ChannelContext {
   std::array<uint8_t, kNonceBytes> nonce{};
   PublicKey dealer_key{};
   std::vector<uint8_t> channel_binding;  // empty over plain TCP
+  uint32_t dealer_minor_version = 0;     // what the dealer's Hello said it speaks (not signed)
 };
 
 struct CreateSessionMsg;

@@ -35,11 +35,15 @@ struct KeySignature {
 };
 
 // Session set-up (see proto/aggregation.proto for the meaning of each field).
+// The minor version of the wire format this build speaks (docs/wire-format.md).
+inline constexpr uint32_t kWireMinorVersion = 3;
+
 struct HelloMsg {
   std::array<uint8_t, 32> nonce{};
   PublicKey dealer_key{};
   bool anonymous_allowed = false;
   bool tls_channel_binding = false;  // signatures must cover the TLS exporter value
+  uint32_t minor_version = 0;        // 1.3: the dealer's; 0 from an older dealer
   friend bool operator==(const HelloMsg&, const HelloMsg&) = default;
 };
 struct CreateSessionMsg {
@@ -61,6 +65,7 @@ struct JoinSessionMsg {
   std::string session_id;
   std::vector<uint8_t> resume_token;  // empty or 16 bytes
   std::optional<KeySignature> party_auth;  // absent: an anonymous join
+  std::vector<uint8_t> seat_token{};  // 1.3: empty or 16 bytes the party picked for a new seat
   friend bool operator==(const JoinSessionMsg&, const JoinSessionMsg&) = default;
 };
 struct JoinedMsg {
