@@ -16,15 +16,13 @@ enum class AbortKind {
   InvalidShares,      // a commitment or share failed the dealer's audit
   Cancelled,          // its operator cancelled it
   Shutdown,           // the dealer stopped before it ended
-  Unrecorded,         // it ended, but the record could not take the outcome
   Internal,           // the session could not be set up
 };
 
 inline constexpr std::array kAllAbortKinds = {AbortKind::JoinTimeout,       AbortKind::RoundTimeout,
                                               AbortKind::PartyLeft,         AbortKind::ProtocolViolation,
                                               AbortKind::InvalidShares,     AbortKind::Cancelled,
-                                              AbortKind::Shutdown,          AbortKind::Unrecorded,
-                                              AbortKind::Internal};
+                                              AbortKind::Shutdown,          AbortKind::Internal};
 
 constexpr const char* abort_kind_label(AbortKind kind) {
   switch (kind) {
@@ -35,7 +33,6 @@ constexpr const char* abort_kind_label(AbortKind kind) {
     case AbortKind::InvalidShares: return "invalid_shares";
     case AbortKind::Cancelled: return "cancelled";
     case AbortKind::Shutdown: return "shutdown";
-    case AbortKind::Unrecorded: return "unrecorded";
     case AbortKind::Internal: return "internal";
   }
   return "internal";

@@ -2,8 +2,9 @@
 # Scale-out figures for docs/scale-out.md, on this machine: sessions/s through nginx (routed
 # as deploy/k8s/ingress.yaml) with 1, 2 and 3 dealer replicas on SQLite (a file each) and on
 # one shared PostgreSQL 15 (a primary with a synchronous standby, as tests/cluster runs it),
-# the dealers' record-write latency from their own histograms, and the records/s the
-# primary takes from pgbench running the dealer's two statements (claim, close).
+# the dealers' record-write latency from their own histograms, and the sessions/s the
+# primary takes from pgbench running one session's writes (its claim, four checkpoints of an
+# m = 4 session, its close).
 #   tools/netbench/scale-out-bench.sh BUILD_DIR [SECONDS_PER_ROW]   (root: runs PostgreSQL as postgres)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -99,11 +100,15 @@ for backend in sqlite postgresql; do
 done
 
 echo
-echo "One primary (synchronous standby on), the dealer's claim and close per record, pgbench -c 8 -j 2 -T $seconds:"
+echo "One primary (synchronous standby on), one session's writes per transaction (claim, four checkpoints, close), pgbench -c 8 -j 2 -T $seconds:"
 cat >"$work/record.sql" <<'SQL'
 \set id random(1, 9000000000000000000)
-INSERT INTO bp_sessions (id, replica, open, owner, bits, parties, json) VALUES (:id, 'bench', true, 'addr:bench', 64, 4, repeat('x', 300)) ON CONFLICT (id) DO NOTHING;
-UPDATE bp_sessions SET open = false, ok = true, json = repeat('y', 4300), phase = 'done', recorded_at = now() WHERE id = :id::text AND replica = 'bench' AND open;
+INSERT INTO bp_sessions (id, replica, open, owner, bits, parties, json, checkpoint) VALUES (:id, 'bench', true, 'addr:bench', 64, 4, repeat('x', 300), repeat('c', 400)) ON CONFLICT (id) DO NOTHING;
+UPDATE bp_sessions SET checkpoint = repeat('d', 600), joined = 1 WHERE id = :id::text AND replica = 'bench' AND epoch = 1 AND open AND NOT released;
+UPDATE bp_sessions SET checkpoint = repeat('e', 1000), joined = 4 WHERE id = :id::text AND replica = 'bench' AND epoch = 1 AND open AND NOT released;
+UPDATE bp_sessions SET checkpoint = repeat('f', 1800), phase = 'poly_commitments' WHERE id = :id::text AND replica = 'bench' AND epoch = 1 AND open AND NOT released;
+UPDATE bp_sessions SET checkpoint = repeat('g', 2400), phase = 'proof_shares' WHERE id = :id::text AND replica = 'bench' AND epoch = 1 AND open AND NOT released;
+UPDATE bp_sessions SET open = false, ok = true, json = repeat('y', 4300), phase = 'done', recorded_at = now() WHERE id = :id::text AND replica = 'bench' AND epoch = 1 AND open AND NOT released;
 SQL
 chmod 644 "$work/record.sql"
 install -o postgres -m 600 "$work/pgpass" "$work/pgpass.postgres"
