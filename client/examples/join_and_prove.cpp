@@ -27,15 +27,15 @@ int main(int argc, char** argv) {
   }
   bp::SystemRandom rng;
   const bp::Scalar blinding = bp::Scalar::random(rng);  // keep it: it opens your commitment
-  const auto outcome = bp::client::join_and_prove(*dealer, argv[2], std::strtoull(argv[3], nullptr, 10), blinding,
-                                                  options);
+  const auto outcome =
+      bp::client::join_and_prove(*dealer, argv[2], std::strtoull(argv[3], nullptr, 10), blinding, options);
   if (!outcome) {
     std::fprintf(stderr, "%s\n", bp::client::describe(outcome.error()).c_str());
     return 1;
   }
   // The dealer's signature (already checked) is what shows later where the proof came from.
-  std::printf("seat %zu: a %zu-byte proof over %zu commitments, label \"%s\", signed by dealer %s\n",
-              outcome->position, outcome->result.proof.to_bytes().size(), outcome->result.commitments.size(),
+  std::printf("seat %zu: a %zu-byte proof over %zu commitments, label \"%s\", signed by dealer %s\n", outcome->position,
+              outcome->result.proof.to_bytes().size(), outcome->result.commitments.size(),
               outcome->result.label.c_str(), bp::to_hex(outcome->attestation.dealer_key).c_str());
   return 0;
 }

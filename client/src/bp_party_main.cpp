@@ -124,8 +124,9 @@ int client_failure(const bp::client::ClientError& e) {
 }
 
 int create_session(int argc, char** argv) {
-  const Flags f = parse(argc, argv, {"dealer", "bits", "parties", "label", "round-timeout-ms", "ca", "insecure-skip-verify",
-                                     "key", "allow", "dealer-key", "session-id"});
+  const Flags f = parse(argc, argv,
+                        {"dealer", "bits", "parties", "label", "round-timeout-ms", "ca", "insecure-skip-verify", "key",
+                         "allow", "dealer-key", "session-id"});
   if (!f.error.empty()) return usage_error(f.error);
   const auto dealer = bp::client::parse_endpoint(f.get("dealer"));
   if (!dealer) return usage_error("--dealer must be ws://HOST:PORT or wss://HOST:PORT");
@@ -137,13 +138,14 @@ int create_session(int argc, char** argv) {
   std::string error;
   const auto options = common_options(f, error);
   if (!options) return usage_error(error);
-  bp::client::SessionRequest request{bits, parties, f.get("label", "bp"), static_cast<uint32_t>(timeout),
-                                     f.get("session-id"), {}};
+  bp::client::SessionRequest request{
+      bits, parties, f.get("label", "bp"), static_cast<uint32_t>(timeout), f.get("session-id"), {}};
   const std::string allow = f.get("allow");
   for (size_t start = 0; start < allow.size();) {
     const size_t comma = std::min(allow.find(',', start), allow.size());
     const auto key = bp::wire::parse_public_key(allow.substr(start, comma - start));
-    if (!key) return usage_error("--allow: '" + allow.substr(start, comma - start) + "' is not a public key or .pub file");
+    if (!key)
+      return usage_error("--allow: '" + allow.substr(start, comma - start) + "' is not a public key or .pub file");
     request.allowed_parties.push_back(*key);
     start = comma + 1;
   }
@@ -176,8 +178,8 @@ void report(const bp::client::PartyEvent& e, std::FILE* events) {
     std::fprintf(stderr, "bp-party: joining again in %lld ms (connection %zu of this outage): %s\n",
                  static_cast<long long>(e.delay.count()), e.attempt, e.detail.c_str());
   if (!events) return;
-  const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::chrono::system_clock::now().time_since_epoch());
+  const auto now =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
   bp::JsonObject line;
   line.number("time_ms", static_cast<uint64_t>(now.count())).text("event", event_name(e.kind));
   line.number("position", e.position).number("attempt", e.attempt);
@@ -189,8 +191,9 @@ void report(const bp::client::PartyEvent& e, std::FILE* events) {
 }
 
 int join(int argc, char** argv) {
-  const Flags f = parse(argc, argv, {"dealer", "session", "value", "blinding", "timeout-ms", "ca", "insecure-skip-verify",
-                                     "key", "dealer-key", "reconnect-attempts", "reconnect-give-up-ms", "events"});
+  const Flags f = parse(argc, argv,
+                        {"dealer", "session", "value", "blinding", "timeout-ms", "ca", "insecure-skip-verify", "key",
+                         "dealer-key", "reconnect-attempts", "reconnect-give-up-ms", "events"});
   if (!f.error.empty()) return usage_error(f.error);
   const auto dealer = bp::client::parse_endpoint(f.get("dealer"));
   if (!dealer) return usage_error("--dealer must be ws://HOST:PORT or wss://HOST:PORT");
@@ -214,7 +217,8 @@ int join(int argc, char** argv) {
   if (!common) return usage_error(error);
   bp::client::Options options = std::move(*common);
   options.timeout = std::chrono::milliseconds(timeout);
-  uint64_t attempts = options.reconnect.attempts, give_up = static_cast<uint64_t>(options.reconnect.give_up_after.count());
+  uint64_t attempts = options.reconnect.attempts,
+           give_up = static_cast<uint64_t>(options.reconnect.give_up_after.count());
   if (f.has("reconnect-attempts") && (!parse_u64(f.get("reconnect-attempts"), attempts) || attempts > 10000))
     return usage_error("--reconnect-attempts must be a number up to 10000");
   if (f.has("reconnect-give-up-ms") && !parse_u64(f.get("reconnect-give-up-ms"), give_up))
@@ -243,7 +247,8 @@ int sessions(int argc, char** argv) {
   for (size_t start = 0; start < ids.size();) {
     const size_t comma = std::min(ids.find(',', start), ids.size());
     cancel.push_back(ids.substr(start, comma - start));
-    if (!bp::wire::valid_session_id(cancel.back())) return usage_error("--cancel: '" + cancel.back() + "' is not a session id");
+    if (!bp::wire::valid_session_id(cancel.back()))
+      return usage_error("--cancel: '" + cancel.back() + "' is not a session id");
     start = comma + 1;
   }
   std::string error;
@@ -254,7 +259,8 @@ int sessions(int argc, char** argv) {
   for (const auto& id : cancel)
     if (std::find(listing->not_cancelled.begin(), listing->not_cancelled.end(), id) == listing->not_cancelled.end())
       std::printf("cancelled %s\n", id.c_str());
-  for (const auto& id : listing->not_cancelled) std::fprintf(stderr, "not cancelled (not an open session of yours): %s\n", id.c_str());
+  for (const auto& id : listing->not_cancelled)
+    std::fprintf(stderr, "not cancelled (not an open session of yours): %s\n", id.c_str());
   for (const auto& s : listing->sessions)
     std::printf("%s %s %zu/%zu n=%zu%s%s\n", s.session_id.c_str(), s.phase.c_str(), s.joined, s.parties, s.n,
                 s.replica.empty() ? "" : " on ", s.replica.c_str());

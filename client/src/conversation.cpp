@@ -59,16 +59,16 @@ class WebSocketConversation final : public Conversation,
     deadline_.expires_after(options_.timeout);
     deadline_.async_wait([self = this->shared_from_this()](beast::error_code ec) {
       if (ec) return;
-      self->fail({ClientErrorKind::Timeout, "no result within " + std::to_string(self->options_.timeout.count()) + " ms",
-                  {}});
+      self->fail(
+          {ClientErrorKind::Timeout, "no result within " + std::to_string(self->options_.timeout.count()) + " ms", {}});
     });
-    resolver_.async_resolve(dealer_.host, std::to_string(dealer_.port),
-                            [self = this->shared_from_this()](beast::error_code ec, tcp::resolver::results_type results) {
-                              if (ec == asio::error::host_not_found_try_again)
-                                return self->fail(lost("resolve: " + ec.message()));
-                              if (ec) return self->fail({ClientErrorKind::Transport, "resolve: " + ec.message(), {}});
-                              self->connect(results);
-                            });
+    resolver_.async_resolve(
+        dealer_.host, std::to_string(dealer_.port),
+        [self = this->shared_from_this()](beast::error_code ec, tcp::resolver::results_type results) {
+          if (ec == asio::error::host_not_found_try_again) return self->fail(lost("resolve: " + ec.message()));
+          if (ec) return self->fail({ClientErrorKind::Transport, "resolve: " + ec.message(), {}});
+          self->connect(results);
+        });
   }
 
  private:
@@ -126,12 +126,13 @@ class WebSocketConversation final : public Conversation,
     timeouts.idle_timeout = options_.idle_timeout;
     timeouts.keep_alive_pings = true;
     ws_.set_option(timeouts);
-    ws_.async_handshake(upgrade_response_, dealer_.host, target_, [self = this->shared_from_this()](beast::error_code ec) {
-      if (ec == websocket::error::upgrade_declined) return self->fail(self->declined());
-      if (ec) return self->fail(lost("handshake: " + ec.message()));
-      self->phase_ = Phase::AwaitingHello;  // the dealer speaks first
-      self->read();
-    });
+    ws_.async_handshake(upgrade_response_, dealer_.host, target_,
+                        [self = this->shared_from_this()](beast::error_code ec) {
+                          if (ec == websocket::error::upgrade_declined) return self->fail(self->declined());
+                          if (ec) return self->fail(lost("handshake: " + ec.message()));
+                          self->phase_ = Phase::AwaitingHello;  // the dealer speaks first
+                          self->read();
+                        });
   }
 
   void read() {
@@ -141,8 +142,8 @@ class WebSocketConversation final : public Conversation,
       if (ec) return self->fail(lost("connection lost: " + ec.message()));
       const auto data = self->buffer_.data();
       self->bytes_received_ += data.size();
-      auto decoded = wire::decode({static_cast<const uint8_t*>(data.data()), data.size()},
-                                  wire::Limits{kMaxDealerFrameBytes});
+      auto decoded =
+          wire::decode({static_cast<const uint8_t*>(data.data()), data.size()}, wire::Limits{kMaxDealerFrameBytes});
       if (!decoded) return self->fail(protocol_error(wire::describe(decoded.error())));
       self->on_frame(std::move(*decoded));
     });
@@ -188,7 +189,8 @@ class WebSocketConversation final : public Conversation,
   std::optional<ClientError> accept_hello(const wire::HelloMsg& hello) {
     if (options_.dealer_key && *options_.dealer_key != hello.dealer_key)
       return ClientError{ClientErrorKind::MaliciousDealer,
-                         "the dealer's key " + wire::public_key_hex(hello.dealer_key) + " is not the pinned one", {}};
+                         "the dealer's key " + wire::public_key_hex(hello.dealer_key) + " is not the pinned one",
+                         {}};
     channel_.nonce = hello.nonce;
     channel_.dealer_key = hello.dealer_key;
     channel_.dealer_minor_version = hello.minor_version;
@@ -271,7 +273,8 @@ ClientResult<std::shared_ptr<asio::ssl::context>> tls_context(const Options& opt
     ctx->load_verify_file(options.ca_file, ec);
   else
     ctx->set_default_verify_paths(ec);
-  if (ec) return ClientError{ClientErrorKind::Refused, "cannot load CA file " + options.ca_file + ": " + ec.message(), {}};
+  if (ec)
+    return ClientError{ClientErrorKind::Refused, "cannot load CA file " + options.ca_file + ": " + ec.message(), {}};
   return ctx;
 }
 

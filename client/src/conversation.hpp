@@ -49,8 +49,8 @@ class Conversation {
 // (empty id: the bare service path). A TLS set-up failure goes to dialogue->on_fail and
 // returns null.
 std::shared_ptr<Conversation> converse(boost::asio::io_context& ioc, const Endpoint& dealer,
-                                       const std::string& session_id, const Options& options,
-                                       const LinkEmulation& link, std::shared_ptr<Dialogue> dialogue);
+                                       const std::string& session_id, const Options& options, const LinkEmulation& link,
+                                       std::shared_ptr<Dialogue> dialogue);
 
 ClientError protocol_error(const std::string& what);
 

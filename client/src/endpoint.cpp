@@ -34,7 +34,7 @@ std::optional<Endpoint> parse_endpoint(std::string_view url) {
 }
 
 std::string describe(const ClientError& e) {
-  static constexpr const char* kNames[] = {"transport", "timeout",  "protocol",   "abort",
+  static constexpr const char* kNames[] = {"transport",        "timeout", "protocol",   "abort",
                                            "malicious dealer", "refused", "unavailable"};
   std::string out = std::string(kNames[static_cast<int>(e.kind)]) + ": " + e.detail;
   // An abort names its culprits, even none; a refusal that asks us to come back blames nobody.

@@ -42,8 +42,8 @@ class RequestReply final : public detail::Dialogue {
 template <class Answer, class Build, class Accept>
 void request(asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id, const Options& options,
              Build build, Accept accept, std::function<void(ClientResult<Answer>)> done) {
-  auto dialogue = std::make_shared<RequestReply<Answer, Build, Accept>>(std::move(build), std::move(accept),
-                                                                        std::move(done));
+  auto dialogue =
+      std::make_shared<RequestReply<Answer, Build, Accept>>(std::move(build), std::move(accept), std::move(done));
   detail::converse(ioc, dealer, session_id, options, LinkEmulation{}, std::move(dialogue));
 }
 
@@ -53,11 +53,10 @@ void async_create_session(asio::io_context& ioc, const Endpoint& dealer, const S
                           const Options& options, std::function<void(ClientResult<SessionInfo>)> handler) {
   const std::string session_id = request_in.session_id.empty() ? wire::random_session_id() : request_in.session_id;
   auto build = [r = request_in, session_id, identity = options.identity](const wire::ChannelContext& channel) {
-    wire::CreateSessionMsg create{r.bits, r.parties, r.label, r.round_timeout_ms, r.allowed_parties, std::nullopt,
-                                  session_id};
-    create.operator_auth = detail::signed_by(identity, [&](const wire::PublicKey& key) {
-      return wire::create_statement(channel, create, key);
-    });
+    wire::CreateSessionMsg create{r.bits,       r.parties, r.label, r.round_timeout_ms, r.allowed_parties,
+                                  std::nullopt, session_id};
+    create.operator_auth = detail::signed_by(
+        identity, [&](const wire::PublicKey& key) { return wire::create_statement(channel, create, key); });
     return wire::Message{std::move(create)};
   };
   auto accept = [session_id](const wire::Message& message) -> ClientResult<SessionInfo> {
@@ -73,9 +72,8 @@ void async_manage_sessions(asio::io_context& ioc, const Endpoint& dealer, const 
                            const Options& options, std::function<void(ClientResult<SessionListing>)> handler) {
   auto build = [cancel, identity = options.identity](const wire::ChannelContext& channel) {
     wire::ManageSessionsMsg manage{cancel, std::nullopt};
-    manage.operator_auth = detail::signed_by(identity, [&](const wire::PublicKey& key) {
-      return wire::manage_statement(channel, manage, key);
-    });
+    manage.operator_auth = detail::signed_by(
+        identity, [&](const wire::PublicKey& key) { return wire::manage_statement(channel, manage, key); });
     return wire::Message{std::move(manage)};
   };
   auto accept = [](const wire::Message& message) -> ClientResult<SessionListing> {

@@ -45,8 +45,8 @@ const PedersenGens& pedersen() {
 }
 
 ClientError from_mpc(const mpc::MpcError& e) {
-  const auto kind = e.kind == mpc::MpcErrorKind::MaliciousDealer ? ClientErrorKind::MaliciousDealer
-                                                                  : ClientErrorKind::Refused;
+  const auto kind =
+      e.kind == mpc::MpcErrorKind::MaliciousDealer ? ClientErrorKind::MaliciousDealer : ClientErrorKind::Refused;
   return {kind, mpc::describe(e), e.blamed};
 }
 
@@ -95,9 +95,8 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
     // Before we have a seat, we name the token we want for it (a 1.3 dealer takes it): a join
     // again after a Joined lost on the way then finds the seat it made.
     if (resume_token_.empty() && channel.dealer_minor_version >= 3) join.seat_token = seat_token_;
-    join.party_auth = detail::signed_by(options_.identity, [&](const wire::PublicKey& key) {
-      return wire::join_statement(channel, join, key);
-    });
+    join.party_auth = detail::signed_by(
+        options_.identity, [&](const wire::PublicKey& key) { return wire::join_statement(channel, join, key); });
     return wire::Message{std::move(join)};
   }
 
@@ -263,14 +262,14 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
 
 }  // namespace
 
-void async_join_and_prove(asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id,
-                          uint64_t value, const Scalar& blinding, const Options& options, const LinkEmulation& link,
+void async_join_and_prove(asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id, uint64_t value,
+                          const Scalar& blinding, const Options& options, const LinkEmulation& link,
                           std::function<void(ClientResult<PartyOutcome>)> handler) {
   std::make_shared<PartyRun>(ioc, dealer, session_id, value, blinding, options, link, std::move(handler))->connect();
 }
 
-void async_join_and_prove(asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id,
-                          uint64_t value, const Scalar& blinding, const Options& options,
+void async_join_and_prove(asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id, uint64_t value,
+                          const Scalar& blinding, const Options& options,
                           std::function<void(ClientResult<PartyOutcome>)> handler) {
   async_join_and_prove(ioc, dealer, session_id, value, blinding, options, LinkEmulation{}, std::move(handler));
 }

@@ -34,8 +34,7 @@ PartyBitSecrets::~PartyBitSecrets() {
 }
 
 PartyPolySecrets::~PartyPolySecrets() {
-  for (Scalar* s : {&v_blinding, &a_blinding, &s_blinding, &z, &offset_zz, &t0, &t1, &t2, &t_1_blinding,
-                    &t_2_blinding})
+  for (Scalar* s : {&v_blinding, &a_blinding, &s_blinding, &z, &offset_zz, &t0, &t1, &t2, &t_1_blinding, &t_2_blinding})
     s->wipe();
   wipe_all(l0);
   wipe_all(l1);
@@ -212,7 +211,8 @@ RangeProof dealer_assemble(Transcript& t, const BulletproofGens& bp_gens, const 
   append_scalar(t, "t_x_blinding", proof.t_x_blinding);
   append_scalar(t, "e_blinding", proof.e_blinding);
   const Scalar w = challenge_scalar(t, "w");
-  const RistrettoPoint Q = multiscalar_mul_vartime(std::span<const Scalar>(&w, 1), std::span<const RistrettoPoint>(&pc_gens.B, 1));
+  const RistrettoPoint Q =
+      multiscalar_mul_vartime(std::span<const Scalar>(&w, 1), std::span<const RistrettoPoint>(&pc_gens.B, 1));
 
   const size_t nm = n * m;
   std::vector<Scalar> G_factors(nm, Scalar::one());
@@ -283,8 +283,8 @@ bool audit_share_vartime(const BulletproofGens& bp_gens, const PedersenGens& pc_
   if (!multiscalar_mul_vartime(scalars, points).is_identity()) return false;
 
   // t_x·B + t_x_blinding·B̃ = z²·z^j·V_j + δ_j·B + x·T_1 + x²·T_2.
-  const Scalar delta = (z - zz) * sum_of_powers(y, n) * y.pow_vartime(j * n) -
-                       z * zz * sum_of_powers(Scalar::from_u64(2), n) * z_j;
+  const Scalar delta =
+      (z - zz) * sum_of_powers(y, n) * y.pow_vartime(j * n) - z * zz * sum_of_powers(Scalar::from_u64(2), n) * z_j;
   const Scalar t_scalars[5] = {zz_z_j, x, x * x, delta - share.t_x, -share.t_x_blinding};
   const RistrettoPoint t_points[5] = {*V_j, *T_1, *T_2, pc_gens.B, pc_gens.B_blinding};
   return multiscalar_mul_vartime(t_scalars, t_points).is_identity();

@@ -130,11 +130,12 @@ std::string backend_choice() {
   std::snprintf(cpu, sizeof cpu, "%s family %xh model %xh", id.vendor[0] ? id.vendor : "non-x86", id.family, id.model);
   const Backend preferred = preferred_backend();
   std::string why = backend_supported(Backend::avx512ifma) ? "AVX-512 IFMA and VL, and its kernels agree with portable"
-                    : !backend_supported(Backend::avx2) ? "no AVX2"
-                    : avx2_runs_at_half_width()         ? "AVX2 runs at half width here (Zen/Zen+), so portable is faster"
-                                                        : "AVX2 without AVX-512 IFMA";
+                    : !backend_supported(Backend::avx2)    ? "no AVX2"
+                    : avx2_runs_at_half_width() ? "AVX2 runs at half width here (Zen/Zen+), so portable is faster"
+                                                : "AVX2 without AVX-512 IFMA";
   std::string out = std::string(cpu) + ": " + backend_name(preferred) + " (" + why + ")";
-  if (active_backend() != preferred) out += "; BP_BACKEND or set_backend chose " + std::string(backend_name(active_backend()));
+  if (active_backend() != preferred)
+    out += "; BP_BACKEND or set_backend chose " + std::string(backend_name(active_backend()));
   return out;
 }
 
@@ -142,7 +143,8 @@ Backend active_backend() { return static_cast<Backend>(current().load(std::memor
 
 void set_backend(Backend backend) {
   if (!backend_supported(backend))
-    throw std::invalid_argument(std::string("field backend '") + backend_name(backend) + "' is not supported on this machine");
+    throw std::invalid_argument(std::string("field backend '") + backend_name(backend) +
+                                "' is not supported on this machine");
   current().store(static_cast<int>(backend), std::memory_order_relaxed);
 }
 

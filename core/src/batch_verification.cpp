@@ -66,8 +66,8 @@ void find_failures(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
 
 }  // namespace
 
-BatchOutcome verify_batch(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
-                          std::span<const BatchItem> items, unsigned threads) {
+BatchOutcome verify_batch(const BulletproofGens& bp_gens, const PedersenGens& pc_gens, std::span<const BatchItem> items,
+                          unsigned threads) {
   threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(items.size())));
   std::vector<VerificationEquation> eqs(items.size());
   std::vector<std::vector<size_t>> failed_by_part(threads);

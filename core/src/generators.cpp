@@ -74,8 +74,7 @@ BulletproofGens::BulletproofGens(size_t gens_capacity, size_t party_capacity)
   }
 }
 
-std::vector<RistrettoPoint> BulletproofGens::gather(const std::vector<RistrettoPoint>& all, size_t n,
-                                                    size_t m) const {
+std::vector<RistrettoPoint> BulletproofGens::gather(const std::vector<RistrettoPoint>& all, size_t n, size_t m) const {
   std::vector<RistrettoPoint> out;
   out.reserve(n * m);
   for (size_t j = 0; j < m; ++j)

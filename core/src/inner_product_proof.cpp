@@ -41,11 +41,12 @@ Scalar record_round(Transcript& transcript, InnerProductProof& proof, const Comp
 // otherwise, plus c·Q, through one kind of table (NAF or shifted).
 template <class Table>
 CompressedRistretto round_commitment(std::span<const Scalar> scalars, const std::vector<bool>& on_G,
-                                     std::span<const Table* const> G, std::span<const Table* const> H,
-                                     const Scalar& c, const RistrettoPoint& Q) {
+                                     std::span<const Table* const> G, std::span<const Table* const> H, const Scalar& c,
+                                     const RistrettoPoint& Q) {
   std::vector<const Table*> tables(scalars.size());
   for (size_t j = 0; j < scalars.size(); ++j) tables[j] = on_G[j] ? G[j] : H[j];
-  return multiscalar_mul_vartime(scalars, tables, std::span<const Scalar>(&c, 1), std::span<const RistrettoPoint>(&Q, 1))
+  return multiscalar_mul_vartime(scalars, tables, std::span<const Scalar>(&c, 1),
+                                 std::span<const RistrettoPoint>(&Q, 1))
       .compress();
 }
 
@@ -70,9 +71,9 @@ CompressedRistretto materialised_commitment(std::span<const Scalar> scalars, con
 // sum_j scalars[j]·(on_G[j] ? G_j : H_j) + c·Q. L takes G from the high half (with a_lo)
 // and H from the low half (with b_hi); R the other way round.
 template <class Commit>
-void unfolded_rounds(Transcript& transcript, InnerProductProof& proof, std::vector<Scalar>& a,
-                     std::vector<Scalar>& b, std::vector<Scalar>& coeff_G, std::vector<Scalar>& coeff_H, size_t& n,
-                     size_t stop_at, Commit&& commit) {
+void unfolded_rounds(Transcript& transcript, InnerProductProof& proof, std::vector<Scalar>& a, std::vector<Scalar>& b,
+                     std::vector<Scalar>& coeff_G, std::vector<Scalar>& coeff_H, size_t& n, size_t stop_at,
+                     Commit&& commit) {
   const size_t N = coeff_G.size();
   std::vector<Scalar> scalars(N);
   std::vector<bool> on_G(N);
@@ -175,8 +176,7 @@ InnerProductProof InnerProductProof::create(Transcript& transcript, const Ristre
   return proof;
 }
 
-Result<InnerProductProof::VerificationScalars> InnerProductProof::verification_scalars(size_t n,
-                                                                                       Transcript& transcript,
+Result<InnerProductProof::VerificationScalars> InnerProductProof::verification_scalars(size_t n, Transcript& transcript,
                                                                                        const Scalar& extra) const {
   const size_t lg_n = L_vec.size();
   if (lg_n >= 32 || R_vec.size() != lg_n || n != (size_t{1} << lg_n)) return ProofError::VerificationError;

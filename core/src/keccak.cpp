@@ -6,23 +6,24 @@ namespace bp {
 namespace {
 
 constexpr uint64_t kRoundConstants[24] = {
-    0x0000000000000001ULL, 0x0000000000008082ULL, 0x800000000000808aULL, 0x8000000080008000ULL,
-    0x000000000000808bULL, 0x0000000080000001ULL, 0x8000000080008081ULL, 0x8000000000008009ULL,
-    0x000000000000008aULL, 0x0000000000000088ULL, 0x0000000080008009ULL, 0x000000008000000aULL,
-    0x000000008000808bULL, 0x800000000000008bULL, 0x8000000000008089ULL, 0x8000000000008003ULL,
-    0x8000000000008002ULL, 0x8000000000000080ULL, 0x000000000000800aULL, 0x800000008000000aULL,
+    0x0000000000000001ULL, 0x0000000000008082ULL, 0x800000000000808aULL, 0x8000000080008000ULL, 0x000000000000808bULL,
+    0x0000000080000001ULL, 0x8000000080008081ULL, 0x8000000000008009ULL, 0x000000000000008aULL, 0x0000000000000088ULL,
+    0x0000000080008009ULL, 0x000000008000000aULL, 0x000000008000808bULL, 0x800000000000008bULL, 0x8000000000008089ULL,
+    0x8000000000008003ULL, 0x8000000000008002ULL, 0x8000000000000080ULL, 0x000000000000800aULL, 0x800000008000000aULL,
     0x8000000080008081ULL, 0x8000000000008080ULL, 0x0000000080000001ULL, 0x8000000080008008ULL};
 
 // The rho rotations and pi lane order, walked as one cycle starting at lane 1.
-constexpr int kRotations[24] = {1, 3, 6, 10, 15, 21, 28, 36, 45, 55, 2, 14,
-                                27, 41, 56, 8, 25, 43, 62, 18, 39, 61, 20, 44};
+constexpr int kRotations[24] = {1,  3,  6,  10, 15, 21, 28, 36, 45, 55, 2,  14,
+                                27, 41, 56, 8,  25, 43, 62, 18, 39, 61, 20, 44};
 constexpr int kPiLanes[24] = {10, 7, 11, 17, 18, 3, 5, 16, 8, 21, 24, 4, 15, 23, 19, 13, 12, 2, 20, 14, 22, 9, 6, 1};
 
 inline uint64_t rotl(uint64_t x, int n) { return (x << n) | (x >> (64 - n)); }
 
 // Byte i of the state seen as the little-endian sponge buffer.
 inline void xor_byte(uint64_t state[25], size_t i, uint8_t b) { state[i / 8] ^= uint64_t{b} << (8 * (i % 8)); }
-inline uint8_t get_byte(const uint64_t state[25], size_t i) { return static_cast<uint8_t>(state[i / 8] >> (8 * (i % 8))); }
+inline uint8_t get_byte(const uint64_t state[25], size_t i) {
+  return static_cast<uint8_t>(state[i / 8] >> (8 * (i % 8)));
+}
 
 }  // namespace
 

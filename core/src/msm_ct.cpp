@@ -37,7 +37,8 @@ RistrettoPoint multiscalar_mul(std::span<const Scalar> scalars, std::span<const 
   EdwardsPoint acc = kIdentity;
   for (int j = 63; j >= 0; --j) {
     if (j != 63) acc = mul_by_pow2(acc, 4);
-    for (size_t i = 0; i < n; ++i) acc = to_extended(add(acc, ct_select(tables[i].multiples, kCachedIdentity, digits[i * 64 + j])));
+    for (size_t i = 0; i < n; ++i)
+      acc = to_extended(add(acc, ct_select(tables[i].multiples, kCachedIdentity, digits[i * 64 + j])));
   }
   sodium_memzero(digits.data(), digits.size());
   return RistrettoPoint(acc);

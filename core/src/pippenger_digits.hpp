@@ -15,10 +15,10 @@
 namespace bp::detail {
 
 struct PippengerDigits {
-  int c = 0;              // window width in bits
-  int max_digits = 0;     // stride of one scalar's digits
-  int count = 0;          // digits actually used (windows to process)
-  size_t buckets = 0;     // 2^(c-1)
+  int c = 0;                    // window width in bits
+  int max_digits = 0;           // stride of one scalar's digits
+  int count = 0;                // digits actually used (windows to process)
+  size_t buckets = 0;           // 2^(c-1)
   std::vector<int32_t> digits;  // scalar i, window w: digits[i * max_digits + w]
 
   int32_t at(size_t i, int w) const { return digits[i * max_digits + w]; }
@@ -31,7 +31,8 @@ inline int pippenger_window_bits(size_t n) { return n < 500 ? 6 : n < 800 ? 7 : 
 // three additions' worth per bucket to sum the buckets), for choosing between algorithms.
 inline double pippenger_cost(size_t n) {
   const int c = pippenger_window_bits(n);
-  return static_cast<double>((256 + c - 1) / c + 1) * (static_cast<double>(n) + 1.5 * static_cast<double>(size_t{1} << c));
+  return static_cast<double>((256 + c - 1) / c + 1) *
+         (static_cast<double>(n) + 1.5 * static_cast<double>(size_t{1} << c));
 }
 
 // Fixed scalars first, then the others, in one numbering.

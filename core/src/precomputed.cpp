@@ -100,7 +100,9 @@ RistrettoPoint straus_mixed_vartime(std::span<const Scalar> fixed_scalars,
   thread_local StrausTerms plan;
   dynamic.resize(points.size());
   for (size_t i = 0; i < points.size(); ++i) dynamic[i] = dynamic_odd_multiples(points[i].edwards());
-  straus_terms(fixed_scalars, fixed_tables, scalars, [&](size_t i, int d) { return &dynamic[i].odd[(d > 0 ? d : -d) / 2]; }, plan);
+  straus_terms(
+      fixed_scalars, fixed_tables, scalars, [&](size_t i, int d) { return &dynamic[i].odd[(d > 0 ? d : -d) / 2]; },
+      plan);
   if (plan.top < 0) return RistrettoPoint::identity();
 
   ProjectivePoint acc{kFeZero, kFeOne, kFeOne};
@@ -126,7 +128,8 @@ RistrettoPoint straus_mixed_vartime(std::span<const Scalar> fixed_scalars,
 }
 
 // One bucket pass over every window of every fixed point (ShiftedBaseTable).
-RistrettoPoint shifted_buckets_vartime(std::span<const Scalar> scalars, std::span<const ShiftedBaseTable* const> tables) {
+RistrettoPoint shifted_buckets_vartime(std::span<const Scalar> scalars,
+                                       std::span<const ShiftedBaseTable* const> tables) {
   if (const MsmKernels* vector = active_msm_kernels()) return vector->shifted_buckets_vartime(scalars, tables);
   thread_local std::vector<int32_t> digits;
   thread_local std::vector<EdwardsPoint> buckets;
@@ -148,7 +151,8 @@ RistrettoPoint shifted_buckets_vartime(std::span<const Scalar> scalars, std::spa
 }  // namespace
 
 bool shifted_tables_pay(size_t fixed_points) {
-  return shifted_buckets_cost(fixed_points) < std::min(straus_fixed_cost(fixed_points, fixed_points), pippenger_cost(fixed_points));
+  return shifted_buckets_cost(fixed_points) <
+         std::min(straus_fixed_cost(fixed_points, fixed_points), pippenger_cost(fixed_points));
 }
 
 RistrettoPoint multiscalar_mul_vartime(std::span<const Scalar> fixed_scalars,

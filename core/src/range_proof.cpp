@@ -179,9 +179,8 @@ Result<VerificationEquation> verification_equation(const RangeProof& proof, cons
 
 }  // namespace detail
 
-Status RangeProof::verify_multiple(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
-                                   Transcript& transcript, std::span<const CompressedRistretto> commitments,
-                                   size_t n) const {
+Status RangeProof::verify_multiple(const BulletproofGens& bp_gens, const PedersenGens& pc_gens, Transcript& transcript,
+                                   std::span<const CompressedRistretto> commitments, size_t n) const {
   auto eq = detail::verification_equation(*this, bp_gens, transcript, commitments, n);
   if (!eq) return eq.error();
   if (!detail::generator_sum_is_identity(bp_gens, pc_gens, n, eq->m, eq->B_blinding, eq->B, eq->G, eq->H,

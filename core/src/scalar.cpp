@@ -64,8 +64,8 @@ inline __attribute__((always_inline)) void cios_round(uint64_t& t0, uint64_t& t1
   ull discard;
   c = _addcarry_u64(0, r0, (uint64_t)q0, &discard);  // zero by the choice of m
   c = _addcarry_u64(c, r1, (uint64_t)q1, &r1);
-  c = _addcarry_u64(c, r2, 0, &r2);                   // kL[2] == 0
-  c = _addcarry_u64(c, r3, m << 60, &r3);             // kL[3] == 2^60
+  c = _addcarry_u64(c, r2, 0, &r2);        // kL[2] == 0
+  c = _addcarry_u64(c, r3, m << 60, &r3);  // kL[3] == 2^60
   c = _addcarry_u64(c, r4, 0, &r4);
   r5 += c;
   c = _addcarry_u64(0, r1, (uint64_t)(q0 >> 64), &r1);

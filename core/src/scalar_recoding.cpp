@@ -68,7 +68,8 @@ int to_naf_vartime(NafDigit out[256], const Scalar& s, int w) {
     if (tz + w > 64) window |= bits64_at(words, pos + 64) << (64 - tz);
     window &= mask;
     carry = window >= half;
-    out[count++] = NafDigit{static_cast<uint8_t>(at), static_cast<int8_t>(static_cast<int64_t>(window) - static_cast<int64_t>(carry << w))};
+    out[count++] = NafDigit{static_cast<uint8_t>(at),
+                            static_cast<int8_t>(static_cast<int64_t>(window) - static_cast<int64_t>(carry << w))};
     pos = at + w;
   }
   return count;

@@ -25,7 +25,7 @@ struct StrausTerms {
   // In processing order, top bit first: the terms of bit j are [start[255 - j],
   // start[256 - j]), so the loop reads one contiguous array and can prefetch across bits.
   std::vector<uint32_t> start;
-  int top = -1;                 // highest bit with a term, -1 when there is none
+  int top = -1;  // highest bit with a term, -1 when there is none
 };
 
 // Width of the NAF for points without a precomputed table (8 odd multiples per point).
@@ -43,8 +43,10 @@ void straus_terms(std::span<const Scalar> fixed_scalars, std::span<const Vartime
   thread_local std::vector<int> counts;
   digits.resize(n * 256);
   counts.resize(n);
-  for (size_t i = 0; i < nf; ++i) counts[i] = to_naf_vartime(&digits[i * 256], fixed_scalars[i], VartimeBaseTable::kWidth);
-  for (size_t i = 0; i < nd; ++i) counts[nf + i] = to_naf_vartime(&digits[(nf + i) * 256], scalars[i], kDynamicNafWidth);
+  for (size_t i = 0; i < nf; ++i)
+    counts[i] = to_naf_vartime(&digits[i * 256], fixed_scalars[i], VartimeBaseTable::kWidth);
+  for (size_t i = 0; i < nd; ++i)
+    counts[nf + i] = to_naf_vartime(&digits[(nf + i) * 256], scalars[i], kDynamicNafWidth);
   out.start.assign(257, 0);
   for (size_t i = 0; i < n; ++i)
     for (int k = 0; k < counts[i]; ++k) ++out.start[256 - digits[i * 256 + k].pos];

@@ -12,9 +12,7 @@ namespace {
 constexpr uint8_t kStrobeRate = 166;  // 200 - 2·(128/8) - 2
 constexpr uint8_t kFlagI = 1, kFlagA = 1 << 1, kFlagC = 1 << 2, kFlagM = 1 << 4;
 
-std::span<const uint8_t> as_bytes(std::string_view s) {
-  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
-}
+std::span<const uint8_t> as_bytes(std::string_view s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
 
 std::array<uint8_t, 4> le32(size_t x) {
   const uint32_t v = static_cast<uint32_t>(x);
@@ -26,7 +24,8 @@ std::array<uint8_t, 4> le32(size_t x) {
 
 Strobe128::Strobe128(std::span<const uint8_t> protocol_label) {
   std::memset(state_, 0, sizeof state_);
-  static constexpr uint8_t kInit[18] = {1, kStrobeRate + 2, 1, 0, 1, 96, 'S', 'T', 'R', 'O', 'B', 'E', 'v', '1', '.', '0', '.', '2'};
+  static constexpr uint8_t kInit[18] = {
+      1, kStrobeRate + 2, 1, 0, 1, 96, 'S', 'T', 'R', 'O', 'B', 'E', 'v', '1', '.', '0', '.', '2'};
   std::memcpy(bytes(), kInit, sizeof kInit);
   keccak_f1600(state_);
   meta_ad(protocol_label, false);

@@ -10,9 +10,9 @@ using detail::consumed;
 namespace detail {
 
 MpcResult<DealerAwaitingBitCommitments> DealerFactory::create(const BulletproofGens& bp_gens,
-                                                             const PedersenGens& pc_gens, const SessionParams& params,
-                                                             std::unique_ptr<RandomSource> owned_rng,
-                                                             RandomSource* rng) {
+                                                              const PedersenGens& pc_gens, const SessionParams& params,
+                                                              std::unique_ptr<RandomSource> owned_rng,
+                                                              RandomSource* rng) {
   auto ctx = SessionContext::make(bp_gens, pc_gens, params, std::move(owned_rng), rng);
   if (!ctx) return ctx.error();
   auto s = std::make_unique<DealerState>(std::move(*ctx));
@@ -59,10 +59,13 @@ DealerAwaitingBitCommitments::receive_bit_commitments(std::vector<BitCommitment>
   if (!s_) return consumed();
   auto& s = *s_;
   if (commitments.size() != s.params.parties)
-    return MpcError{MpcErrorKind::WrongNumBitCommitments, {},
-                    "got " + std::to_string(commitments.size()) + " for " + std::to_string(s.params.parties) + " parties"};
+    return MpcError{
+        MpcErrorKind::WrongNumBitCommitments,
+        {},
+        "got " + std::to_string(commitments.size()) + " for " + std::to_string(s.params.parties) + " parties"};
   if (auto bad = detail::malformed_bit_commitments(commitments); !bad.empty())
-    return MpcError{MpcErrorKind::MalformedBitCommitments, std::move(bad), "a point does not decode or is the identity"};
+    return MpcError{MpcErrorKind::MalformedBitCommitments, std::move(bad),
+                    "a point does not decode or is the identity"};
   s.bit_commitments = std::move(commitments);
   for (size_t k = 0; k < s.padding.size(); ++k) {
     auto assigned = std::move(std::get<PartyAwaitingPosition>(s.padding[k])).assign_position(s.params.parties + k);
@@ -83,8 +86,7 @@ const SessionParams& DealerAwaitingBitCommitments::params() const {
   return s_ ? s_->params : kEmpty;
 }
 
-DealerAwaitingBitCommitments::DealerAwaitingBitCommitments(std::unique_ptr<detail::DealerState> s)
-    : s_(std::move(s)) {}
+DealerAwaitingBitCommitments::DealerAwaitingBitCommitments(std::unique_ptr<detail::DealerState> s) : s_(std::move(s)) {}
 DealerAwaitingBitCommitments::DealerAwaitingBitCommitments(DealerAwaitingBitCommitments&&) noexcept = default;
 DealerAwaitingBitCommitments& DealerAwaitingBitCommitments::operator=(DealerAwaitingBitCommitments&&) noexcept =
     default;
@@ -97,10 +99,13 @@ DealerAwaitingPolyCommitments::receive_poly_commitments(std::vector<PolyCommitme
   if (!s_) return consumed();
   auto& s = *s_;
   if (commitments.size() != s.params.parties)
-    return MpcError{MpcErrorKind::WrongNumPolyCommitments, {},
-                    "got " + std::to_string(commitments.size()) + " for " + std::to_string(s.params.parties) + " parties"};
+    return MpcError{
+        MpcErrorKind::WrongNumPolyCommitments,
+        {},
+        "got " + std::to_string(commitments.size()) + " for " + std::to_string(s.params.parties) + " parties"};
   if (auto bad = detail::malformed_poly_commitments(commitments); !bad.empty())
-    return MpcError{MpcErrorKind::MalformedPolyCommitments, std::move(bad), "a point does not decode or is the identity"};
+    return MpcError{MpcErrorKind::MalformedPolyCommitments, std::move(bad),
+                    "a point does not decode or is the identity"};
   s.poly_commitments = std::move(commitments);
   s.poly_commitments.insert(s.poly_commitments.end(), s.padding_poly.begin(), s.padding_poly.end());
   auto round = dealer_poly_challenge(s.transcript, s.poly_commitments);
@@ -126,7 +131,8 @@ MpcResult<AggregationResult> DealerAwaitingProofShares::receive_shares(std::vect
   auto& s = *s_;
   const size_t n = s.params.n;
   if (shares.size() != s.params.parties)
-    return MpcError{MpcErrorKind::WrongNumProofShares, {},
+    return MpcError{MpcErrorKind::WrongNumProofShares,
+                    {},
                     "got " + std::to_string(shares.size()) + " for " + std::to_string(s.params.parties) + " parties"};
   if (auto bad = detail::wrong_size_shares(shares, n); !bad.empty())
     return MpcError{MpcErrorKind::MalformedProofShares, std::move(bad), "l or r does not have n entries"};
@@ -147,8 +153,8 @@ MpcResult<AggregationResult> DealerAwaitingProofShares::receive_shares(std::vect
   const BitChallenge bit_challenge = s.bit_round.challenge;
   const PolyChallenge poly_challenge = s.poly_round.challenge;
   for (size_t j = 0; j < s.params.parties; ++j)
-    if (!audit_share_vartime(*s.bp_gens, *s.pc_gens, j, n, s.bit_commitments[j], bit_challenge,
-                             s.poly_commitments[j], poly_challenge, shares[j]))
+    if (!audit_share_vartime(*s.bp_gens, *s.pc_gens, j, n, s.bit_commitments[j], bit_challenge, s.poly_commitments[j],
+                             poly_challenge, shares[j]))
       bad.push_back(j);
   return MpcError{MpcErrorKind::MalformedProofShares, std::move(bad), "the aggregated proof does not verify"};
 }

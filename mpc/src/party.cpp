@@ -51,9 +51,8 @@ MpcResult<PartyAwaitingPosition> PartyFactory::create(const BulletproofGens& bp_
 // ---- PartyAwaitingPosition ----
 
 MpcResult<PartyAwaitingPosition> PartyAwaitingPosition::create(const BulletproofGens& bp_gens,
-                                                               const PedersenGens& pc_gens,
-                                                               const SessionParams& params, uint64_t value,
-                                                               const Scalar& blinding) {
+                                                               const PedersenGens& pc_gens, const SessionParams& params,
+                                                               uint64_t value, const Scalar& blinding) {
   return detail::PartyFactory::create(bp_gens, pc_gens, params, value, blinding, std::make_unique<SystemRandom>(),
                                       nullptr, false);
 }
@@ -63,10 +62,11 @@ MpcResult<std::pair<PartyAwaitingBitChallenge, BitCommitment>> PartyAwaitingPosi
   if (!s_) return consumed();
   auto& s = *s_;
   if (position >= s.params.padded_m())
-    return MpcError{MpcErrorKind::InvalidPosition, {}, "position " + std::to_string(position) + " is outside the session"};
+    return MpcError{
+        MpcErrorKind::InvalidPosition, {}, "position " + std::to_string(position) + " is outside the session"};
   s.position = position;
-  s.bit_commitment = party_commit_bits(*s.bp_gens, *s.pc_gens, position, s.params.n, s.value, s.blinding, *s.rng,
-                                       s.bit_secrets);
+  s.bit_commitment =
+      party_commit_bits(*s.bp_gens, *s.pc_gens, position, s.params.n, s.value, s.blinding, *s.rng, s.bit_secrets);
   BitCommitment reply = s.bit_commitment;
   return std::pair{PartyAwaitingBitChallenge(std::move(s_)), reply};
 }

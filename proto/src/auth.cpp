@@ -33,7 +33,8 @@ class Statement {
 
 }  // namespace
 
-std::vector<uint8_t> join_statement(const ChannelContext& channel, const JoinSessionMsg& join, const PublicKey& party_key) {
+std::vector<uint8_t> join_statement(const ChannelContext& channel, const JoinSessionMsg& join,
+                                    const PublicKey& party_key) {
   Statement s("bp-agg/v1 join");
   s.channel(channel).field(join.session_id).field(join.resume_token).field(party_key);
   // 1.3: a seat token is signed too, after the fields a 1.2 dealer signs (it never gets one).

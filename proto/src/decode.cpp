@@ -134,8 +134,7 @@ Result<Message, CodecError> decode_message(const pb::CreateSession& m, const Lim
 
 Result<Message, CodecError> decode_message(const pb::SessionCreated& m, const Limits& limits) {
   if (!valid_session_id(m.session_id())) return error(CodecErrorKind::BadLength, "malformed session id");
-  if (m.transcript_label().size() > 2 * limits.max_label_bytes)
-    return error(CodecErrorKind::TooMany, "label too long");
+  if (m.transcript_label().size() > 2 * limits.max_label_bytes) return error(CodecErrorKind::TooMany, "label too long");
   return Message{SessionCreatedMsg{m.session_id(), m.transcript_label()}};
 }
 
@@ -146,7 +145,9 @@ Result<Message, CodecError> decode_message(const pb::JoinSession& m, const Limit
   if (!m.seat_token().empty() && m.seat_token().size() != kResumeTokenBytes)
     return error(CodecErrorKind::BadLength, "a seat token is 16 bytes");
   BP_TRY(auth, key_signature(m.party_key(), m.signature(), "party key"));
-  return Message{JoinSessionMsg{m.session_id(), {m.resume_token().begin(), m.resume_token().end()}, auth,
+  return Message{JoinSessionMsg{m.session_id(),
+                                {m.resume_token().begin(), m.resume_token().end()},
+                                auth,
                                 {m.seat_token().begin(), m.seat_token().end()}}};
 }
 
@@ -154,11 +155,11 @@ Result<Message, CodecError> decode_message(const pb::Joined& m, const Limits& li
   if (!is_valid_bitsize(m.n())) return error(CodecErrorKind::BadLength, "n is not 8, 16, 32 or 64");
   if (m.parties() == 0 || m.parties() > limits.max_parties || m.position() >= m.parties())
     return error(CodecErrorKind::BadLength, "position or parties out of range");
-  if (m.transcript_label().size() > 2 * limits.max_label_bytes)
-    return error(CodecErrorKind::TooMany, "label too long");
-  if (m.resume_token().size() != kResumeTokenBytes) return error(CodecErrorKind::BadLength, "a resume token is 16 bytes");
-  return Message{JoinedMsg{m.position(), m.n(), m.parties(), m.transcript_label(),
-                           {m.resume_token().begin(), m.resume_token().end()}}};
+  if (m.transcript_label().size() > 2 * limits.max_label_bytes) return error(CodecErrorKind::TooMany, "label too long");
+  if (m.resume_token().size() != kResumeTokenBytes)
+    return error(CodecErrorKind::BadLength, "a resume token is 16 bytes");
+  return Message{JoinedMsg{
+      m.position(), m.n(), m.parties(), m.transcript_label(), {m.resume_token().begin(), m.resume_token().end()}}};
 }
 
 Result<Message, CodecError> decode_message(const pb::Hello& m, const Limits&) {
@@ -213,8 +214,7 @@ Result<Message, CodecError> decode_body(const pb::Envelope& env, const Limits& l
     case pb::Envelope::kHello: return decode_message(env.hello(), limits);
     case pb::Envelope::kManageSessions: return decode_message(env.manage_sessions(), limits);
     case pb::Envelope::kSessionList: return decode_message(env.session_list(), limits);
-    case pb::Envelope::BODY_NOT_SET:
-      break;
+    case pb::Envelope::BODY_NOT_SET: break;
   }
   return error(CodecErrorKind::MissingBody, "the envelope carries no message");
 }

@@ -126,8 +126,8 @@ std::vector<uint8_t> encode(const Message& message) {
 }
 
 std::string describe(const CodecError& e) {
-  static constexpr const char* kNames[] = {"FrameTooLarge", "Unparseable", "UnsupportedVersion", "MissingBody",
-                                           "BadLength",     "NonCanonical", "TooMany"};
+  static constexpr const char* kNames[] = {
+      "FrameTooLarge", "Unparseable", "UnsupportedVersion", "MissingBody", "BadLength", "NonCanonical", "TooMany"};
   return std::string(kNames[static_cast<int>(e.kind)]) + ": " + e.detail;
 }
 

@@ -20,7 +20,9 @@ inline CodecError error(CodecErrorKind kind, std::string detail) { return {kind,
 
 // ---- encoding ----
 
-inline std::string bytes_of(const CompressedRistretto& p) { return {reinterpret_cast<const char*>(p.bytes.data()), 32}; }
+inline std::string bytes_of(const CompressedRistretto& p) {
+  return {reinterpret_cast<const char*>(p.bytes.data()), 32};
+}
 inline std::string bytes_of(const Scalar& s) {
   const auto b = s.to_bytes();
   return {reinterpret_cast<const char*>(b.data()), 32};
@@ -48,7 +50,8 @@ inline Result<CompressedRistretto, CodecError> point(const std::string& b, const
   if (b.size() != 32) return error(CodecErrorKind::BadLength, std::string(what) + " is not 32 bytes");
   CompressedRistretto p;
   std::memcpy(p.bytes.data(), b.data(), 32);
-  if (!RistrettoPoint::decompress(p)) return error(CodecErrorKind::NonCanonical, std::string(what) + " does not decode");
+  if (!RistrettoPoint::decompress(p))
+    return error(CodecErrorKind::NonCanonical, std::string(what) + " does not decode");
   return p;
 }
 
@@ -60,7 +63,8 @@ inline Result<Scalar, CodecError> scalar(const std::string& b, const char* what)
 }
 
 inline Result<std::vector<Scalar>, CodecError> scalars(const std::string& b, const char* what, size_t max) {
-  if (b.size() % 32 != 0) return error(CodecErrorKind::BadLength, std::string(what) + " is not a whole number of scalars");
+  if (b.size() % 32 != 0)
+    return error(CodecErrorKind::BadLength, std::string(what) + " is not a whole number of scalars");
   if (b.size() / 32 > max) return error(CodecErrorKind::TooMany, std::string(what) + " has too many scalars");
   std::vector<Scalar> out;
   out.reserve(b.size() / 32);
@@ -74,7 +78,8 @@ inline Result<std::vector<Scalar>, CodecError> scalars(const std::string& b, con
 
 template <size_t N>
 inline Result<std::array<uint8_t, N>, CodecError> fixed(const std::string& b, const char* what) {
-  if (b.size() != N) return error(CodecErrorKind::BadLength, std::string(what) + " is not " + std::to_string(N) + " bytes");
+  if (b.size() != N)
+    return error(CodecErrorKind::BadLength, std::string(what) + " is not " + std::to_string(N) + " bytes");
   std::array<uint8_t, N> out;
   std::memcpy(out.data(), b.data(), N);
   return out;
@@ -82,7 +87,7 @@ inline Result<std::array<uint8_t, N>, CodecError> fixed(const std::string& b, co
 
 // A key and a signature, both present or both absent.
 inline Result<std::optional<KeySignature>, CodecError> key_signature(const std::string& key, const std::string& sig,
-                                                             const char* what) {
+                                                                     const char* what) {
   if (key.empty() && sig.empty()) return std::optional<KeySignature>{};
   auto k = fixed<kPublicKeyBytes>(key, what);
   if (!k) return k.error();

@@ -32,8 +32,7 @@ Identity Identity::generate() {
 Result<Identity, std::string> Identity::load(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return std::string("cannot read key file " + path + ": " + std::strerror(errno));
-  if ((st.st_mode & 077) != 0)
-    return std::string("key file " + path + " is readable by others (chmod 600 it)");
+  if ((st.st_mode & 077) != 0) return std::string("key file " + path + " is readable by others (chmod 600 it)");
   std::ifstream in(path);
   std::string line;
   std::getline(in, line);
@@ -69,7 +68,8 @@ Identity::~Identity() { sodium_memzero(secret_.data(), secret_.size()); }
 std::optional<std::string> Identity::save(const std::string& path) const {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
   if (fd < 0) return "cannot create " + path + ": " + std::strerror(errno);
-  std::string text = std::string(kSecretTag) + to_hex(std::span<const uint8_t>(secret_.data(), crypto_sign_SEEDBYTES)) + "\n";
+  std::string text =
+      std::string(kSecretTag) + to_hex(std::span<const uint8_t>(secret_.data(), crypto_sign_SEEDBYTES)) + "\n";
   const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   sodium_memzero(text.data(), text.size());
   ::fsync(fd);

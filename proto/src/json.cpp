@@ -26,7 +26,9 @@ std::string result_json(const mpc::AggregationResult& r, std::optional<size_t> p
   out.numbers("padding", r.padding_positions);
   if (position) out.number("position", *position);
   if (attestation)
-    out.text("session", attestation->session_id).hex("dealer_key", attestation->dealer_key).hex("dealer_signature", attestation->signature);
+    out.text("session", attestation->session_id)
+        .hex("dealer_key", attestation->dealer_key)
+        .hex("dealer_signature", attestation->signature);
   return out.str();
 }
 

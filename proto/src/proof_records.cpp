@@ -85,8 +85,9 @@ Result<OutcomeRecord, std::string> parse_outcome_record(std::string_view text) {
   if (!proof) return proof.error();
   const auto padding = positions("padding", proof->commitments.size());
   if (!padding) return std::string("padding: positions inside the proof's commitments");
-  ResultMsg result{mpc::AggregationResult{proof->n, proof->label, proof->commitments, *padding, std::move(proof->proof)},
-                   std::nullopt};
+  ResultMsg result{
+      mpc::AggregationResult{proof->n, proof->label, proof->commitments, *padding, std::move(proof->proof)},
+      std::nullopt};
   const auto id = doc.value("session_id", std::string());
   const auto key = from_hex(doc.value("dealer_key", std::string()));
   const auto signature = from_hex(doc.value("dealer_signature", std::string()));

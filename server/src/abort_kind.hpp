@@ -19,10 +19,9 @@ enum class AbortKind {
   Internal,           // the session could not be set up
 };
 
-inline constexpr std::array kAllAbortKinds = {AbortKind::JoinTimeout,       AbortKind::RoundTimeout,
-                                              AbortKind::PartyLeft,         AbortKind::ProtocolViolation,
-                                              AbortKind::InvalidShares,     AbortKind::Cancelled,
-                                              AbortKind::Shutdown,          AbortKind::Internal};
+inline constexpr std::array kAllAbortKinds = {
+    AbortKind::JoinTimeout,   AbortKind::RoundTimeout, AbortKind::PartyLeft, AbortKind::ProtocolViolation,
+    AbortKind::InvalidShares, AbortKind::Cancelled,    AbortKind::Shutdown,  AbortKind::Internal};
 
 constexpr const char* abort_kind_label(AbortKind kind) {
   switch (kind) {

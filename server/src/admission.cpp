@@ -29,8 +29,8 @@ std::unique_ptr<AdmissionTicket> Admission::admit(const std::string& address) {
   ticket->address_ = address;
   if (connects_.over_limit(address)) {
     ticket->status_ = 429;
-    ticket->reason_ = "too many new connections from your address (at most " + std::to_string(connects_.limit()) +
-                      " per second)";
+    ticket->reason_ =
+        "too many new connections from your address (at most " + std::to_string(connects_.limit()) + " per second)";
   } else if (open_ >= max_connections_) {
     ticket->status_ = 503;
     ticket->reason_ = "dealer at capacity: " + std::to_string(open_) + " connections open";

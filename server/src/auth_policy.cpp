@@ -26,7 +26,8 @@ AuthPolicy::AuthPolicy(const DealerConfig& config)
     : dealer_(load_or_generate(config.dealer_key_file)), allow_anonymous_(config.allow_anonymous) {
   for (const auto& text : config.operator_keys) {
     auto key = wire::parse_public_key(text);
-    if (!key) throw std::runtime_error("operator key '" + text + "' is neither 64 hex characters nor a readable .pub file");
+    if (!key)
+      throw std::runtime_error("operator key '" + text + "' is neither 64 hex characters nor a readable .pub file");
     operators_.push_back(*key);
   }
   log::info("keys", {{"dealer_key", wire::public_key_hex(dealer_.public_key())},
@@ -50,7 +51,8 @@ std::optional<std::string> AuthPolicy::check_operator(const std::optional<wire::
 std::optional<std::string> AuthPolicy::check_create(const wire::ChannelContext& channel,
                                                     const wire::CreateSessionMsg& create) const {
   const auto key = create.operator_auth ? create.operator_auth->key : wire::PublicKey{};
-  if (auto why = check_operator(create.operator_auth, wire::create_statement(channel, create, key), "creating a session"))
+  if (auto why =
+          check_operator(create.operator_auth, wire::create_statement(channel, create, key), "creating a session"))
     return why;
   if (!create.operator_auth) return std::nullopt;
   if (create.allowed_parties.empty() && !allow_anonymous_) return "a session needs the parties' keys";

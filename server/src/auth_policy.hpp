@@ -23,8 +23,10 @@ class AuthPolicy {
   bool anonymous_allowed() const { return allow_anonymous_; }
 
   // The refusal reason, or nullopt when the request may go ahead.
-  std::optional<std::string> check_create(const wire::ChannelContext& channel, const wire::CreateSessionMsg& create) const;
-  std::optional<std::string> check_manage(const wire::ChannelContext& channel, const wire::ManageSessionsMsg& manage) const;
+  std::optional<std::string> check_create(const wire::ChannelContext& channel,
+                                          const wire::CreateSessionMsg& create) const;
+  std::optional<std::string> check_manage(const wire::ChannelContext& channel,
+                                          const wire::ManageSessionsMsg& manage) const;
   std::optional<std::string> check_join(const wire::ChannelContext& channel, const wire::JoinSessionMsg& join) const;
 
  private:

@@ -75,114 +75,168 @@ const std::map<std::string, std::pair<Setter, const char*>>& options() {
         },
         "IP:PORT to listen on ([IPv6]:PORT; port 0 picks a free one); default 127.0.0.1:8700"}},
       {"threads", {number(&DealerConfig::threads, 1024), "worker threads; default one per core"}},
-      {"store", {[](DealerConfig& c, const std::string& v) { c.store = v; return !v.empty(); },
-                 "the outcome record: a SQLite file, or postgresql://... (libpq URL or key=value string, "
-                 "multi-host allowed) shared by every replica; default memory only"}},
-      {"db", {[](DealerConfig& c, const std::string& v) { c.store = v; return !v.empty(); }, "the same as --store"}},
-      {"store-password-file", {[](DealerConfig& c, const std::string& v) { c.store_password_file = v; return !v.empty(); },
-                               "libpq password file (host:port:db:user:password lines, mode 0600) for --store"}},
-      {"replica-name", {[](DealerConfig& c, const std::string& v) {
-                          c.replica_name = v;
-                          return !v.empty() && v.size() <= 128 &&
-                                 v.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_:") ==
-                                     std::string::npos;
-                        },
-                        "this dealer's name in a shared record, unique among the replicas (a pod name); "
-                        "default HOSTNAME:PORT"}},
-      {"store-connections", {number(&DealerConfig::store_connections, 64),
-                             "database connections, each on its own thread (PostgreSQL); default 2"}},
-      {"store-queue", {number(&DealerConfig::store_queue, 100000),
-                       "record calls that may wait for a connection; more are refused as busy; default 256"}},
-      {"store-timeout-ms", {number(&DealerConfig::store_timeout_ms, 600000),
-                            "time limit of every record call, waiting included; default 5000"}},
-      {"heartbeat-ms", {number(&DealerConfig::heartbeat_ms, 600000),
-                        "how often this replica tells the record it is alive; default 2000"}},
-      {"takeover-after-ms", {number(&DealerConfig::takeover_after_ms, 600000),
-                             "a replica whose heartbeat is this old may have its sessions taken over by the replica "
-                             "their parties reach; default 6000"}},
-      {"replica-ttl-s", {number(&DealerConfig::replica_ttl_s, 86400),
-                         "a session no replica has run for this long (its replica silent, or it was handed over "
-                         "and nobody took it) is closed in the record as aborted; default 60"}},
-      {"max-frame-bytes", {number(&DealerConfig::max_frame_bytes, 16 << 20), "largest WebSocket message; default 65536"}},
+      {"store",
+       {[](DealerConfig& c, const std::string& v) {
+          c.store = v;
+          return !v.empty();
+        },
+        "the outcome record: a SQLite file, or postgresql://... (libpq URL or key=value string, "
+        "multi-host allowed) shared by every replica; default memory only"}},
+      {"db",
+       {[](DealerConfig& c, const std::string& v) {
+          c.store = v;
+          return !v.empty();
+        },
+        "the same as --store"}},
+      {"store-password-file",
+       {[](DealerConfig& c, const std::string& v) {
+          c.store_password_file = v;
+          return !v.empty();
+        },
+        "libpq password file (host:port:db:user:password lines, mode 0600) for --store"}},
+      {"replica-name",
+       {[](DealerConfig& c, const std::string& v) {
+          c.replica_name = v;
+          return !v.empty() && v.size() <= 128 &&
+                 v.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_:") ==
+                     std::string::npos;
+        },
+        "this dealer's name in a shared record, unique among the replicas (a pod name); "
+        "default HOSTNAME:PORT"}},
+      {"store-connections",
+       {number(&DealerConfig::store_connections, 64),
+        "database connections, each on its own thread (PostgreSQL); default 2"}},
+      {"store-queue",
+       {number(&DealerConfig::store_queue, 100000),
+        "record calls that may wait for a connection; more are refused as busy; default 256"}},
+      {"store-timeout-ms",
+       {number(&DealerConfig::store_timeout_ms, 600000),
+        "time limit of every record call, waiting included; default 5000"}},
+      {"heartbeat-ms",
+       {number(&DealerConfig::heartbeat_ms, 600000),
+        "how often this replica tells the record it is alive; default 2000"}},
+      {"takeover-after-ms",
+       {number(&DealerConfig::takeover_after_ms, 600000),
+        "a replica whose heartbeat is this old may have its sessions taken over by the replica "
+        "their parties reach; default 6000"}},
+      {"replica-ttl-s",
+       {number(&DealerConfig::replica_ttl_s, 86400),
+        "a session no replica has run for this long (its replica silent, or it was handed over "
+        "and nobody took it) is closed in the record as aborted; default 60"}},
+      {"max-frame-bytes",
+       {number(&DealerConfig::max_frame_bytes, 16 << 20), "largest WebSocket message; default 65536"}},
       {"max-sessions", {number(&DealerConfig::max_sessions, 1000000), "running sessions at once; default 1000"}},
-      {"max-connections", {number(&DealerConfig::max_connections, 1000000),
-                           "open connections (lowered at start if the fd limit cannot hold them); default 4096"}},
-      {"max-connections-per-ip", {number(&DealerConfig::max_connections_per_ip, 1000000),
-                                  "open connections from one address; default 64"}},
-      {"request-timeout-ms", {number(&DealerConfig::request_timeout_ms, 600000),
-                              "time a WebSocket has after the upgrade (and after each operator request) to send "
-                              "its next request; default 10000"}},
-      {"max-sessions-per-operator", {number(&DealerConfig::max_sessions_per_operator, 1000000),
-                                     "open sessions one operator key may hold; default 200"}},
-      {"max-sessions-per-ip", {number(&DealerConfig::max_sessions_per_ip, 1000000),
-                               "open sessions created from one address; default 200"}},
-      {"max-anonymous-sessions-per-ip", {number(&DealerConfig::max_anonymous_sessions_per_ip, 1000000),
-                                         "open unsigned sessions created from one address; default 20"}},
-      {"outcome-retention", {[](DealerConfig& c, const std::string& v) { return parse_duration_s(v, c.outcome_retention_s); },
-                             "delete outcome records older than this (N, Ns, Nm, Nh or Nd; 0 keeps them); "
-                             "default 30d"}},
-      {"outcome-cache", {number(&DealerConfig::outcome_cache, 10000000),
-                         "outcomes kept in memory without --store (the only copy); default 4096"}},
-      {"verify-threads", {number(&DealerConfig::verify_threads, 256),
-                          "threads for POST /v1/verify, apart from the session threads; default 1"}},
-      {"verify-queue", {number(&DealerConfig::verify_queue, 100000),
-                        "verification requests that may wait; more are answered 503; default 8"}},
-      {"verify-per-ip-per-s", {number(&DealerConfig::verify_per_ip_per_s, 1000000),
-                               "verification requests one address may make per second (429 beyond); default 10"}},
-      {"max-http-body-bytes", {number(&DealerConfig::max_http_body_bytes, 64 << 20),
-                               "largest HTTP request body (413 beyond); default 1048576"}},
+      {"max-connections",
+       {number(&DealerConfig::max_connections, 1000000),
+        "open connections (lowered at start if the fd limit cannot hold them); default 4096"}},
+      {"max-connections-per-ip",
+       {number(&DealerConfig::max_connections_per_ip, 1000000), "open connections from one address; default 64"}},
+      {"request-timeout-ms",
+       {number(&DealerConfig::request_timeout_ms, 600000),
+        "time a WebSocket has after the upgrade (and after each operator request) to send "
+        "its next request; default 10000"}},
+      {"max-sessions-per-operator",
+       {number(&DealerConfig::max_sessions_per_operator, 1000000),
+        "open sessions one operator key may hold; default 200"}},
+      {"max-sessions-per-ip",
+       {number(&DealerConfig::max_sessions_per_ip, 1000000), "open sessions created from one address; default 200"}},
+      {"max-anonymous-sessions-per-ip",
+       {number(&DealerConfig::max_anonymous_sessions_per_ip, 1000000),
+        "open unsigned sessions created from one address; default 20"}},
+      {"outcome-retention",
+       {[](DealerConfig& c, const std::string& v) { return parse_duration_s(v, c.outcome_retention_s); },
+        "delete outcome records older than this (N, Ns, Nm, Nh or Nd; 0 keeps them); "
+        "default 30d"}},
+      {"outcome-cache",
+       {number(&DealerConfig::outcome_cache, 10000000),
+        "outcomes kept in memory without --store (the only copy); default 4096"}},
+      {"verify-threads",
+       {number(&DealerConfig::verify_threads, 256),
+        "threads for POST /v1/verify, apart from the session threads; default 1"}},
+      {"verify-queue",
+       {number(&DealerConfig::verify_queue, 100000),
+        "verification requests that may wait; more are answered 503; default 8"}},
+      {"verify-per-ip-per-s",
+       {number(&DealerConfig::verify_per_ip_per_s, 1000000),
+        "verification requests one address may make per second (429 beyond); default 10"}},
+      {"max-http-body-bytes",
+       {number(&DealerConfig::max_http_body_bytes, 64 << 20),
+        "largest HTTP request body (413 beyond); default 1048576"}},
       {"max-parties", {number(&DealerConfig::max_parties, 64), "parties per session, at most 64; default 64"}},
-      {"handshake-timeout-ms", {number(&DealerConfig::handshake_timeout_ms, 600000),
-                                "time a new connection has to send its request or upgrade; default 5000"}},
-      {"idle-timeout-ms", {number(&DealerConfig::idle_timeout_ms, 3600000),
-                           "drop a WebSocket peer that answers no ping for this long; default 60000"}},
-      {"max-connects-per-ip-per-s", {number(&DealerConfig::max_connects_per_ip_per_s, 1000000),
-                                     "new connections one address may open per second; default 100"}},
-      {"round-timeout-ms", {number(&DealerConfig::default_round_timeout_ms, 3600000),
-                            "default deadline of each round; default 30000"}},
-      {"max-round-timeout-ms", {number(&DealerConfig::max_round_timeout_ms, 3600000),
-                                "largest deadline a session may ask for; default 600000"}},
-      {"reconnect-grace-ms", {number(&DealerConfig::reconnect_grace_ms, 3600000),
-                              "how long a dropped party may take to resume its seat; default 5000"}},
-      {"shutdown-grace-ms", {number(&DealerConfig::shutdown_grace_ms, 3600000),
-                             "on SIGTERM, how long running sessions may finish; default 10000"}},
-      {"tls-cert", {[](DealerConfig& c, const std::string& v) { c.tls_cert = v; return !v.empty(); },
-                    "PEM certificate chain: serve wss:// and https:// (needs --tls-key)"}},
-      {"tls-key", {[](DealerConfig& c, const std::string& v) { c.tls_key = v; return !v.empty(); },
-                   "PEM private key of --tls-cert (both are read again on SIGHUP)"}},
-      {"tls-min-version", {[](DealerConfig& c, const std::string& v) {
-                             c.tls_min_version = v;
-                             return wire::tls_floor_from_name(v).has_value();
-                           },
-                           "the lowest TLS version offered, 1.2 or 1.3; default 1.2 (ECDHE with AEAD ciphers only)"}},
-      {"dealer-key", {[](DealerConfig& c, const std::string& v) { c.dealer_key_file = v; return !v.empty(); },
-                      "Ed25519 key file (bp-party keygen) that signs every result; default a new key per run"}},
-      {"operator-key", {[](DealerConfig& c, const std::string& v) {
-                          c.operator_keys.clear();
-                          for (size_t start = 0; start <= v.size();) {
-                            const size_t comma = std::min(v.find(',', start), v.size());
-                            if (comma == start) return false;
-                            c.operator_keys.push_back(v.substr(start, comma - start));
-                            start = comma + 1;
-                          }
-                          return true;
-                        },
-                        "public keys (hex or .pub files, comma-separated) allowed to create sessions"}},
-      {"allow-anonymous", {[](DealerConfig& c, const std::string& v) {
-                             c.allow_anonymous = v == "true";
-                             return v == "true" || v == "false";
-                           },
-                           "accept unsigned sessions and joins (a flag; loopback addresses only)"}},
-      {"log-level", {[](DealerConfig& c, const std::string& v) {
-                       c.log_level = v;
-                       return v == "trace" || v == "debug" || v == "info" || v == "warn" || v == "error" || v == "off";
-                     },
-                     "trace, debug, info, warn, error or off; default info"}},
-      {"log-format", {[](DealerConfig& c, const std::string& v) {
-                        c.log_format = v;
-                        return v == "text" || v == "json";
-                      },
-                      "text (default) or json: one JSON object per line with time, level, message and fields"}},
+      {"handshake-timeout-ms",
+       {number(&DealerConfig::handshake_timeout_ms, 600000),
+        "time a new connection has to send its request or upgrade; default 5000"}},
+      {"idle-timeout-ms",
+       {number(&DealerConfig::idle_timeout_ms, 3600000),
+        "drop a WebSocket peer that answers no ping for this long; default 60000"}},
+      {"max-connects-per-ip-per-s",
+       {number(&DealerConfig::max_connects_per_ip_per_s, 1000000),
+        "new connections one address may open per second; default 100"}},
+      {"round-timeout-ms",
+       {number(&DealerConfig::default_round_timeout_ms, 3600000), "default deadline of each round; default 30000"}},
+      {"max-round-timeout-ms",
+       {number(&DealerConfig::max_round_timeout_ms, 3600000),
+        "largest deadline a session may ask for; default 600000"}},
+      {"reconnect-grace-ms",
+       {number(&DealerConfig::reconnect_grace_ms, 3600000),
+        "how long a dropped party may take to resume its seat; default 5000"}},
+      {"shutdown-grace-ms",
+       {number(&DealerConfig::shutdown_grace_ms, 3600000),
+        "on SIGTERM, how long running sessions may finish; default 10000"}},
+      {"tls-cert",
+       {[](DealerConfig& c, const std::string& v) {
+          c.tls_cert = v;
+          return !v.empty();
+        },
+        "PEM certificate chain: serve wss:// and https:// (needs --tls-key)"}},
+      {"tls-key",
+       {[](DealerConfig& c, const std::string& v) {
+          c.tls_key = v;
+          return !v.empty();
+        },
+        "PEM private key of --tls-cert (both are read again on SIGHUP)"}},
+      {"tls-min-version",
+       {[](DealerConfig& c, const std::string& v) {
+          c.tls_min_version = v;
+          return wire::tls_floor_from_name(v).has_value();
+        },
+        "the lowest TLS version offered, 1.2 or 1.3; default 1.2 (ECDHE with AEAD ciphers only)"}},
+      {"dealer-key",
+       {[](DealerConfig& c, const std::string& v) {
+          c.dealer_key_file = v;
+          return !v.empty();
+        },
+        "Ed25519 key file (bp-party keygen) that signs every result; default a new key per run"}},
+      {"operator-key",
+       {[](DealerConfig& c, const std::string& v) {
+          c.operator_keys.clear();
+          for (size_t start = 0; start <= v.size();) {
+            const size_t comma = std::min(v.find(',', start), v.size());
+            if (comma == start) return false;
+            c.operator_keys.push_back(v.substr(start, comma - start));
+            start = comma + 1;
+          }
+          return true;
+        },
+        "public keys (hex or .pub files, comma-separated) allowed to create sessions"}},
+      {"allow-anonymous",
+       {[](DealerConfig& c, const std::string& v) {
+          c.allow_anonymous = v == "true";
+          return v == "true" || v == "false";
+        },
+        "accept unsigned sessions and joins (a flag; loopback addresses only)"}},
+      {"log-level",
+       {[](DealerConfig& c, const std::string& v) {
+          c.log_level = v;
+          return v == "trace" || v == "debug" || v == "info" || v == "warn" || v == "error" || v == "off";
+        },
+        "trace, debug, info, warn, error or off; default info"}},
+      {"log-format",
+       {[](DealerConfig& c, const std::string& v) {
+          c.log_format = v;
+          return v == "text" || v == "json";
+        },
+        "text (default) or json: one JSON object per line with time, level, message and fields"}},
   };
   return kOptions;
 }
@@ -331,13 +385,15 @@ ConfigOutcome parse_dealer_config(int argc, char** argv) {
     }
   }
   if (out.config.heartbeat_ms == 0 || out.config.takeover_after_ms < 2ull * out.config.heartbeat_ms) {
-    out.message = "--takeover-after-ms must outlast two heartbeats (--heartbeat-ms), or live replicas would lose their "
-                  "sessions";
+    out.message =
+        "--takeover-after-ms must outlast two heartbeats (--heartbeat-ms), or live replicas would lose their "
+        "sessions";
     return out;
   }
   if (out.config.replica_ttl_s * 1000ull <= out.config.takeover_after_ms) {
-    out.message = "--replica-ttl-s must outlast --takeover-after-ms, or sessions would be closed before anyone could "
-                  "take them over";
+    out.message =
+        "--replica-ttl-s must outlast --takeover-after-ms, or sessions would be closed before anyone could "
+        "take them over";
     return out;
   }
   if (out.config.tls_cert.empty() != out.config.tls_key.empty()) {

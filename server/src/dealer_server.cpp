@@ -55,7 +55,8 @@ RecordService::Factory record_factory(const DealerConfig& config, const std::str
       return make_sql_record_store(make_postgres_connection(postgres), options, false);
     };
   const std::string path = where.empty() ? ":memory:" : where;
-  return [options, path, timeout] { return make_sql_record_store(open_sqlite_connection(path, timeout), options, true); };
+  return
+      [options, path, timeout] { return make_sql_record_store(open_sqlite_connection(path, timeout), options, true); };
 }
 
 RecordServiceOptions record_options(const DealerConfig& config, const std::string& replica) {
@@ -180,14 +181,15 @@ struct DealerServer::Impl {
       const size_t fits = limit.rlim_cur > Admission::kRefusalBudget + open_now + kSpare + 1
                               ? limit.rlim_cur - Admission::kRefusalBudget - open_now - kSpare
                               : 1;
-      log::warn("the file descriptor limit cannot hold --max-connections; serving fewer (raise the limit with "
-                "ulimit -n, or LimitNOFILE= in a unit file)",
-                {{"fd_limit", limit.rlim_cur}, {"max_connections", config.max_connections}, {"serving", fits}});
+      log::warn(
+          "the file descriptor limit cannot hold --max-connections; serving fewer (raise the limit with "
+          "ulimit -n, or LimitNOFILE= in a unit file)",
+          {{"fd_limit", limit.rlim_cur}, {"max_connections", config.max_connections}, {"serving", fits}});
       admission.lower_max_connections(fits);
     }
     log::info("connection limits", {{"fd_limit", limit.rlim_cur},
-                                     {"max_connections", admission.max_connections()},
-                                     {"per_address", config.max_connections_per_ip}});
+                                    {"max_connections", admission.max_connections()},
+                                    {"per_address", config.max_connections_per_ip}});
   }
 
   void accept() {
@@ -233,7 +235,8 @@ struct DealerServer::Impl {
       log::warn("connection refused", {{"remote", remote.address().to_string()}, {"reason", ticket->reason()}});
     const ConnectionEnv env{&config, &registry, &records, &stopping, &metrics, &auth, &bp_gens, &pc_gens, &verifier};
     if (tls)
-      std::make_shared<HttpConnection<TlsStream>>(TlsStream(std::move(socket), tls->current()), env, std::move(ticket))->run();
+      std::make_shared<HttpConnection<TlsStream>>(TlsStream(std::move(socket), tls->current()), env, std::move(ticket))
+          ->run();
     else
       std::make_shared<HttpConnection<PlainStream>>(PlainStream(std::move(socket)), env, std::move(ticket))->run();
   }
@@ -273,8 +276,8 @@ struct DealerServer::Impl {
     stopping = true;
     metrics.draining();
     forget_timer.cancel();
-    log::info("shutting down: no new connections", {{"sessions_running", registry.running()},
-                                                     {"grace_ms", config.shutdown_grace_ms}});
+    log::info("shutting down: no new connections",
+              {{"sessions_running", registry.running()}, {"grace_ms", config.shutdown_grace_ms}});
     asio::post(acceptor.get_executor(), [this] {
       boost::system::error_code ignored;
       accept_backoff.cancel();
@@ -292,8 +295,8 @@ struct DealerServer::Impl {
   // Until every session has finished or moved on, or the grace period is over (the rest
   // are aborted).
   void drain() {
-    const bool grace_over = std::chrono::steady_clock::now() - drain_started >=
-                            std::chrono::milliseconds(config.shutdown_grace_ms);
+    const bool grace_over =
+        std::chrono::steady_clock::now() - drain_started >= std::chrono::milliseconds(config.shutdown_grace_ms);
     if (registry.running() == 0 || grace_over) {
       if (registry.running() != 0) registry.shutdown_all("dealer shutting down");
       // A moment for the last Abort frames and close handshakes, then stop.

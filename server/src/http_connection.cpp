@@ -27,7 +27,9 @@ std::optional<unsigned> status_for_parse_error(const beast::error_code& ec) {
   return std::nullopt;
 }
 
-HttpAnswer json_answer(unsigned status, std::string body) { return {status, "application/json", std::move(body) + "\n"}; }
+HttpAnswer json_answer(unsigned status, std::string body) {
+  return {status, "application/json", std::move(body) + "\n"};
+}
 
 constexpr size_t kMaxProofsPerRequest = 256;
 constexpr size_t kMaxHeaderBytes = 8192;
@@ -51,7 +53,8 @@ void HttpConnection<Stream>::run() {
   asio::dispatch(stream_.get_executor(), [self = shared_from_this()] {
     if constexpr (kTls<Stream>) {
       // The TLS handshake shares the deadline a silent client gets.
-      beast::get_lowest_layer(self->stream_).expires_after(std::chrono::milliseconds(self->env_.config->handshake_timeout_ms));
+      beast::get_lowest_layer(self->stream_)
+          .expires_after(std::chrono::milliseconds(self->env_.config->handshake_timeout_ms));
       self->stream_.async_handshake(asio::ssl::stream_base::server, [self](beast::error_code ec) {
         if (!ec) self->read_request();
       });
@@ -124,9 +127,10 @@ void HttpConnection<Stream>::on_request(beast::error_code ec) {
     if (!status) return;  // closed, timed out or broken: nobody to answer
     env_.metrics->refused(std::to_string(*status));
     const std::string why =
-        *status == 431   ? "request header fields too large (at most " + std::to_string(kMaxHeaderBytes) + " bytes)"
-        : *status == 413 ? "request body too large (at most " + std::to_string(env_.config->max_http_body_bytes) + " bytes)"
-                         : "bad request: " + ec.message();
+        *status == 431 ? "request header fields too large (at most " + std::to_string(kMaxHeaderBytes) + " bytes)"
+        : *status == 413
+            ? "request body too large (at most " + std::to_string(env_.config->max_http_body_bytes) + " bytes)"
+            : "bad request: " + ec.message();
     return write(reply({*status, "text/plain", why + "\n"}));
   }
   if (ticket_->refused()) {
@@ -203,7 +207,9 @@ void HttpConnection<Stream>::start_verification() {
     return write(reply(json_answer(400, error_json("no proofs in the request"))));
   auto job = [self = shared_from_this(), body] {
     const auto started = std::chrono::steady_clock::now();
-    const auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
+    const auto seconds = [&] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    };
     auto records = wire::parse_proof_records(*body, kMaxProofsPerRequest);
     if (!records) {
       self->env_.metrics->verification("malformed", 0, seconds());

@@ -34,7 +34,8 @@ Route handle_request(const HttpRequest& request, const ConnectionEnv& env) {
     const std::string id = target.substr(kSessionsPath.size());
     if (wire::valid_session_id(id)) return {Route::Kind::Lookup, {}, id};
     return {Route::Kind::Answer,
-            {400, "application/json", error_json("a session id is 32 lowercase hex characters") + "\n"}, {}};
+            {400, "application/json", error_json("a session id is 32 lowercase hex characters") + "\n"},
+            {}};
   }
   return {Route::Kind::Answer, text(404, "not found"), {}};
 }

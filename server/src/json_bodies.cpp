@@ -12,7 +12,8 @@ std::string outcome_json(const SessionOutcome& o) {
     const auto& r = o.result->result;
     out.hex_strings("commitments", r.commitments, [](const CompressedRistretto& c) { return std::span(c.bytes); });
     out.numbers("padding", r.padding_positions).hex("proof", r.proof.to_bytes());
-    if (const auto& a = o.result->attestation) out.hex("dealer_key", a->dealer_key).hex("dealer_signature", a->signature);
+    if (const auto& a = o.result->attestation)
+      out.hex("dealer_key", a->dealer_key).hex("dealer_signature", a->signature);
   } else {
     out.text("reason", o.reason).numbers("blamed", o.blamed);
   }

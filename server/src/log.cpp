@@ -56,14 +56,16 @@ bool leads(std::string_view key) { return key == "session" || key == "position";
 
 void write(spdlog::level::level_enum level, std::string_view name, std::string_view message, Fields fields) {
   if (!spdlog::should_log(level)) return;
-  if (g_format.load() == Format::Json) spdlog::log(level, "{}", json_line(utc_now(), name, message, fields));
-  else spdlog::log(level, "{}", text_line(message, fields));
+  if (g_format.load() == Format::Json)
+    spdlog::log(level, "{}", json_line(utc_now(), name, message, fields));
+  else
+    spdlog::log(level, "{}", text_line(message, fields));
 }
 
 }  // namespace
 
-Field::Field(std::string_view key, std::string_view value) : key(key), json(json_string(printable(value))),
-                                                             text(text_value(printable(value))) {}
+Field::Field(std::string_view key, std::string_view value)
+    : key(key), json(json_string(printable(value))), text(text_value(printable(value))) {}
 
 Field::Field(std::string_view key, const std::vector<size_t>& positions)
     : key(key), json("[" + comma_separated(positions) + "]"), text(comma_separated(positions)) {}

@@ -70,8 +70,8 @@ std::string Metrics::prometheus_text() const {
   };
   counter("bp_sessions_started_total", "Aggregation sessions created.", sessions_started_);
   counter("bp_sessions_completed_total", "Sessions that ended with a proof.", sessions_completed_);
-  counter("bp_sessions_taken_over_total", "Sessions this replica rebuilt from the record's checkpoint and went on with.",
-          sessions_taken_over_);
+  counter("bp_sessions_taken_over_total",
+          "Sessions this replica rebuilt from the record's checkpoint and went on with.", sessions_taken_over_);
   counter("bp_sessions_moved_total",
           "Sessions this replica stopped running with their parties told to join again (handed over, taken over "
           "elsewhere, or its lease on the record lost).",
@@ -121,7 +121,9 @@ std::string Metrics::prometheus_text() const {
   line("# HELP bp_store_call_seconds Time of each call to the outcome record, queueing included, by operation.");
   line("# TYPE bp_store_call_seconds histogram");
   print_histogram(out, "bp_store_call_seconds", "operation", store_calls_, kStoreBuckets);
-  line("# HELP bp_verify_seconds Time to parse and verify one POST /v1/verify request, by result (valid, invalid, malformed).");
+  line(
+      "# HELP bp_verify_seconds Time to parse and verify one POST /v1/verify request, by result (valid, invalid, "
+      "malformed).");
   line("# TYPE bp_verify_seconds histogram");
   print_histogram(out, "bp_verify_seconds", "result", verifications_, kBuckets);
   line("# HELP bp_verify_proofs_total Proofs checked through POST /v1/verify.");
@@ -134,13 +136,17 @@ std::string Metrics::prometheus_text() const {
     line("bp_store_failures_total{operation=\"" + operation + "\"} " +
          std::to_string(failures == store_failures_.end() ? 0 : failures->second));
   }
-  line("# HELP bp_ready 1 while the dealer takes new sessions (/readyz answers 200): the record answers and it is not draining.");
+  line(
+      "# HELP bp_ready 1 while the dealer takes new sessions (/readyz answers 200): the record answers and it is not "
+      "draining.");
   line("# TYPE bp_ready gauge");
   line(std::string("bp_ready ") + (store_up_.load() && !draining_.load() ? "1" : "0"));
   line("# HELP bp_store_up 1 while the outcome record answers; 0 while it fails (the dealer is not ready then).");
   line("# TYPE bp_store_up gauge");
   line(std::string("bp_store_up ") + (store_up_ ? "1" : "0"));
-  line("# HELP bp_outcomes_unrecorded_total Outcomes the record could not take in time; the session waits in the record at its last checkpoint, its parties sent to join again.");
+  line(
+      "# HELP bp_outcomes_unrecorded_total Outcomes the record could not take in time; the session waits in the record "
+      "at its last checkpoint, its parties sent to join again.");
   line("# TYPE bp_outcomes_unrecorded_total counter");
   line("bp_outcomes_unrecorded_total " + std::to_string(outcomes_unrecorded_));
   if (const double not_after = tls_not_after_.load(); not_after > 0) {

@@ -66,22 +66,30 @@ void SessionRegistry::create(const wire::CreateSessionMsg& request, SessionOwner
   const uint32_t timeout_ms = request.round_timeout_ms == 0
                                   ? config_.default_round_timeout_ms
                                   : std::min(request.round_timeout_ms, config_.max_round_timeout_ms);
-  SessionTerms terms{id,
-                     mpc::SessionParams{request.n, request.parties,
-                                        mpc::session_label(id, request.n, request.parties, request.label)},
-                     request.allowed_parties, std::chrono::milliseconds(timeout_ms), owner};
+  SessionTerms terms{
+      id,
+      mpc::SessionParams{request.n, request.parties, mpc::session_label(id, request.n, request.parties, request.label)},
+      request.allowed_parties, std::chrono::milliseconds(timeout_ms), owner};
   auto checkpoint = first_checkpoint(terms);
   // What the record keeps if no replica finishes the session.
   const std::string lost = outcome_json(SessionOutcome{
-      id, terms.params, false,
-      "the dealer replica " + records_.replica() + " running the session stopped, and no replica resumed it", {},
+      id,
+      terms.params,
+      false,
+      "the dealer replica " + records_.replica() + " running the session stopped, and no replica resumed it",
+      {},
       std::nullopt});
   // The per-owner cap again, over every replica sharing the record (the check above sees
   // only this one's sessions).
   const auto cap = static_cast<uint32_t>(owner.operator_key ? config_.max_sessions_per_operator
                                                             : config_.max_anonymous_sessions_per_ip);
-  ClaimRequest claim{id,   owner_text(owner), static_cast<uint32_t>(request.n), static_cast<uint32_t>(request.parties),
-                     lost, cap,               wire::encode_checkpoint(checkpoint)};
+  ClaimRequest claim{id,
+                     owner_text(owner),
+                     static_cast<uint32_t>(request.n),
+                     static_cast<uint32_t>(request.parties),
+                     lost,
+                     cap,
+                     wire::encode_checkpoint(checkpoint)};
   const bool queued =
       records_.claim(claim, [this, id, terms, checkpoint, done](StoreResult<ClaimOutcome> result) mutable {
         claimed(id, std::move(terms), std::move(checkpoint), std::move(result), done);
@@ -112,13 +120,13 @@ void SessionRegistry::claimed(const std::string& id, SessionTerms terms, wire::D
   if (!accepting_) {
     // Claimed, but never to run: close the claim with its abort, so the id does not linger.
     lock.unlock();
-    records_.close(id, kFirstEpoch, false,
-                   outcome_json(SessionOutcome{id, terms.params, false, "the dealer is shutting down", {}, std::nullopt}),
-                   [](StoreResult<Ok>) {});
+    records_.close(
+        id, kFirstEpoch, false,
+        outcome_json(SessionOutcome{id, terms.params, false, "the dealer is shutting down", {}, std::nullopt}),
+        [](StoreResult<Ok>) {});
     return done(std::string("the dealer is shutting down"));
   }
-  auto session =
-      std::make_shared<AggregationSession>(ioc_, std::move(terms), std::move(checkpoint), kFirstEpoch, env_);
+  auto session = std::make_shared<AggregationSession>(ioc_, std::move(terms), std::move(checkpoint), kFirstEpoch, env_);
   sessions_[id] = Entry{session, Clock::now()};
   session->start();
   lock.unlock();
@@ -166,8 +174,8 @@ void SessionRegistry::find_or_take_over(const std::string& id, std::optional<wir
 
 void SessionRegistry::taken_over(const std::string& id, StoreResult<Takeover> takeover) {
   if (!takeover)
-    return answer_takers(id, Refusal{"the outcome record is unavailable (" + takeover.error().reason + ")",
-                                     kAskAgainMs, std::nullopt});
+    return answer_takers(
+        id, Refusal{"the outcome record is unavailable (" + takeover.error().reason + ")", kAskAgainMs, std::nullopt});
   switch (takeover->kind) {
     case Takeover::Kind::Unknown: return answer_takers(id, Refusal{"no such session", 0, std::nullopt});
     case Takeover::Kind::Ended: return answer_takers(id, Refusal{"the session has ended", 0, takeover->outcome_json});
@@ -178,16 +186,16 @@ void SessionRegistry::taken_over(const std::string& id, StoreResult<Takeover> ta
   auto terms = checkpoint ? terms_of(id, *checkpoint) : std::nullopt;
   if (!terms) {
     // Ours now, and beyond repair: it ends here, with the reason in the record.
-    const std::string why = "the session's checkpoint in the record is damaged" +
-                            (checkpoint ? std::string(" (it names another session)")
-                                        : " (" + wire::describe(checkpoint.error()) + ")");
+    const std::string why =
+        "the session's checkpoint in the record is damaged" +
+        (checkpoint ? std::string(" (it names another session)") : " (" + wire::describe(checkpoint.error()) + ")");
     log::error("session cannot be taken over", {{"session", id}, {"reason", why}});
-    records_.close(id, takeover->epoch, false,
-                   outcome_json(SessionOutcome{id, {}, false, why, {}, std::nullopt}), [](StoreResult<Ok>) {});
+    records_.close(id, takeover->epoch, false, outcome_json(SessionOutcome{id, {}, false, why, {}, std::nullopt}),
+                   [](StoreResult<Ok>) {});
     return answer_takers(id, Refusal{why, 0, std::nullopt});
   }
-  auto session = std::make_shared<AggregationSession>(ioc_, std::move(*terms), std::move(*checkpoint), takeover->epoch,
-                                                      env_);
+  auto session =
+      std::make_shared<AggregationSession>(ioc_, std::move(*terms), std::move(*checkpoint), takeover->epoch, env_);
   {
     std::lock_guard lock(mutex_);
     sessions_[id] = Entry{session, Clock::now()};
@@ -210,9 +218,9 @@ void SessionRegistry::held_elsewhere(const std::string& id, const Takeover& held
   }
   if (!admitted) return answer_takers(id, Refusal{"session " + id + " runs on dealer replica " + held.holder, 0, {}});
   records_.request_release(id, [](StoreResult<Ok>) {});
-  answer_takers(id, Refusal{"session " + id + " is held by dealer replica " + held.holder +
-                                ", which was asked to hand it over",
-                            kAskAgainMs, std::nullopt});
+  answer_takers(
+      id, Refusal{"session " + id + " is held by dealer replica " + held.holder + ", which was asked to hand it over",
+                  kAskAgainMs, std::nullopt});
 }
 
 void SessionRegistry::answer_takers(const std::string& id, const Found& found) {
@@ -233,7 +241,8 @@ std::vector<wire::SessionSummary> SessionRegistry::local_summaries(const Session
   std::vector<wire::SessionSummary> open;
   for (const auto& [id, entry] : sessions_) {
     const auto& session = entry.session;
-    if (session->finished() || !session->owner().same_as(owner) || std::find(skip.begin(), skip.end(), id) != skip.end())
+    if (session->finished() || !session->owner().same_as(owner) ||
+        std::find(skip.begin(), skip.end(), id) != skip.end())
       continue;
     auto summary = session->summary();
     summary.replica = records_.replica();
@@ -244,8 +253,8 @@ std::vector<wire::SessionSummary> SessionRegistry::local_summaries(const Session
 
 void SessionRegistry::manage(const SessionOwner& owner, std::vector<std::string> cancel,
                              std::function<void(std::variant<wire::SessionListMsg, std::string>)> done) {
-  std::vector<std::string> elsewhere;        // not running here: maybe on another replica
-  std::vector<std::string> cancelled_here;   // decided now: the session may be gone by the time the list is built
+  std::vector<std::string> elsewhere;       // not running here: maybe on another replica
+  std::vector<std::string> cancelled_here;  // decided now: the session may be gone by the time the list is built
   {
     std::lock_guard lock(mutex_);
     for (const auto& id : cancel) {
@@ -254,7 +263,8 @@ void SessionRegistry::manage(const SessionOwner& owner, std::vector<std::string>
         elsewhere.push_back(id);
         continue;
       }
-      if (!it->second.session->owner().same_as(owner)) continue;  // not this owner's: reported below, no one learns whose
+      if (!it->second.session->owner().same_as(owner))
+        continue;  // not this owner's: reported below, no one learns whose
       log::info("session cancelled by its operator", {{"session", id}, {"remote", owner.address}});
       it->second.session->shutdown(AbortKind::Cancelled, "cancelled by its operator");
       cancelled_here.push_back(id);
@@ -280,8 +290,8 @@ void SessionRegistry::manage(const SessionOwner& owner, std::vector<std::string>
       // An id is cancelled if it was this owner's open session, here or (marked) elsewhere.
       for (const auto& id : cancel) {
         const bool here = std::find(cancelled_here.begin(), cancelled_here.end(), id) != cancelled_here.end();
-        const bool there = std::find(cancelled_elsewhere.begin(), cancelled_elsewhere.end(), id) !=
-                           cancelled_elsewhere.end();
+        const bool there =
+            std::find(cancelled_elsewhere.begin(), cancelled_elsewhere.end(), id) != cancelled_elsewhere.end();
         if (!here && !there) answer.not_cancelled.push_back(id);
       }
       done(std::move(answer));
@@ -289,10 +299,11 @@ void SessionRegistry::manage(const SessionOwner& owner, std::vector<std::string>
     if (!queued) done(std::string("the outcome record is busy; try again shortly"));
   };
   if (elsewhere.empty()) return list({});
-  const bool queued = records_.request_cancel(who, elsewhere, [list, done](StoreResult<std::vector<std::string>> marked) {
-    if (!marked) return done("the outcome record is unavailable (" + marked.error().reason + ")");
-    list(std::move(*marked));
-  });
+  const bool queued =
+      records_.request_cancel(who, elsewhere, [list, done](StoreResult<std::vector<std::string>> marked) {
+        if (!marked) return done("the outcome record is unavailable (" + marked.error().reason + ")");
+        list(std::move(*marked));
+      });
   if (!queued) done(std::string("the outcome record is busy; try again shortly"));
 }
 

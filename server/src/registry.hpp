@@ -78,7 +78,7 @@ class SessionRegistry {
   size_t running();
   // Drops the finished sessions (the dealer's timer calls it; a create makes room with it).
   void forget_finished();
-  void shutdown_all(const std::string& reason);  // aborts every running session
+  void shutdown_all(const std::string& reason);   // aborts every running session
   void hand_over_all(const std::string& reason);  // releases every running session in the record
 
  private:

@@ -145,8 +145,8 @@ void AggregationSession::rebuild() {
                                   {"round_timeout_ms", terms_.round_timeout.count()}});
   } else {
     env_.metrics->session_taken_over();
-    log::info("session taken over", {{"session", id()}, {"epoch", epoch_}, {"phase", phase_name(phase())},
-                                     {"joined", seats_taken()}});
+    log::info("session taken over",
+              {{"session", id()}, {"epoch", epoch_}, {"phase", phase_name(phase())}, {"joined", seats_taken()}});
   }
   // Every round starts with a full deadline here, a rebuilt one too: its parties are on
   // their way back.
@@ -181,9 +181,8 @@ void AggregationSession::disconnected(size_t position, std::shared_ptr<PartyLink
     Seat& seat = self->seats_[position];
     seat.link.reset();
     self->env_.metrics->party_left();
-    log::info("party disconnected; seat held", {{"session", self->id()},
-                                               {"position", position},
-                                               {"grace_ms", self->env_.reconnect_grace.count()}});
+    log::info("party disconnected; seat held",
+              {{"session", self->id()}, {"position", position}, {"grace_ms", self->env_.reconnect_grace.count()}});
     // The seat waits a short grace period for the same party (resume token) to come back.
     seat.grace = std::make_unique<asio::steady_timer>(self->strand_, self->env_.reconnect_grace);
     seat.grace->async_wait([self, position](boost::system::error_code ec) {
@@ -228,8 +227,8 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
   };
   if (std::holds_alternative<Moved>(dealer_)) {
     // Between a hand-over and the registry forgetting us: the party goes where the session is.
-    link->send(frame_of(wire::AbortMsg{"the session moves to another dealer replica: join again", {},
-                                       kReconnectAfterMs}));
+    link->send(
+        frame_of(wire::AbortMsg{"the session moves to another dealer replica: join again", {}, kReconnectAfterMs}));
     return link->close();
   }
   if (phase() == Phase::Done) return refuse("the session has ended");
@@ -344,7 +343,8 @@ void AggregationSession::on_deadline() {
     // The seats nobody took are to blame: in a keyed session each is one named party's.
     for (size_t j = 0; j < seats_.size(); ++j)
       if (!seats_[j].taken) late.push_back(j);
-    abort(AbortKind::JoinTimeout, "only " + std::to_string(seats_taken()) + " of " + std::to_string(params_.parties) +
+    abort(AbortKind::JoinTimeout,
+          "only " + std::to_string(seats_taken()) + " of " + std::to_string(params_.parties) +
               " parties joined before the deadline",
           std::move(late));
     return;
@@ -365,8 +365,11 @@ void AggregationSession::on_deliver(size_t position, const std::shared_ptr<Party
   const bool expected = (committing && std::holds_alternative<BitCommitment>(message)) ||
                         (now == Phase::PolyCommitments && std::holds_alternative<PolyCommitment>(message)) ||
                         (now == Phase::ProofShares && std::holds_alternative<ProofShare>(message));
-  if (!expected) return abort(AbortKind::ProtocolViolation, std::string("out-of-order message during ") + phase_name(now), {position});
-  if (inbox_[position]) return abort(AbortKind::ProtocolViolation, "a second, different message in one round", {position});
+  if (!expected)
+    return abort(AbortKind::ProtocolViolation, std::string("out-of-order message during ") + phase_name(now),
+                 {position});
+  if (inbox_[position])
+    return abort(AbortKind::ProtocolViolation, "a second, different message in one round", {position});
   inbox_[position] = std::move(message);
   last_accepted_[position] = std::move(bytes);
   // The round starts once every seat is taken and the record holds them.
@@ -426,9 +429,9 @@ void AggregationSession::finish_ok(mpc::AggregationResult result) {
   record_then(std::move(outcome), [this, signed_result = std::move(signed_result)] {
     env_.metrics->session_completed();
     log::info("session completed", {{"session", id()},
-                                     {"proof_bytes", signed_result.result.proof.to_bytes().size()},
-                                     {"parties", params_.parties},
-                                     {"epoch", epoch_}});
+                                    {"proof_bytes", signed_result.result.proof.to_bytes().size()},
+                                    {"parties", params_.parties},
+                                    {"epoch", epoch_}});
     broadcast(frame_of(signed_result));
     close_all();
   });
@@ -439,10 +442,8 @@ void AggregationSession::abort(AbortKind kind, const std::string& reason, std::v
   auto outcome = SessionOutcome{id(), params_, false, reason, blamed, std::nullopt};
   record_then(std::move(outcome), [this, kind, reason, blamed = std::move(blamed)] {
     env_.metrics->session_aborted(kind);
-    log::warn("session aborted", {{"session", id()},
-                                   {"kind", abort_kind_label(kind)},
-                                   {"reason", reason},
-                                   {"blamed", blamed}});
+    log::warn("session aborted",
+              {{"session", id()}, {"kind", abort_kind_label(kind)}, {"reason", reason}, {"blamed", blamed}});
     broadcast(frame_of(wire::AbortMsg{reason, blamed}));
     close_all();
   });

@@ -49,8 +49,8 @@ struct SessionOutcome {
   std::string id;
   mpc::SessionParams params;
   bool ok = false;
-  std::string reason;           // abort reason (empty when ok)
-  std::vector<size_t> blamed;   // positions
+  std::string reason;                     // abort reason (empty when ok)
+  std::vector<size_t> blamed;             // positions
   std::optional<wire::ResultMsg> result;  // with the dealer's attestation
 };
 
@@ -169,7 +169,7 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   void on_deliver(size_t position, const std::shared_ptr<PartyLink>& link, wire::Message message);
   bool from_seat(size_t position, const std::shared_ptr<PartyLink>& link) const;
   void publish_progress();  // the phase and seats, for listings
-  void start_round();  // the round of the current phase: its inbox, clock and deadline
+  void start_round();       // the round of the current phase: its inbox, clock and deadline
   void arm_deadline();
   void on_deadline();
   void complete_round();
@@ -208,13 +208,13 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
 
   std::vector<Seat> seats_;  // one per position
   DealerState dealer_;
-  std::vector<BitCommitment> accepted_bits_;    // round 1's commitments, once decided
-  std::vector<PolyCommitment> accepted_polys_;  // round 2's
-  std::vector<std::optional<wire::Message>> inbox_;  // this round's message per position
-  std::vector<std::vector<uint8_t>> last_accepted_;  // each position's last accepted frame
-  Frame last_broadcast_;  // resent to a resuming party
-  bool writing_ = false;  // a checkpoint is with the record
-  std::vector<std::function<void()>> waiting_;  // what runs once the next checkpoint is written
+  std::vector<BitCommitment> accepted_bits_;                            // round 1's commitments, once decided
+  std::vector<PolyCommitment> accepted_polys_;                          // round 2's
+  std::vector<std::optional<wire::Message>> inbox_;                     // this round's message per position
+  std::vector<std::vector<uint8_t>> last_accepted_;                     // each position's last accepted frame
+  Frame last_broadcast_;                                                // resent to a resuming party
+  bool writing_ = false;                                                // a checkpoint is with the record
+  std::vector<std::function<void()>> waiting_;                          // what runs once the next checkpoint is written
   std::optional<std::chrono::steady_clock::time_point> failing_since_;  // the record's first refusal in a row
   std::atomic<bool> finished_flag_{false};
   std::atomic<Phase> public_phase_{Phase::Joining};  // copies for summary(), which runs off the strand

@@ -59,12 +59,12 @@ void AggregationSession::write_checkpoint() {
   covered.swap(waiting_);
   Checkpoint c{id(), epoch_, wire::encode_checkpoint(snapshot()), phase_name(phase()),
                static_cast<uint32_t>(seats_taken())};
-  env_.record->checkpoint(std::move(c), [self = shared_from_this(), covered = std::move(covered)](
-                                            StoreResult<Ok> result) mutable {
-    asio::post(self->strand_, [self, result = std::move(result), covered = std::move(covered)]() mutable {
-      self->checkpoint_written(std::move(result), std::move(covered));
-    });
-  });
+  env_.record->checkpoint(
+      std::move(c), [self = shared_from_this(), covered = std::move(covered)](StoreResult<Ok> result) mutable {
+        asio::post(self->strand_, [self, result = std::move(result), covered = std::move(covered)]() mutable {
+          self->checkpoint_written(std::move(result), std::move(covered));
+        });
+      });
 }
 
 void AggregationSession::checkpoint_written(StoreResult<Ok> result, std::vector<std::function<void()>> covered) {
@@ -151,7 +151,8 @@ void AggregationSession::hand_over(std::string reason) {
         // Released or not, the parties go: a session the record could not release is taken
         // over once this replica's heartbeat is old, or released by its next one.
         if (!released)
-          log::warn("session not released in the record", {{"session", self->id()}, {"reason", released.error().reason}});
+          log::warn("session not released in the record",
+                    {{"session", self->id()}, {"reason", released.error().reason}});
         self->move_on(reason);
       });
     });
@@ -173,10 +174,10 @@ void AggregationSession::move_on(const std::string& reason) {
   retry_.cancel();
   waiting_.clear();
   env_.metrics->session_moved();
-  log::info("session moves on; its parties are told to join again", {{"session", id()}, {"epoch", epoch_},
-                                                                     {"reason", reason}});
-  const auto again = std::make_shared<const std::vector<uint8_t>>(
-      wire::encode(wire::AbortMsg{one_reason("the session moves on: " + reason + "; join again"), {}, kReconnectAfterMs}));
+  log::info("session moves on; its parties are told to join again",
+            {{"session", id()}, {"epoch", epoch_}, {"reason", reason}});
+  const auto again = std::make_shared<const std::vector<uint8_t>>(wire::encode(
+      wire::AbortMsg{one_reason("the session moves on: " + reason + "; join again"), {}, kReconnectAfterMs}));
   for (auto& seat : seats_)
     if (seat.link) seat.link->send(again);
   close_all();

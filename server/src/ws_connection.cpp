@@ -70,9 +70,8 @@ void WsConnection<Stream>::greet() {
       return begin_close();
     }
   }
-  enqueue(std::make_shared<const std::vector<uint8_t>>(
-      wire::encode(wire::HelloMsg{channel_.nonce, channel_.dealer_key, env_.auth->anonymous_allowed(), kTls<Stream>,
-                                  wire::kWireMinorVersion})));
+  enqueue(std::make_shared<const std::vector<uint8_t>>(wire::encode(wire::HelloMsg{
+      channel_.nonce, channel_.dealer_key, env_.auth->anonymous_allowed(), kTls<Stream>, wire::kWireMinorVersion})));
 }
 
 // An upgraded connection that is not (yet) in a session must keep asking for something, or
@@ -110,8 +109,8 @@ void WsConnection<Stream>::on_frame(beast::error_code ec, size_t bytes) {
   }
   env_.metrics->bytes_in(bytes);
   const auto data = buffer_.data();
-  auto decoded = wire::decode({static_cast<const uint8_t*>(data.data()), data.size()},
-                              wire::Limits{env_.config->max_frame_bytes});
+  auto decoded =
+      wire::decode({static_cast<const uint8_t*>(data.data()), data.size()}, wire::Limits{env_.config->max_frame_bytes});
   switch (state_) {
     case State::Seated:
       if (auto session = seat_session()) {
@@ -125,8 +124,7 @@ void WsConnection<Stream>::on_frame(beast::error_code ec, size_t bytes) {
     case State::Operator:
       if (!decoded) return refuse("malformed frame: " + wire::describe(decoded.error()));
       return on_request(std::move(*decoded));  // it moves the state on: no frame is read until then
-    default:
-      return;  // only the states above read
+    default: return;                           // only the states above read
   }
 }
 
@@ -163,16 +161,15 @@ void WsConnection<Stream>::create(const wire::CreateSessionMsg& request) {
   if (auto why = env_.auth->check_create(channel_, request)) return refuse(*why);
   decide();
   // SessionCreated goes out only once the record holds the id's claim.
-  env_.registry->create(request, owner(request.operator_auth),
-                        [self = shared_from_this(), request](SessionRegistry::Created created) {
-                          asio::post(self->ws_.get_executor(), [self, request, created = std::move(created)] {
-                            if (self->state_ != State::Deciding) return;  // closed meanwhile
-                            if (auto* why = std::get_if<std::string>(&created)) return self->refuse(*why);
-                            const auto& session = std::get<0>(created);
-                            self->answer_operator(
-                                wire::encode(wire::SessionCreatedMsg{session->id(), session->transcript_label()}));
-                          });
-                        });
+  env_.registry->create(
+      request, owner(request.operator_auth), [self = shared_from_this(), request](SessionRegistry::Created created) {
+        asio::post(self->ws_.get_executor(), [self, request, created = std::move(created)] {
+          if (self->state_ != State::Deciding) return;  // closed meanwhile
+          if (auto* why = std::get_if<std::string>(&created)) return self->refuse(*why);
+          const auto& session = std::get<0>(created);
+          self->answer_operator(wire::encode(wire::SessionCreatedMsg{session->id(), session->transcript_label()}));
+        });
+      });
 }
 
 template <class Stream>
@@ -206,17 +203,17 @@ void WsConnection<Stream>::join(const wire::JoinSessionMsg& request) {
   if (request.party_auth) key = request.party_auth->key;
   state_ = State::Joining;
   request_deadline_.cancel();  // the session's own deadline (or the record's) covers the rest of this connection's life
-  env_.registry->find_or_take_over(
-      request.session_id, key,
-      [self = shared_from_this(), token = request.resume_token, seat = request.seat_token,
-       key](SessionRegistry::Found found) {
-        asio::post(self->ws_.get_executor(), [self, token, seat, key, found = std::move(found)] {
-          if (self->state_ != State::Joining) return;  // closed meanwhile
-          if (auto* session = std::get_if<std::shared_ptr<AggregationSession>>(&found))
-            return (*session)->join(self, token, key, seat);
-          self->turn_away(std::get<Refusal>(found), !token.empty() || !seat.empty());
-        });
-      });
+  env_.registry->find_or_take_over(request.session_id, key,
+                                   [self = shared_from_this(), token = request.resume_token, seat = request.seat_token,
+                                    key](SessionRegistry::Found found) {
+                                     asio::post(
+                                         self->ws_.get_executor(), [self, token, seat, key, found = std::move(found)] {
+                                           if (self->state_ != State::Joining) return;  // closed meanwhile
+                                           if (auto* session = std::get_if<std::shared_ptr<AggregationSession>>(&found))
+                                             return (*session)->join(self, token, key, seat);
+                                           self->turn_away(std::get<Refusal>(found), !token.empty() || !seat.empty());
+                                         });
+                                   });
 }
 
 template <class Stream>

@@ -60,15 +60,15 @@ class WsConnection : public PartyLink, public std::enable_shared_from_this<WsCon
   // gets the session's outcome from the record.
   void turn_away(const Refusal& refusal, bool resuming);
   SessionOwner owner(const std::optional<wire::KeySignature>& auth) const;
-  void decide();                               // -> Deciding: the request's answer comes from elsewhere
+  void decide();                                     // -> Deciding: the request's answer comes from elsewhere
   void answer_operator(std::vector<uint8_t> frame);  // Deciding -> Answering
   // Abort to an unseated peer, then close; with reconnect_after_ms, "join again then".
   void refuse(const std::string& reason, uint32_t reconnect_after_ms = 0);
-  void begin_close();                          // on the strand: -> Closing, or Closed at once
-  void enqueue(Frame frame);                   // on the strand; send() posts here
+  void begin_close();         // on the strand: -> Closing, or Closed at once
+  void enqueue(Frame frame);  // on the strand; send() posts here
   void write_front();
-  void on_written();                           // the queue is empty: what the state asks for next
-  void drop();                                 // -> Closed without a close handshake
+  void on_written();  // the queue is empty: what the state asks for next
+  void drop();        // -> Closed without a close handshake
   std::shared_ptr<AggregationSession> seat_session() const { return session_.lock(); }
   using std::enable_shared_from_this<WsConnection<Stream>>::shared_from_this;
 

@@ -253,7 +253,7 @@ struct CuttingProxy::Pipe : std::enable_shared_from_this<Pipe> {
   tcp::socket client, server;
   int cut_at_frame;  // 0: never cut
   std::array<uint8_t, 8192> up{}, down{};
-  std::string http_tail;      // the end of the upgrade response seen so far
+  std::string http_tail;  // the end of the upgrade response seen so far
   bool in_frames = false;
   int frame = 0;              // frames begun
   std::vector<uint8_t> head;  // the current frame's header bytes while incomplete

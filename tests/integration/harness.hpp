@@ -25,7 +25,8 @@ class DealerProcess {
   // Starts BP_DEALER_PATH --listen 127.0.0.1:0 plus extra flags and waits for its port.
   // Without an --operator-key among the flags it runs with --allow-anonymous.
   // With nofile_limit, the dealer starts under that RLIMIT_NOFILE (soft and hard).
-  explicit DealerProcess(std::vector<std::string> extra_flags = {}, std::optional<unsigned> nofile_limit = std::nullopt);
+  explicit DealerProcess(std::vector<std::string> extra_flags = {},
+                         std::optional<unsigned> nofile_limit = std::nullopt);
   ~DealerProcess();  // SIGKILL if still running
   DealerProcess(const DealerProcess&) = delete;
   DealerProcess& operator=(const DealerProcess&) = delete;
@@ -33,9 +34,9 @@ class DealerProcess {
   uint16_t port() const { return port_; }
   int pid() const { return pid_; }
   client::Endpoint endpoint() const { return {"127.0.0.1", port_, false, ""}; }
-  void kill_hard();                 // SIGKILL and reap
-  int terminate_and_wait();         // SIGTERM, wait; returns the exit status (-1 if signalled)
-  std::string log() const;          // what it wrote to stderr
+  void kill_hard();          // SIGKILL and reap
+  int terminate_and_wait();  // SIGTERM, wait; returns the exit status (-1 if signalled)
+  std::string log() const;   // what it wrote to stderr
 
  private:
   int pid_ = -1;
@@ -150,6 +151,5 @@ std::pair<mpc::PartyAwaitingResult, ProofShare> answer_challenges(Seated& seated
 // Waits until `count` parties sit in sessions on this dealer (its /metrics gauge), so a test
 // knows which position the next joiner gets without guessing at timing.
 void wait_for_seated(const DealerProcess& dealer, int count);
-
 
 }  // namespace bp::test

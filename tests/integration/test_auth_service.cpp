@@ -162,8 +162,9 @@ TEST_CASE("creating a session needs a configured operator's signature for this c
   // A signed request replayed on another connection.
   RawParty first(dealer.process->port());
   wire::CreateSessionMsg create{8, 1, "x", 0, {parties[0]->public_key()}, std::nullopt, {}};
-  create.operator_auth = wire::KeySignature{
-      dealer.op->public_key(), dealer.op->sign(wire::create_statement(first.channel(), create, dealer.op->public_key()))};
+  create.operator_auth =
+      wire::KeySignature{dealer.op->public_key(),
+                         dealer.op->sign(wire::create_statement(first.channel(), create, dealer.op->public_key()))};
   RawParty second(dealer.process->port());
   second.send(create);
   CHECK(refusal(second).find("does not verify for this connection") != std::string::npos);
@@ -173,8 +174,9 @@ TEST_CASE("creating a session needs a configured operator's signature for this c
   CHECK(std::holds_alternative<wire::SessionCreatedMsg>(*created));
 }
 
-TEST_CASE("unknown keys, replayed joins, seat theft and joins from another session are refused; the session "
-          "still completes") {
+TEST_CASE(
+    "unknown keys, replayed joins, seat theft and joins from another session are refused; the session "
+    "still completes") {
   KeyedDealer dealer({"--reconnect-grace-ms", "10000"});
   const auto alice = new_identity(), bob = new_identity(), mallory = new_identity();
   const std::string session = dealer.create_ok({alice, bob});
@@ -310,8 +312,9 @@ class LyingDealer {
     REQUIRE(result.ok());
     // A genuine proof, signed by a key other than the one in Hello.
     const auto other = wire::Identity::generate();
-    send(wire::ResultMsg{*result, wire::Attestation{id, other.public_key(),
-                                                    other.sign(wire::result_statement(other.public_key(), id, *result))}});
+    send(wire::ResultMsg{*result,
+                         wire::Attestation{id, other.public_key(),
+                                           other.sign(wire::result_statement(other.public_key(), id, *result))}});
     receive();
   }
 
@@ -451,10 +454,10 @@ TEST_CASE("the command-line flow: keygen, a signed session, joins with keys, bp 
                                   "/operator.key --allow " + dir + "/p0.key.pub," + dir + "/p1.key.pub");
   REQUIRE(session.size() == 32);
   const std::string pin = " --dealer-key " + dir + "/dealer.key.pub";
-  FILE* p0 = popen((party + " join" + url + " --session " + session + " --value 1000 --key " + dir + "/p0.key" + pin)
-                       .c_str(), "r");
-  const std::string out1 = run(party + " join" + url + " --session " + session + " --value 2000 --key " + dir +
-                               "/p1.key" + pin);
+  FILE* p0 = popen(
+      (party + " join" + url + " --session " + session + " --value 1000 --key " + dir + "/p0.key" + pin).c_str(), "r");
+  const std::string out1 =
+      run(party + " join" + url + " --session " + session + " --value 2000 --key " + dir + "/p1.key" + pin);
   char buf[8192];
   const size_t n0 = fread(buf, 1, sizeof buf, p0);
   pclose(p0);

@@ -242,9 +242,9 @@ TEST_CASE("refusals are answered with a status and a reason") {
     DealerProcess dealer({"--max-connections", "3"});
     auto held = hold_websockets(dealer, 3);
     CHECK(refused_create(dealer) == "dealer at capacity: 3 connections open (HTTP 503)");
-    const std::string printed = run_command(std::string(BP_PARTY_PATH) + " join --dealer ws://127.0.0.1:" +
-                                            std::to_string(dealer.port()) + " --session " + std::string(32, 'a') +
-                                            " --value 1 --reconnect-attempts 0");
+    const std::string printed =
+        run_command(std::string(BP_PARTY_PATH) + " join --dealer ws://127.0.0.1:" + std::to_string(dealer.port()) +
+                    " --session " + std::string(32, 'a') + " --value 1 --reconnect-attempts 0");
     CHECK(printed.find("dealer at capacity") != std::string::npos);
     const std::string answer = http_raw(dealer.port(), "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
     CHECK(http_status(answer) == 503);
@@ -252,9 +252,10 @@ TEST_CASE("refusals are answered with a status and a reason") {
   }
   DealerProcess dealer;
   const auto port = dealer.port();
-  CHECK(http_status(http_raw(port, "GET /v1/sessions/" + std::string(10000, 'a') + " HTTP/1.1\r\nHost: x\r\n\r\n")) == 431);
-  CHECK(http_status(http_raw(port, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: " + std::string(9000, 'p') + "\r\n\r\n")) ==
+  CHECK(http_status(http_raw(port, "GET /v1/sessions/" + std::string(10000, 'a') + " HTTP/1.1\r\nHost: x\r\n\r\n")) ==
         431);
+  CHECK(http_status(http_raw(
+            port, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: " + std::string(9000, 'p') + "\r\n\r\n")) == 431);
   CHECK(http_status(http_raw(port, "POST /v1/verify HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n" +
                                        std::string(65536, '{'))) == 413);
   CHECK(http_status(http_raw(port, "POST /v1/verify HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000000000\r\n\r\n")) ==
@@ -379,10 +380,10 @@ TEST_CASE("session slots: capped per address (unsigned) and per operator key; ow
   client::Options as_a, as_b;
   as_a.identity = std::make_shared<const wire::Identity>(wire::Identity::generate());
   as_b.identity = std::make_shared<const wire::Identity>(wire::Identity::generate());
-  DealerProcess dealer({"--operator-key",
-                        wire::public_key_hex(as_a.identity->public_key()) + "," +
-                            wire::public_key_hex(as_b.identity->public_key()),
-                        "--max-sessions-per-operator", "2"});
+  DealerProcess dealer(
+      {"--operator-key",
+       wire::public_key_hex(as_a.identity->public_key()) + "," + wire::public_key_hex(as_b.identity->public_key()),
+       "--max-sessions-per-operator", "2"});
   const client::SessionRequest request{8, 1, "x", 0, {}, {party.public_key()}};
   auto first = client::create_session(dealer.endpoint(), request, as_a);
   REQUIRE(first.ok());
@@ -425,9 +426,9 @@ TEST_CASE("every connected socket of the dealer and of a party sets TCP_NODELAY"
   // bp-party against a listener that accepts and then says nothing: its socket stays open.
   boost::asio::io_context ioc;
   boost::asio::ip::tcp::acceptor listener(ioc, {boost::asio::ip::make_address("127.0.0.1"), 0});
-  const std::string command = std::string(BP_PARTY_PATH) + " join --dealer ws://127.0.0.1:" +
-                              std::to_string(listener.local_endpoint().port()) + " --session " + std::string(32, 'b') +
-                              " --value 1 --timeout-ms 5000";
+  const std::string command = std::string(BP_PARTY_PATH) +
+                              " join --dealer ws://127.0.0.1:" + std::to_string(listener.local_endpoint().port()) +
+                              " --session " + std::string(32, 'b') + " --value 1 --timeout-ms 5000";
   const pid_t child = fork();
   REQUIRE(child >= 0);
   if (child == 0) {

@@ -24,7 +24,6 @@ using namespace bp;
 using namespace bp::test;
 using namespace std::chrono_literals;
 
-
 TEST_CASE("happy paths: m = 1, 2, 8, 32") {
   DealerProcess dealer;
   for (size_t m : {1, 2, 8, 32}) {
@@ -72,7 +71,10 @@ TEST_CASE("misbehaving parties are blamed and the daemon keeps serving") {
   };
   const std::vector<Case> cases = {
       {"disconnects mid-round", [](Seated& s) { s.raw().close(); }},
-      {"sends garbage bytes", [](Seated& s) { s.raw().send_bytes({0xde, 0xad, 0xbe, 0xef, 0xff, 0x01}); }},
+      {"sends garbage bytes",
+       [](Seated& s) {
+         s.raw().send_bytes({0xde, 0xad, 0xbe, 0xef, 0xff, 0x01});
+       }},
       {"sends a truncated frame",
        [](Seated& s) {
          auto bytes = wire::encode(bp::BitCommitment{});  // a well-formed frame, cut short
@@ -432,7 +434,8 @@ TEST_CASE("a party whose connection drops mid-session takes its seat back by its
   client::Options no_retry;
   no_retry.reconnect.attempts = 0;
   client::ClientResult<client::PartyOutcome> lost = client::ClientError{client::ClientErrorKind::Refused, "", {}};
-  std::thread lost_thread([&] { lost = client::join_and_prove(strict.endpoint(), second, 1, Scalar::from_u64(2), no_retry); });
+  std::thread lost_thread(
+      [&] { lost = client::join_and_prove(strict.endpoint(), second, 1, Scalar::from_u64(2), no_retry); });
   wait_for_seated(dealer, 1);
   const auto other = run_parties(dealer, second, {3});
   lost_thread.join();
@@ -468,8 +471,8 @@ TEST_CASE("a dealer restarted on its record, killed or stopped, goes on with its
       CHECK(dealer->terminate_and_wait() == 0);  // a rolling restart: released, parties sent away
     else
       dealer->kill_hard();  // the machine lost
-    dealer = std::make_unique<DealerProcess>(std::vector<std::string>{"--store", db, "--listen",
-                                                                      "127.0.0.1:" + std::to_string(port)});
+    dealer = std::make_unique<DealerProcess>(
+        std::vector<std::string>{"--store", db, "--listen", "127.0.0.1:" + std::to_string(port)});
     const Outcomes second = run_parties(*dealer, session, {7});
     waiting.join();
     REQUIRE_MESSAGE(first.results[0].ok(), client::describe(first.results[0].error()));

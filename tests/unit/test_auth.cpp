@@ -19,9 +19,7 @@ using namespace bp::wire;
 
 namespace {
 
-std::string temp_path(const char* name) {
-  return "/tmp/bp-test-auth-" + std::to_string(::getpid()) + "-" + name;
-}
+std::string temp_path(const char* name) { return "/tmp/bp-test-auth-" + std::to_string(::getpid()) + "-" + name; }
 
 ChannelContext channel(uint8_t seed) {
   ChannelContext c;
@@ -98,7 +96,8 @@ TEST_CASE("a join signature covers every field and only this connection") {
 
 TEST_CASE("a create signature covers the parameters and the allow-list") {
   const auto op = Identity::generate();
-  const CreateSessionMsg create{64, 2, "payroll", 1000, {PublicKey{1}, PublicKey{2}}, std::nullopt, std::string(32, 'c')};
+  const CreateSessionMsg create{
+      64, 2, "payroll", 1000, {PublicKey{1}, PublicKey{2}}, std::nullopt, std::string(32, 'c')};
   const auto here = channel(3);
   const auto sig = op.sign(create_statement(here, create, op.public_key()));
   CHECK(verify_signature(op.public_key(), create_statement(here, create, op.public_key()), sig));
@@ -149,7 +148,8 @@ TEST_CASE("the dealer's attestation covers the result and names the session") {
   result.commitments = {pc.commit(Scalar::from_u64(5), Scalar::from_u64(6)).compress()};
   const auto statement_key = dealer.public_key();
   ResultMsg message{result, Attestation{std::string(32, 'e'), statement_key, {}}};
-  message.attestation->signature = dealer.sign(result_statement(statement_key, message.attestation->session_id, result));
+  message.attestation->signature =
+      dealer.sign(result_statement(statement_key, message.attestation->session_id, result));
   CHECK(attestation_valid(message));
 
   auto tampered = message;

@@ -213,7 +213,8 @@ void check_chains(LanesChain lanes_chain) {
       b[lane] = trial < 4 ? edges[(trial * 3 + lane + 2) % edges.size()] : random_fe();
     }
     lanes_chain(a, b, 200, out);
-    for (int lane = 0; lane < 4; ++lane) REQUIRE(bytes_of(out[lane]) == bytes_of(portable_chain(a[lane], b[lane], 200)));
+    for (int lane = 0; lane < 4; ++lane)
+      REQUIRE(bytes_of(out[lane]) == bytes_of(portable_chain(a[lane], b[lane], 200)));
   }
 }
 
@@ -249,7 +250,8 @@ TEST_CASE("the kernels' self-check passes every vector backend and catches a wro
   if (have_avx2()) CHECK(msm_kernels_agree_with_portable(avx2::kMsmKernels));
   MsmKernels broken = ifma_emulated::kMsmKernels;
   broken.ct_with_points = [](std::span<const Scalar> scalars, std::span<const RistrettoPoint> points) {
-    return ifma_emulated::kMsmKernels.ct_with_points(scalars.first(scalars.size() - 1), points.first(points.size() - 1));
+    return ifma_emulated::kMsmKernels.ct_with_points(scalars.first(scalars.size() - 1),
+                                                     points.first(points.size() - 1));
   };
   CHECK_FALSE(msm_kernels_agree_with_portable(broken));
 }
@@ -282,7 +284,8 @@ TEST_CASE("every multiscalar multiplication gives the same point on every backen
   bp::test::IfmaAvailable ifma;
   BackendGuard guard;
   const auto backends = backends_to_compare();
-  MESSAGE("comparing " << backends.size() << " backends" << std::string(ifma.emulated() ? ", IFMA on emulated instructions" : ""));
+  MESSAGE("comparing " << backends.size() << " backends"
+                       << std::string(ifma.emulated() ? ", IFMA on emulated instructions" : ""));
   const auto& gens = bp::test::gens();
   const auto G = gens.G_aggregated(64, 16);
   const auto tables = gens.G_tables_aggregated(64, 16);
@@ -310,7 +313,8 @@ TEST_CASE("every multiscalar multiplication gives the same point on every backen
       out.push_back(detail::straus_vartime(scalars, points).compress());
       out.push_back(detail::pippenger_vartime(scalars, points).compress());
       out.push_back(multiscalar_mul_vartime(fixed_scalars, fixed_tables, other_scalars, other_points).compress());
-      out.push_back(detail::pippenger_vartime_mixed(fixed_scalars, fixed_tables, other_scalars, other_points).compress());
+      out.push_back(
+          detail::pippenger_vartime_mixed(fixed_scalars, fixed_tables, other_scalars, other_points).compress());
       out.push_back(multiscalar_mul_vartime(fixed_scalars, shifted_span, other_scalars, other_points).compress());
       if (n <= 200) out.push_back(multiscalar_mul(scalars, points).compress());
       out.push_back(multiscalar_mul(ct_scalars, ct_table_span).compress());

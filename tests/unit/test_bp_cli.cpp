@@ -81,17 +81,18 @@ TEST_CASE("bp aggregate runs any number of parties and its proof verifies under 
   CHECK(label.find(" n=16 m=4 parties=3 label=payroll") != std::string::npos);
   CHECK(doc["padding"] == nlohmann::json::array({3}));
   REQUIRE(doc["commitments"].size() == 4);
-  const std::string common = "--bits 16 --commitments " + join(doc["commitments"]) + " --proof " +
-                             doc["proof"].get<std::string>();
+  const std::string common =
+      "--bits 16 --commitments " + join(doc["commitments"]) + " --proof " + doc["proof"].get<std::string>();
   CHECK(run("verify " + common + " --label '" + label + "'").out == "ok\n");
   CHECK(run("verify " + common + " --label payroll").exit_code == 1);  // the session binding matters
   CHECK(run("aggregate --bits 8 --values 1,256").exit_code != 0);
 }
 
 TEST_CASE("bad input gives one line and a non-zero exit") {
-  for (const char* args : {"prove --bits 8 --values 256", "prove --bits 7 --values 1", "prove --values 1",
-                           "prove --bits 8 --values 1,x", "prove --bits 8 --values 1 --blindings zz",
-                           "verify --bits 8 --commitments 00 --proof 00", "frobnicate", "prove --bits 8 --values 1 --oops"}) {
+  for (const char* args :
+       {"prove --bits 8 --values 256", "prove --bits 7 --values 1", "prove --values 1", "prove --bits 8 --values 1,x",
+        "prove --bits 8 --values 1 --blindings zz", "verify --bits 8 --commitments 00 --proof 00", "frobnicate",
+        "prove --bits 8 --values 1 --oops"}) {
     CAPTURE(args);
     const Run r = run(args);
     CHECK(r.exit_code != 0);

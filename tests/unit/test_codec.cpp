@@ -93,7 +93,8 @@ TEST_CASE("every message round-trips") {
   CHECK(round_trip(s.poly) == s.poly);
   CHECK(round_trip(s.share) == s.share);
   const auto bc = round_trip(s.bit_challenge);
-  CHECK((bc.y == s.bit_challenge.y && bc.z == s.bit_challenge.z && bc.bit_commitments == s.bit_challenge.bit_commitments));
+  CHECK((bc.y == s.bit_challenge.y && bc.z == s.bit_challenge.z &&
+         bc.bit_commitments == s.bit_challenge.bit_commitments));
   const auto pcm = round_trip(s.poly_challenge);
   CHECK((pcm.x == s.poly_challenge.x && pcm.poly_commitments == s.poly_challenge.poly_commitments));
   const auto signed_result = round_trip(ResultMsg{s.result, std::nullopt});
@@ -108,7 +109,12 @@ TEST_CASE("every message round-trips") {
   CHECK(round_trip(abort) == abort);
   const CreateSessionMsg create{32, 5, "payroll", 2500, {}, std::nullopt, {}};
   CHECK(round_trip(create) == create);
-  CreateSessionMsg listed{16,           2, "payroll", 0, {PublicKey{1}, PublicKey{2}}, KeySignature{PublicKey{3}, Signature{4}},
+  CreateSessionMsg listed{16,
+                          2,
+                          "payroll",
+                          0,
+                          {PublicKey{1}, PublicKey{2}},
+                          KeySignature{PublicKey{3}, Signature{4}},
                           std::string(32, 'e')};
   CHECK(round_trip(listed) == listed);
   const HelloMsg hello{{5, 6}, PublicKey{7}, true, true};
@@ -127,12 +133,14 @@ TEST_CASE("every message round-trips") {
   const ManageSessionsMsg manage{{id, std::string(32, 'b')}, KeySignature{PublicKey{12}, Signature{13}}};
   CHECK(round_trip(manage) == manage);
   CHECK(round_trip(ManageSessionsMsg{}) == ManageSessionsMsg{});
-  const SessionListMsg list{{{id, 64, 4, 2, "join", "dealer-0"}, {std::string(32, 'c'), 8, 1, 1, "proof_shares", ""}}, {std::string(32, 'd')}};
+  const SessionListMsg list{{{id, 64, 4, 2, "join", "dealer-0"}, {std::string(32, 'c'), 8, 1, 1, "proof_shares", ""}},
+                            {std::string(32, 'd')}};
   CHECK(round_trip(list) == list);
 }
 
 TEST_CASE("session management messages are validated") {
-  CHECK(decode(encode(Message{ManageSessionsMsg{{"not-an-id"}, std::nullopt}})).error().kind == CodecErrorKind::BadLength);
+  CHECK(decode(encode(Message{ManageSessionsMsg{{"not-an-id"}, std::nullopt}})).error().kind ==
+        CodecErrorKind::BadLength);
   CHECK(decode(encode(Message{ManageSessionsMsg{std::vector<std::string>(65, std::string(32, 'a')), std::nullopt}}))
             .error()
             .kind == CodecErrorKind::TooMany);
@@ -227,7 +235,8 @@ TEST_CASE("points and scalars of the wrong length or non-canonical are refused")
 
 TEST_CASE("oversized vectors and inconsistent results are refused") {
   auto env = envelope_of(Message{sample().bit_challenge});
-  while (env.bit_challenge().commitments_size() <= 64) *env.mutable_bit_challenge()->add_commitments() = env.bit_challenge().commitments(0);
+  while (env.bit_challenge().commitments_size() <= 64)
+    *env.mutable_bit_challenge()->add_commitments() = env.bit_challenge().commitments(0);
   CHECK(decode_error(env) == CodecErrorKind::TooMany);
 
   env = envelope_of(Message{ResultMsg{sample().result, std::nullopt}});
@@ -261,7 +270,8 @@ TEST_CASE("1.3: an abort that asks the party to join again, and its limits") {
   const AbortMsg again{"the session moves on: this dealer replica is shutting down; join again", {}, 250};
   CHECK(round_trip(again) == again);
   CHECK(decode(encode(Message{AbortMsg{"x", {}, kMaxReconnectAfterMs + 1}})).error().kind == CodecErrorKind::BadLength);
-  CHECK(decode(encode(Message{AbortMsg{"x", {1}, 250}})).error().kind == CodecErrorKind::BadLength);  // it blames nobody
+  CHECK(decode(encode(Message{AbortMsg{"x", {1}, 250}})).error().kind ==
+        CodecErrorKind::BadLength);  // it blames nobody
   // A 1.2 abort (no field 3) reads as an end, as it always did.
   auto env = envelope_of(Message{AbortMsg{"round deadline passed", {2}}});
   CHECK(env.abort().reconnect_after_ms() == 0);

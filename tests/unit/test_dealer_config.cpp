@@ -56,9 +56,9 @@ TEST_CASE("bad input is refused with a message naming it") {
   CHECK(parse({"--operator-key", kKey + ",,b"}).ok == false);
   const auto help = parse({"--help"});
   CHECK(help.help);
-  for (const char* option : {"--listen", "--db", "--config", "--max-frame-bytes", "--round-timeout-ms",
-                             "--shutdown-grace-ms", "--reconnect-grace-ms", "--operator-key", "--dealer-key",
-                             "--allow-anonymous"})
+  for (const char* option :
+       {"--listen", "--db", "--config", "--max-frame-bytes", "--round-timeout-ms", "--shutdown-grace-ms",
+        "--reconnect-grace-ms", "--operator-key", "--dealer-key", "--allow-anonymous"})
     CHECK(help.message.find(option) != std::string::npos);
 }
 
@@ -135,8 +135,9 @@ TEST_CASE("the limits against outside attack: defaults, durations, and every way
   ::unsetenv("BP_DEALER_MAX_CONNECTIONS_PER_IP");
   std::remove(path.c_str());
   const auto help = parse({"--help"});
-  for (const char* option : {"--max-connections-per-ip", "--request-timeout-ms", "--outcome-retention", "--outcome-cache",
-                             "--max-sessions-per-operator", "--max-sessions-per-ip", "--max-anonymous-sessions-per-ip",
-                             "--verify-threads", "--verify-queue", "--verify-per-ip-per-s", "--max-http-body-bytes"})
+  for (const char* option :
+       {"--max-connections-per-ip", "--request-timeout-ms", "--outcome-retention", "--outcome-cache",
+        "--max-sessions-per-operator", "--max-sessions-per-ip", "--max-anonymous-sessions-per-ip", "--verify-threads",
+        "--verify-queue", "--verify-per-ip-per-s", "--max-http-body-bytes"})
     CHECK_MESSAGE(help.message.find(option) != std::string::npos, option);
 }

@@ -83,7 +83,7 @@ Run run_protocol(const SessionParams& params, const std::vector<uint64_t>& value
   std::vector<PartyAwaitingPosition> parties;
   for (size_t j = 0; j < params.parties; ++j) {
     auto p = bp::mpc::detail::PartyFactory::create(gens(), pc(), params, values[j], blindings[j], nullptr, &rng,
-                                          allow_out_of_range);
+                                                   allow_out_of_range);
     REQUIRE(p.ok());
     parties.push_back(std::move(*p));
   }
@@ -183,8 +183,7 @@ TEST_CASE("mpc.json: the corrupted cases blame the same parties as the reference
     for (const auto& v : tc["values"]) values.push_back(std::stoull(v.get<std::string>()));
     for (size_t j = 0; j < params.parties; ++j) blindings.push_back(Scalar::random(rng));
     std::function<void(std::vector<ProofShare>&)> tamper;
-    if (id.find("bad_share_tx") != std::string::npos)
-      tamper = [](auto& shares) { shares[2].t_x += Scalar::one(); };
+    if (id.find("bad_share_tx") != std::string::npos) tamper = [](auto& shares) { shares[2].t_x += Scalar::one(); };
     if (id.find("bad_share_size") != std::string::npos) tamper = [](auto& shares) { shares[2].l_vec.pop_back(); };
     const Run run = run_protocol(params, values, blindings, rng, true, tamper);
     REQUIRE_FALSE(run.result.ok());
@@ -373,8 +372,8 @@ TEST_CASE("the dealer validates counts and points and names the culprits") {
   }
   {
     auto bad = bits;
-    bad[1].A_j = CompressedRistretto{};                          // identity
-    bad[2].S_j.bytes[31] |= 0x80;                                // non-canonical
+    bad[1].A_j = CompressedRistretto{};  // identity
+    bad[2].S_j.bytes[31] |= 0x80;        // non-canonical
     auto dealer = DealerAwaitingBitCommitments::create(gens(), pc(), params);
     auto r = std::move(*dealer).receive_bit_commitments(bad);
     REQUIRE_FALSE(r.ok());

@@ -30,7 +30,10 @@ Instance make_instance(size_t n, bool edge_scalars) {
     if (edge_scalars) {
       // zero, one, l - 1, and small values exercise the digit carries.
       if (i % 4 == 0) s.fill(0);
-      if (i % 4 == 1) { s.fill(0); s[0] = 1; }
+      if (i % 4 == 1) {
+        s.fill(0);
+        s[0] = 1;
+      }
       if (i % 4 == 2) crypto_core_ristretto255_scalar_negate(s.data(), std::array<uint8_t, 32>{1}.data());
     }
     CompressedRistretto p;
@@ -112,7 +115,8 @@ TEST_CASE("multiplications through precomputed tables agree with the naive sum")
       const std::span<const Scalar> all(in.scalars), first(in.scalars.data(), k), rest(in.scalars.data() + k, n - k);
       const std::span<const RistrettoPoint> rest_points(in.points.data() + k, n - k);
       CHECK(bp::multiscalar_mul_vartime(all, naf_ptrs, {}, {}).compress() == in.expected);
-      CHECK(bp::multiscalar_mul_vartime(first, std::span(naf_ptrs).first(k), rest, rest_points).compress() == in.expected);
+      CHECK(bp::multiscalar_mul_vartime(first, std::span(naf_ptrs).first(k), rest, rest_points).compress() ==
+            in.expected);
       CHECK(bp::multiscalar_mul_vartime(all, shifted_ptrs, {}, {}).compress() == in.expected);
       CHECK(bp::multiscalar_mul_vartime(first, std::span(shifted_ptrs).first(k), rest, rest_points).compress() ==
             in.expected);

@@ -101,8 +101,8 @@ TEST_CASE("every negative case is rejected") {
   int rejected = 0;
   for (const auto& tc : doc["negative_cases"]) {
     CAPTURE(tc["id"].get<std::string>());
-    const auto result = verify_bytes(hex_bytes(tc["proof"]), points_of(tc["commitments"]), tc["n"],
-                                     tc["transcript_label"]);
+    const auto result =
+        verify_bytes(hex_bytes(tc["proof"]), points_of(tc["commitments"]), tc["n"], tc["transcript_label"]);
     CHECK_FALSE(result.ok());
     if (!result.ok()) {
       const std::string expected = tc["reference_error"];
@@ -171,8 +171,7 @@ TEST_CASE("typed errors: out of range, bad sizes, identity points, truncated and
   const Scalar rs[3] = {r, r, r};
   CHECK(RangeProof::prove_multiple(gens(), pc(), t3, three, rs, 8).error() == ProofError::InvalidAggregation);
   Transcript t4("errors");
-  CHECK(RangeProof::prove_multiple(gens(), pc(), t4, three, {rs, 2}, 8).error() ==
-        ProofError::WrongNumBlindingFactors);
+  CHECK(RangeProof::prove_multiple(gens(), pc(), t4, three, {rs, 2}, 8).error() == ProofError::WrongNumBlindingFactors);
 
   Transcript t5("errors");
   auto proved = RangeProof::prove_single(gens(), pc(), t5, 200, r, 8);

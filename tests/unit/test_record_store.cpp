@@ -36,8 +36,8 @@ std::string random_hex(size_t bytes) {
 }
 
 ClaimRequest claim_of(const std::string& id, const std::string& owner = "addr:127.0.0.1") {
-  return ClaimRequest{id,    owner, 8, 2, "{\"session_id\":\"" + id + "\",\"status\":\"aborted\",\"reason\":\"lost\"}",
-                      0,     {1, 2, 3}};
+  return ClaimRequest{id, owner,    8, 2, "{\"session_id\":\"" + id + "\",\"status\":\"aborted\",\"reason\":\"lost\"}",
+                      0,  {1, 2, 3}};
 }
 
 Checkpoint checkpoint_of(const std::string& id, uint64_t epoch, std::vector<uint8_t> bytes, const char* phase = "join",
@@ -47,7 +47,9 @@ Checkpoint checkpoint_of(const std::string& id, uint64_t epoch, std::vector<uint
 
 // Each call opens the record as a new process would (its own instance); `instance` pins it.
 using Opener = std::function<std::unique_ptr<RecordStore>(const std::string& replica, const std::string& instance)>;
-std::unique_ptr<RecordStore> open_new(const Opener& open, const std::string& replica) { return open(replica, random_hex(8)); }
+std::unique_ptr<RecordStore> open_new(const Opener& open, const std::string& replica) {
+  return open(replica, random_hex(8));
+}
 
 bool fenced(const StoreResult<Ok>& r) { return !r.ok() && !r.error().down(); }
 
@@ -81,8 +83,8 @@ void check_contract(const Opener& open, bool shared) {
   CHECK(other.open_sessions("key:" + random_hex(32))->empty());
   CHECK(fenced(a->checkpoint(checkpoint_of(id, kFirstEpoch + 1, {6}))));  // an epoch it does not hold
   // Several at once, in one transaction, each with its own answer.
-  auto batch = a->checkpoints({checkpoint_of(id, kFirstEpoch, {4, 5}, "proof_shares", 2),
-                               checkpoint_of(random_hex(16), kFirstEpoch, {1})});
+  auto batch = a->checkpoints(
+      {checkpoint_of(id, kFirstEpoch, {4, 5}, "proof_shares", 2), checkpoint_of(random_hex(16), kFirstEpoch, {1})});
   REQUIRE(batch.ok());
   REQUIRE(batch->size() == 2);
   CHECK((*batch)[0].ok());
@@ -284,13 +286,16 @@ void write_version_1(SqlConnection& db, const std::string& open_id, const std::s
   const bool pg = db.dialect() == SqlDialect::Postgres;
   const std::string sessions = pg ? "bp_sessions" : "sessions", replicas = pg ? "bp_replicas" : "replicas";
   const std::string t = pg ? "true" : "1", f = pg ? "false" : "0";
-  REQUIRE(db.run("INSERT INTO " + sessions + " (id, replica, instance, open, owner, bits, parties, json)"
-                 " VALUES ($1, 'old-replica', 'i0', " + t + ", 'addr:127.0.0.1', 8, 2, '{\"status\":\"aborted\"}')",
+  REQUIRE(db.run("INSERT INTO " + sessions +
+                     " (id, replica, instance, open, owner, bits, parties, json)"
+                     " VALUES ($1, 'old-replica', 'i0', " +
+                     t + ", 'addr:127.0.0.1', 8, 2, '{\"status\":\"aborted\"}')",
                  {open_id})
               .ok());
-  REQUIRE(db.run("INSERT INTO " + sessions + " (id, replica, open, ok, json, phase, recorded_at)"
-                 " VALUES ($1, 'old-replica', " + f + ", " + t + ", '{\"old\":true}', 'done', " +
-                     (pg ? "now()" : "CURRENT_TIMESTAMP") + ")",
+  REQUIRE(db.run("INSERT INTO " + sessions +
+                     " (id, replica, open, ok, json, phase, recorded_at)"
+                     " VALUES ($1, 'old-replica', " +
+                     f + ", " + t + ", '{\"old\":true}', 'done', " + (pg ? "now()" : "CURRENT_TIMESTAMP") + ")",
                  {closed_id})
               .ok());
   REQUIRE(db.run("INSERT INTO " + replicas + " (name, heartbeat_at, instance) VALUES ('old-replica', " +
@@ -298,7 +303,8 @@ void write_version_1(SqlConnection& db, const std::string& open_id, const std::s
               .ok());
 }
 
-void check_upgrade(std::unique_ptr<SqlConnection> old_db, const std::function<std::unique_ptr<SqlConnection>()>& reopen) {
+void check_upgrade(std::unique_ptr<SqlConnection> old_db,
+                   const std::function<std::unique_ptr<SqlConnection>()>& reopen) {
   const std::string open_id = random_hex(16), closed_id = random_hex(16);
   write_version_1(*old_db, open_id, closed_id);
   old_db.reset();
@@ -338,9 +344,9 @@ TEST_CASE("SQL statements are written once and rendered for each engine") {
 }
 
 TEST_CASE("the record in memory: the contract for one replica, bounded") {
-  check_contract([](const std::string& replica, const std::string& instance) {
-    return sqlite_store(":memory:", replica, instance);
-  }, false);
+  check_contract([](const std::string& replica,
+                    const std::string& instance) { return sqlite_store(":memory:", replica, instance); },
+                 false);
   auto store = sqlite_store(":memory:", "m", random_hex(8), 2);
   std::vector<std::string> ids;
   for (int i = 0; i < 3; ++i) {
@@ -357,7 +363,8 @@ TEST_CASE("SQLite record: two replicas sharing one file; takeover, expiry, resta
   const auto dir = std::filesystem::temp_directory_path() / ("bp-store-" + random_hex(6));
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "outcomes.db").string();
-  check_all([&](const std::string& replica, const std::string& instance) { return sqlite_store(path, replica, instance); });
+  check_all(
+      [&](const std::string& replica, const std::string& instance) { return sqlite_store(path, replica, instance); });
 
   auto store = sqlite_store(path, "p", random_hex(8));
   const std::string id = random_hex(16);
@@ -393,7 +400,9 @@ TEST_CASE("PostgreSQL record: two replicas sharing one database; takeover, expir
     MESSAGE("BP_TEST_POSTGRES not set: run by tests/cluster/test_cluster.sh against a real server");
     return;
   }
-  auto connect = [&](const std::string& conninfo) { return make_postgres_connection(PostgresOptions{conninfo, 3000ms}); };
+  auto connect = [&](const std::string& conninfo) {
+    return make_postgres_connection(PostgresOptions{conninfo, 3000ms});
+  };
   check_all([&](const std::string& replica, const std::string& instance) {
     return make_sql_record_store(connect(url), SqlRecordOptions{replica, instance, 0}, false);
   });
@@ -407,9 +416,9 @@ TEST_CASE("PostgreSQL record: two replicas sharing one database; takeover, expir
 }
 
 TEST_CASE("PostgreSQL record: a database that does not answer is an error within the timeout") {
-  auto store = make_sql_record_store(
-      make_postgres_connection(PostgresOptions{"postgresql://nobody@127.0.0.1:1/none", 2000ms}),
-      SqlRecordOptions{"r", "i", 0}, false);
+  auto store =
+      make_sql_record_store(make_postgres_connection(PostgresOptions{"postgresql://nobody@127.0.0.1:1/none", 2000ms}),
+                            SqlRecordOptions{"r", "i", 0}, false);
   const auto started = std::chrono::steady_clock::now();
   auto claim = store->claim(claim_of(random_hex(16)));
   REQUIRE_FALSE(claim.ok());
@@ -519,8 +528,8 @@ TEST_CASE("record service: a call that waits past its deadline ends with a timeo
   h.store->delay_ms = 400;
   h.service->claim(claim_of(random_hex(16)), [](auto) {});  // occupies the one thread
   const auto started = std::chrono::steady_clock::now();
-  auto result = await<StoreResult<std::optional<SessionRow>>>(
-      [&](auto done) { REQUIRE(h.service->find(random_hex(16), done)); });
+  auto result =
+      await<StoreResult<std::optional<SessionRow>>>([&](auto done) { REQUIRE(h.service->find(random_hex(16), done)); });
   REQUIRE_FALSE(result.ok());
   CHECK(result.error().reason.find("did not answer within 200 ms") != std::string::npos);
   CHECK(std::chrono::steady_clock::now() - started < 2s);

@@ -106,8 +106,8 @@ struct Harness {
                    std::optional<wire::DealerCheckpoint> from = std::nullopt, uint64_t epoch = kFirstEpoch)
       : params{8, parties, mpc::session_label(kSessionId, 8, parties, "unit")} {
     SessionTerms terms{kSessionId, params, {}, round_timeout, {}};
-    SessionEnv env{&bp_gens, &pc_gens, &metrics, std::chrono::milliseconds(50), std::chrono::milliseconds(100),
-                   &record, &dealer_key};
+    SessionEnv env{&bp_gens, &pc_gens,   &metrics, std::chrono::milliseconds(50), std::chrono::milliseconds(100),
+                   &record,  &dealer_key};
     session = std::make_shared<AggregationSession>(ioc, terms, from ? *from : first_checkpoint(terms), epoch, env);
     session->start();
     poll();
@@ -387,7 +387,8 @@ TEST_CASE("a party hears of its seat, and of each round's challenge, only once t
   CHECK(b->last<mpc::BitChallengeMsg>());
 }
 
-TEST_CASE("a session rebuilt from its checkpoint at the next epoch sends the same challenges and makes the same proof") {
+TEST_CASE(
+    "a session rebuilt from its checkpoint at the next epoch sends the same challenges and makes the same proof") {
   Harness first(2);
   auto a = first.join(), b = first.join();
   const auto a_token = a->last<wire::JoinedMsg>()->resume_token, b_token = b->last<wire::JoinedMsg>()->resume_token;

@@ -12,7 +12,9 @@
 using bp::test::hex_bytes;
 
 namespace {
-std::span<const uint8_t> bytes_of(const std::string& s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
+std::span<const uint8_t> bytes_of(const std::string& s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
 }  // namespace
 
 TEST_CASE("SHA3-512 and SHAKE256 known answers") {
@@ -76,8 +78,8 @@ TEST_CASE("every transcript case of transcript.json replays exactly") {
         const bp::Scalar s = bp::challenge_scalar(*t, op["label"].get<std::string>());
         CHECK(bp::to_hex(s.to_bytes()) == op["scalar_hex"].get<std::string>());
       } else if (kind == "validate_and_append_point") {
-        CHECK_FALSE(bp::validate_and_append_point(*t, op["label"].get<std::string>(),
-                                                  bp::test::hex_point(op["point_hex"])));
+        CHECK_FALSE(
+            bp::validate_and_append_point(*t, op["label"].get<std::string>(), bp::test::hex_point(op["point_hex"])));
       } else {
         FAIL("unknown op " << kind);
       }

@@ -44,8 +44,8 @@ double elapsed_us(const std::function<void()>& fn) {
 struct Timing {
   double us, yardstick_us;
 };
-Timing measure(const std::function<void()>& fn, const std::function<void()>& yardstick, int min_runs,
-               double budget_s, int max_runs) {
+Timing measure(const std::function<void()>& fn, const std::function<void()>& yardstick, int min_runs, double budget_s,
+               int max_runs) {
   std::vector<double> samples, sticks;
   const auto start = Clock::now();
   while (static_cast<int>(samples.size()) < min_runs ||
@@ -68,8 +68,8 @@ std::vector<Timing> measure_backends(const std::vector<Backend>& backends, const
   std::vector<std::vector<double>> samples(backends.size()), sticks(backends.size());
   const auto start = Clock::now();
   const double budget = budget_s * static_cast<double>(backends.size());
-  for (int run = 0; run < min_runs || (std::chrono::duration<double>(Clock::now() - start).count() < budget &&
-                                       run < max_runs);
+  for (int run = 0;
+       run < min_runs || (std::chrono::duration<double>(Clock::now() - start).count() < budget && run < max_runs);
        ++run) {
     for (size_t b = 0; b < backends.size(); ++b) {
       set_backend(backends[b]);
@@ -244,7 +244,8 @@ int run_repeat(const Args& args) {
     if (op == "batch") verify_proof_set(bp_gens, pc_gens, set, 1);
     ++runs;
   }
-  std::printf("%s n=64 m=%zu on %s: %zu runs in %.1f s\n", op.c_str(), m, backend_name(active_backend()), runs, seconds);
+  std::printf("%s n=64 m=%zu on %s: %zu runs in %.1f s\n", op.c_str(), m, backend_name(active_backend()), runs,
+              seconds);
   return 0;
 }
 
@@ -264,7 +265,8 @@ int run_bench(int argc, char** argv) {
   };
   const Timing yardstick_alone = measure(yardstick, yardstick, 200, budget, 20000);
 
-  std::vector<std::pair<size_t, size_t>> sizes = {{8, 1}, {16, 1}, {32, 1}, {64, 1}, {64, 2}, {64, 4}, {64, 8}, {64, 16}};
+  std::vector<std::pair<size_t, size_t>> sizes = {{8, 1},  {16, 1}, {32, 1}, {64, 1},
+                                                  {64, 2}, {64, 4}, {64, 8}, {64, 16}};
   if (!quick) {
     sizes.push_back({64, 32});
     sizes.push_back({64, 64});
@@ -273,7 +275,8 @@ int run_bench(int argc, char** argv) {
   const PedersenGens pc_gens;
   std::vector<Row> rows;
   rows.push_back({"yardstick", 0, 0, yardstick_alone});
-  for (const auto& size : sizes) add_prove_verify_rows(rows, bp_gens, pc_gens, size.first, size.second, yardstick, min_runs, budget);
+  for (const auto& size : sizes)
+    add_prove_verify_rows(rows, bp_gens, pc_gens, size.first, size.second, yardstick, min_runs, budget);
 
   // Every backend this CPU supports on the same operations, interleaved: the preferred one
   // must be the fastest on each (the rows above use the active one).
@@ -378,7 +381,8 @@ int run_bench(int argc, char** argv) {
       JsonObject line;
       line.text("op", r.op).number("n", r.n).number("m", r.m).text("backend", r.backend);
       line.number("median_us", r.t.us, 1).number("yardsticks", r.t.us / r.t.yardstick_us, 2);
-      if (r.op == "aggregate") line.number("bytes_up_per_party", r.bytes_up).number("bytes_down_per_party", r.bytes_down);
+      if (r.op == "aggregate")
+        line.number("bytes_up_per_party", r.bytes_up).number("bytes_down_per_party", r.bytes_down);
       if (r.interleaved) line.boolean("interleaved", true).boolean("fastest", r.fastest);
       if (r.op == "verify_batch")
         line.number("batch", r.batch)
@@ -389,27 +393,31 @@ int run_bench(int argc, char** argv) {
     return 0;
   }
   std::printf("CPU: %s\nbackend: %s\n%s\n\n", cpu_model_name().c_str(), backend_choice().c_str(), verdict.c_str());
-  std::printf("| op | n | m | backend | proof bytes | median µs | yardsticks | notes |\n"
-              "|---|---:|---:|---|---:|---:|---:|---:|\n");
+  std::printf(
+      "| op | n | m | backend | proof bytes | median µs | yardsticks | notes |\n"
+      "|---|---:|---:|---|---:|---:|---:|---:|\n");
   for (const auto& r : rows) {
     if (r.op == "yardstick") {
       std::printf("| yardstick (libsodium scalarmult) | | | | | %.1f | 1 | |\n", r.t.us);
       continue;
     }
     std::string bytes;
-    if (r.op == "aggregate") bytes = "bytes up / down per party " + std::to_string(r.bytes_up) + " / " + std::to_string(r.bytes_down);
+    if (r.op == "aggregate")
+      bytes = "bytes up / down per party " + std::to_string(r.bytes_up) + " / " + std::to_string(r.bytes_down);
     if (r.op == "verify_batch") {
       char per_proof[128];
       std::snprintf(per_proof, sizeof per_proof, "%zu proofs, %u thread%s: %.2f yardsticks per proof", r.batch,
                     r.threads, r.threads == 1 ? "" : "s", r.t.us / r.t.yardstick_us / static_cast<double>(r.batch));
       bytes = per_proof;
     }
-    if (r.interleaved) bytes += std::string(bytes.empty() ? "" : "; ") + "backends interleaved" + (r.fastest ? ", fastest" : "");
+    if (r.interleaved)
+      bytes += std::string(bytes.empty() ? "" : "; ") + "backends interleaved" + (r.fastest ? ", fastest" : "");
     std::printf("| %s | %zu | %zu | %s | %zu | %.1f | %.1f | %s |\n", r.op.c_str(), r.n, r.m, r.backend.c_str(),
                 RangeProof::serialized_size(r.n, r.m), r.t.us, r.t.us / r.t.yardstick_us, bytes.c_str());
   }
-  std::printf("\n| primitive | points | ns | yardsticks | notes |\n"
-              "|---|---:|---:|---:|---|\n");
+  std::printf(
+      "\n| primitive | points | ns | yardsticks | notes |\n"
+      "|---|---:|---:|---:|---|\n");
   for (const auto& p : primitives)
     std::printf("| %s | %s | %.1f | %.4f | %s |\n", p.op.c_str(), p.size ? std::to_string(p.size).c_str() : "", p.ns,
                 p.ns / p.yardstick_ns, p.note.c_str());

@@ -60,21 +60,45 @@ std::vector<PrimitiveRow> bench_primitives(const std::function<void()>& yardstic
   std::vector<PrimitiveRow> rows;
 
   Fe a = RistrettoPoint::basepoint().edwards().X, b = RistrettoPoint::basepoint().edwards().Y;
-  rows.push_back(time_op("field multiplication", reps, [&] { a = fe_mul(a, b); keep(a); }, yardstick, samples));
-  rows.push_back(time_op("field squaring", reps, [&] { a = fe_sq(a); keep(a); }, yardstick, samples));
+  rows.push_back(time_op(
+      "field multiplication", reps,
+      [&] {
+        a = fe_mul(a, b);
+        keep(a);
+      },
+      yardstick, samples));
+  rows.push_back(time_op(
+      "field squaring", reps,
+      [&] {
+        a = fe_sq(a);
+        keep(a);
+      },
+      yardstick, samples));
 
   EdwardsPoint p = RistrettoPoint::basepoint().edwards();
   const CachedPoint q = to_cached(dbl(p));
-  rows.push_back(time_op("point addition (extended + cached)", reps, [&] { p = to_extended(add(p, q)); keep(p); },
-                         yardstick, samples));
-  rows.push_back(time_op("point doubling", reps, [&] { p = dbl(p); keep(p); }, yardstick, samples));
+  rows.push_back(time_op(
+      "point addition (extended + cached)", reps,
+      [&] {
+        p = to_extended(add(p, q));
+        keep(p);
+      },
+      yardstick, samples));
+  rows.push_back(time_op(
+      "point doubling", reps,
+      [&] {
+        p = dbl(p);
+        keep(p);
+      },
+      yardstick, samples));
   for (size_t k = rows.size() - 4; k < rows.size(); ++k) rows[k].note = "portable";
   for (Backend backend : {Backend::avx2, Backend::avx512ifma}) {
     const FourLaneLoops* loops = four_lane_loops(backend);
     if (loops == nullptr) continue;
     const std::string name = backend_name(backend);
     const auto loop_row = [&](std::string op, void (*loop)(size_t), std::string note) {
-      auto row = time_op(std::move(op), 1, [&] { loop(reps); }, yardstick, samples);
+      auto row = time_op(
+          std::move(op), 1, [&] { loop(reps); }, yardstick, samples);
       row.ns /= static_cast<double>(reps);
       row.note = std::move(note);
       rows.push_back(row);
@@ -87,15 +111,38 @@ std::vector<PrimitiveRow> bench_primitives(const std::function<void()>& yardstic
 
   const RistrettoPoint r = RistrettoPoint::basepoint() + RistrettoPoint(p);
   CompressedRistretto c = r.compress();
-  rows.push_back(time_op("ristretto encode", reps / 10, [&] { c = r.compress(); keep(c); }, yardstick, samples));
-  rows.push_back(time_op("ristretto decode", reps / 10, [&] { const auto d = RistrettoPoint::decompress(c); keep(d); }, yardstick, samples));
+  rows.push_back(time_op(
+      "ristretto encode", reps / 10,
+      [&] {
+        c = r.compress();
+        keep(c);
+      },
+      yardstick, samples));
+  rows.push_back(time_op(
+      "ristretto decode", reps / 10,
+      [&] {
+        const auto d = RistrettoPoint::decompress(c);
+        keep(d);
+      },
+      yardstick, samples));
 
   uint64_t state[25] = {1};
-  rows.push_back(time_op("Keccak-f[1600]", reps, [&] { keccak_f1600(state); keep(state[0]); }, yardstick, samples));
+  rows.push_back(time_op(
+      "Keccak-f[1600]", reps,
+      [&] {
+        keccak_f1600(state);
+        keep(state[0]);
+      },
+      yardstick, samples));
   Transcript transcript("bench");
   uint8_t challenge[64];
-  rows.push_back(time_op("transcript challenge (64 bytes)", reps / 10,
-                         [&] { transcript.challenge_bytes("c", challenge); keep(challenge[0]); }, yardstick, samples));
+  rows.push_back(time_op(
+      "transcript challenge (64 bytes)", reps / 10,
+      [&] {
+        transcript.challenge_bytes("c", challenge);
+        keep(challenge[0]);
+      },
+      yardstick, samples));
 
   // The multiscalar multiplications go through the public API, so they run on whichever
   // backend is active: once per backend this CPU supports.
@@ -119,9 +166,15 @@ std::vector<PrimitiveRow> bench_primitives(const std::function<void()>& yardstic
         row.note = backend_name(backend);
         rows.push_back(row);
       };
-      per_point("multiscalar, variable time, per point", [&] { const auto m = multiscalar_mul_vartime(scalars, points); keep(m); });
+      per_point("multiscalar, variable time, per point", [&] {
+        const auto m = multiscalar_mul_vartime(scalars, points);
+        keep(m);
+      });
       if (size <= 1024)
-        per_point("multiscalar, constant time, per point", [&] { const auto m = multiscalar_mul(scalars, points); keep(m); });
+        per_point("multiscalar, constant time, per point", [&] {
+          const auto m = multiscalar_mul(scalars, points);
+          keep(m);
+        });
     }
   }
   set_backend(active);
@@ -133,16 +186,23 @@ std::vector<PrimitiveRow> bench_primitives(const std::function<void()>& yardstic
   size_t table_bytes = 0, shifted_bytes = 0;
   {
     const BulletproofGens gens(64, parties);
-    build_s = seconds_of([&] { const auto t = gens.G_tables(0, 1); keep(t); });
+    build_s = seconds_of([&] {
+      const auto t = gens.G_tables(0, 1);
+      keep(t);
+    });
     table_bytes = gens.table_bytes();
-    shifted_s = seconds_of([&] { const auto t = gens.G_shifted_tables_aggregated(1, parties); keep(t); });
+    shifted_s = seconds_of([&] {
+      const auto t = gens.G_shifted_tables_aggregated(1, parties);
+      keep(t);
+    });
     shifted_bytes = gens.table_bytes() - table_bytes;
   }
   const auto mib = [](size_t bytes) { return std::to_string((bytes + (1 << 19)) >> 20) + " MiB"; };
   PrimitiveRow tables{"generator tables, build", 0, build_s * 1e9, rows.front().yardstick_ns, {}};
   tables.note = "BulletproofGens(64, " + std::to_string(parties) + "): " + mib(table_bytes) + " of tables";
   rows.push_back(tables);
-  PrimitiveRow shifted{"shifted generator tables, build (all parties)", 0, shifted_s * 1e9, rows.front().yardstick_ns, {}};
+  PrimitiveRow shifted{
+      "shifted generator tables, build (all parties)", 0, shifted_s * 1e9, rows.front().yardstick_ns, {}};
   shifted.note = "BulletproofGens(64, " + std::to_string(parties) + "): " + mib(shifted_bytes) + " more";
   rows.push_back(shifted);
   return rows;

@@ -12,8 +12,8 @@ namespace bp::cli {
 
 struct PrimitiveRow {
   std::string op;
-  size_t size = 0;       // points, for the multiscalar rows
-  double ns = 0;         // per operation (per point for multiscalar rows)
+  size_t size = 0;  // points, for the multiscalar rows
+  double ns = 0;    // per operation (per point for multiscalar rows)
   double yardstick_ns = 0;
   std::string note;
 };

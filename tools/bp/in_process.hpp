@@ -14,7 +14,7 @@ namespace bp::cli {
 
 struct InProcessRun {
   bool ok = false;
-  std::string error;             // one line when !ok
+  std::string error;  // one line when !ok
   mpc::AggregationResult result;
   size_t bytes_up_per_party = 0;    // frames one party sends
   size_t bytes_down_per_party = 0;  // frames one party receives

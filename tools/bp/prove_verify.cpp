@@ -99,7 +99,8 @@ int run_verify_batch(const Args& args) {
 
 int run_verify(int argc, char** argv) {
   const Args args(argc, argv, 2,
-                  {"bits", "commitments", "proof", "label", "session", "dealer-key", "signature", "batch", "threads"}, {});
+                  {"bits", "commitments", "proof", "label", "session", "dealer-key", "signature", "batch", "threads"},
+                  {});
   if (args.has("batch")) return run_verify_batch(args);
   const size_t n = parse_bits(args);
   std::vector<CompressedRistretto> commitments;
@@ -132,7 +133,8 @@ int run_verify(int argc, char** argv) {
     const auto signature = parse_hex(args.required("signature"), "--signature", wire::kSignatureBytes);
     wire::Attestation attestation{args.required("session"), *key, {}};
     std::copy(signature.begin(), signature.end(), attestation.signature.begin());
-    const wire::ResultMsg signed_result{mpc::AggregationResult{n, label, commitments, {}, std::move(*proof)}, attestation};
+    const wire::ResultMsg signed_result{mpc::AggregationResult{n, label, commitments, {}, std::move(*proof)},
+                                        attestation};
     if (!wire::attestation_valid(signed_result)) {
       std::puts("fail: the dealer signature does not verify");
       return 1;

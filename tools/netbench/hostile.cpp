@@ -86,7 +86,8 @@ std::string HostileTraffic::summary() const {
       parts.push_back(verify);
     }
   }
-  if (slowloris_opened_ != 0) parts.push_back("slowloris " + std::to_string(slowloris_opened_.load()) + " connections opened");
+  if (slowloris_opened_ != 0)
+    parts.push_back("slowloris " + std::to_string(slowloris_opened_.load()) + " connections opened");
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
   return out;
@@ -119,16 +120,16 @@ void HostileTraffic::garbage_loop(std::string from) {
         break;
       }
       case 3:
-        send_all(fd, "GET /v1/sessions/" + wire::random_session_id() + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        send_all(fd,
+                 "GET /v1/sessions/" + wire::random_session_id() + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
         break;
       case 4:
-        send_all(fd, "POST /v1/verify HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 11\r\n\r\n{\"bits\":7}\n");
+        send_all(
+            fd, "POST /v1/verify HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 11\r\n\r\n{\"bits\":7}\n");
         break;
       case 5:  // connect and hang up
         break;
-      case 6:
-        send_all(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: " + std::string(9000, 'p') + "\r\n\r\n");
-        break;
+      case 6: send_all(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: " + std::string(9000, 'p') + "\r\n\r\n"); break;
       case 7:  // a WebSocket frame over the size limit
         if (send_all(fd, kUpgrade)) send_all(fd, masked_frame(random_bytes(65000)));
         break;

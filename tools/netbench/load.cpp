@@ -44,21 +44,23 @@ std::vector<std::string> addresses(int first, int count) {
 
 int run_load_table(const std::string& dealer_path, double seconds_per_row) {
   const std::string flood_body = bad_proofs_body();
-  std::printf("load: sessions of m = 4 (n = 64) for %.0f s per row; the dealer is a bp-dealer process with one\n"
-              "session thread and one verification thread; parties, flood and slowloris share the machine\n"
-              "verify flood: 4 addresses, each POSTing 256 bad 16-party proofs (%zu KiB) back to back\n"
-              "slowloris: 300 connections from 10 addresses, half dribbling a header, half upgraded and silent\n\n",
-              seconds_per_row, flood_body.size() / 1024);
-  std::printf("| in flight | hostile traffic | sessions/s | p50 ms | p99 ms | p50 / idle p50 | failed | dealer CPU "
-              "ms/session | hostile requests |\n|---:|---|---:|---:|---:|---:|---:|---:|---|\n");
+  std::printf(
+      "load: sessions of m = 4 (n = 64) for %.0f s per row; the dealer is a bp-dealer process with one\n"
+      "session thread and one verification thread; parties, flood and slowloris share the machine\n"
+      "verify flood: 4 addresses, each POSTing 256 bad 16-party proofs (%zu KiB) back to back\n"
+      "slowloris: 300 connections from 10 addresses, half dribbling a header, half upgraded and silent\n\n",
+      seconds_per_row, flood_body.size() / 1024);
+  std::printf(
+      "| in flight | hostile traffic | sessions/s | p50 ms | p99 ms | p50 / idle p50 | failed | dealer CPU "
+      "ms/session | hostile requests |\n|---:|---|---:|---:|---:|---:|---:|---:|---|\n");
   int status = 0;
   for (size_t in_flight : {1, 8, 64}) {
     double idle_p50 = 0;
     for (int traffic = 0; traffic < 4; ++traffic) {
       const bool flood = traffic & 1, slowloris = traffic & 2;
-      DealerChild dealer(dealer_path, {"--threads", "1", "--max-connects-per-ip-per-s", "1000000",
-                                       "--max-connections-per-ip", "1000", "--max-anonymous-sessions-per-ip", "1000",
-                                       "--max-sessions-per-ip", "1000"});
+      DealerChild dealer(
+          dealer_path, {"--threads", "1", "--max-connects-per-ip-per-s", "1000000", "--max-connections-per-ip", "1000",
+                        "--max-anonymous-sessions-per-ip", "1000", "--max-sessions-per-ip", "1000"});
       const client::Endpoint endpoint{"127.0.0.1", dealer.port(), false, ""};
       (void)network_session(endpoint, 64, 4);  // warm: the parties' generator tables
       HostileTraffic hostile(dealer.port());
@@ -70,7 +72,8 @@ int run_load_table(const std::string& dealer_path, double seconds_per_row) {
       const auto& latencies = load.latencies_ms;
       const size_t failed = load.failed;
       const double seconds = load.seconds;
-      const double cpu_ms = (dealer.cpu_seconds() - cpu_before) * 1000 / static_cast<double>(std::max<size_t>(1, latencies.size()));
+      const double cpu_ms =
+          (dealer.cpu_seconds() - cpu_before) * 1000 / static_cast<double>(std::max<size_t>(1, latencies.size()));
       hostile.stop();
       const char* names[] = {"none", "verify flood", "slowloris 300", "verify flood + slowloris 300"};
       const double p50 = quantile(latencies, 0.5);

@@ -118,7 +118,7 @@ int main(int argc, char** argv) {
   config.max_connects_per_ip_per_s = 1000000;
   config.max_connections_per_ip = 100000;
   config.max_sessions_per_ip = config.max_anonymous_sessions_per_ip = 100000;
-  config.allow_anonymous = true;               // loopback only; signatures cost ~50 µs a join
+  config.allow_anonymous = true;  // loopback only; signatures cost ~50 µs a join
   config.store = store;
   bp::server::DealerServer server(config);
   std::thread dealer_thread([&] { server.run(); });
@@ -126,9 +126,12 @@ int main(int argc, char** argv) {
 
   std::printf("dealer and parties on loopback; added latency %lld ms per frame, bandwidth %s\n\n",
               static_cast<long long>(link.added_latency.count()),
-              link.bandwidth_bytes_per_second ? (std::to_string(link.bandwidth_bytes_per_second * 8 / 1000) + " kbit/s").c_str()
-                                                 : "unlimited");
-  std::printf("| m | network session ms | in-process ms | network / in-process | bytes up per party | bytes down per party |\n");
+              link.bandwidth_bytes_per_second
+                  ? (std::to_string(link.bandwidth_bytes_per_second * 8 / 1000) + " kbit/s").c_str()
+                  : "unlimited");
+  std::printf(
+      "| m | network session ms | in-process ms | network / in-process | bytes up per party | bytes down per party "
+      "|\n");
   std::printf("|---:|---:|---:|---:|---:|---:|\n");
   std::vector<size_t> sizes = {2, 4, 8, 16};
   if (!quick) {
@@ -160,8 +163,8 @@ int main(int argc, char** argv) {
       if (!bp::cli::aggregate_in_process(gens, pc, params, values, blindings).ok) return 1;
       local.push_back(ms_since(t0));
     }
-    std::printf("| %zu | %.1f | %.1f | %.2f | %zu | %zu |\n", m, median(net), median(local), median(net) / median(local),
-                last.up, last.down);
+    std::printf("| %zu | %.1f | %.1f | %.2f | %zu | %zu |\n", m, median(net), median(local),
+                median(net) / median(local), last.up, last.down);
     std::fflush(stdout);
   }
 
@@ -181,14 +184,18 @@ int main(int argc, char** argv) {
   const size_t completed = load.latencies_ms.size(), failed = load.failed;
   const double seconds = load.seconds;
   const double cpu_per_session = (dealer_cpu_ms() - cpu_before) / static_cast<double>(std::max<size_t>(1, completed));
-  std::printf("\nload: %zu sessions of m = 4 (n = 64) completed in %.1f s with %zu in flight: %.2f sessions/s (%zu failed)\n",
-              completed, seconds, in_flight, static_cast<double>(completed) / seconds, failed);
-  std::printf("dealer CPU per session: %.2f ms, so one dealer core serves about %.0f such sessions/s when the parties "
-              "run elsewhere\n",
-              cpu_per_session, 1000.0 / cpu_per_session);
+  std::printf(
+      "\nload: %zu sessions of m = 4 (n = 64) completed in %.1f s with %zu in flight: %.2f sessions/s (%zu failed)\n",
+      completed, seconds, in_flight, static_cast<double>(completed) / seconds, failed);
+  std::printf(
+      "dealer CPU per session: %.2f ms, so one dealer core serves about %.0f such sessions/s when the parties "
+      "run elsewhere\n",
+      cpu_per_session, 1000.0 / cpu_per_session);
   // What the record's calls cost, over the whole run, from the dealer's own histogram.
   const auto calls = bp::netbench::record_calls(bp::netbench::fetch_metrics(server.port()));
-  std::printf("record (%s):", store.empty() ? "memory" : store.rfind("postgres", 0) == 0 ? "PostgreSQL" : "SQLite file");
+  std::printf("record (%s):", store.empty()                     ? "memory"
+                              : store.rfind("postgres", 0) == 0 ? "PostgreSQL"
+                                                                : "SQLite file");
   for (const char* operation : {"claim", "checkpoint", "close"}) {
     const auto it = calls.find(operation);
     if (it == calls.end()) continue;

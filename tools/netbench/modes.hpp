@@ -11,7 +11,7 @@ struct SoakOptions {
   size_t sessions = 20000;
   size_t parallel = 8;
   size_t bits = 8, parties = 2;  // per session
-  double max_slope_kib = 0;  // > 0: fail when the RSS slope after warm-up is above this (KiB per 1000 sessions)
+  double max_slope_kib = 0;      // > 0: fail when the RSS slope after warm-up is above this (KiB per 1000 sessions)
 };
 // N sessions (by default 8-bit, two parties) through a bp-dealer child, `parallel` at a time, with
 // garbage traffic mixed in; RSS and descriptors at the start, every 1000 sessions and the

@@ -69,11 +69,13 @@ int run_soak(const SoakOptions& options) {
       std::printf("| %zu%s | %zu | %zu | %zu | %.1f |\n", s.sessions, note, s.rss_kib, s.heap_kib, s.fds, s.seconds);
       std::fflush(stdout);
     };
-    std::printf("soak: %zu sessions (n = %zu, m = %zu), %zu in flight, garbage traffic from 127.0.0.2 and 127.0.0.3;\n"
-                "the dealer keeps %zu outcomes in memory (--outcome-cache), the rest in SQLite\n\n",
-                options.sessions, options.bits, options.parties, options.parallel, kOutcomeCache);
-    std::printf("| sessions | dealer RSS KiB | dealer heap in use KiB | dealer open fds | seconds |\n"
-                "|---:|---:|---:|---:|---:|\n");
+    std::printf(
+        "soak: %zu sessions (n = %zu, m = %zu), %zu in flight, garbage traffic from 127.0.0.2 and 127.0.0.3;\n"
+        "the dealer keeps %zu outcomes in memory (--outcome-cache), the rest in SQLite\n\n",
+        options.sessions, options.bits, options.parties, options.parallel, kOutcomeCache);
+    std::printf(
+        "| sessions | dealer RSS KiB | dealer heap in use KiB | dealer open fds | seconds |\n"
+        "|---:|---:|---:|---:|---:|\n");
     sample(0);
     if (!network_session(endpoint, options.bits, options.parties)) {
       std::fprintf(stderr, "error: the first session failed\n");
@@ -111,7 +113,8 @@ int run_soak(const SoakOptions& options) {
     // Quiet again: every connection closed (the dealer's half too), then the last sample.
     // (A refused peer that never answers the dealer's close frame holds its socket for the
     // close handshake's timeout, up to --handshake-timeout-ms: wait well past that.)
-    for (int i = 0; i < 300 && dealer.open_fds() != quiet_fds; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    for (int i = 0; i < 300 && dealer.open_fds() != quiet_fds; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
     sample(completed, " (end, quiet)");
     const Sample end = samples.back();
 
@@ -123,13 +126,15 @@ int run_soak(const SoakOptions& options) {
     const double heap_slope = slope_kib_per_1000(after_warmup, &Sample::heap_kib);
     std::printf("\n%zu sessions completed, %zu failed, in %.1f s (%.0f sessions/s); %s\n", completed.load(),
                 failed.load(), end.seconds, static_cast<double>(completed) / end.seconds, garbage.summary().c_str());
-    std::printf("after the first %zu sessions, per 1000 sessions: RSS %+.1f KiB, heap in use %+.1f KiB "
-                "(RSS %zu KiB at start, %zu at the end; heap %zu and %zu)\n",
-                warmup, slope, heap_slope, samples.front().rss_kib, end.rss_kib, samples.front().heap_kib, end.heap_kib);
+    std::printf(
+        "after the first %zu sessions, per 1000 sessions: RSS %+.1f KiB, heap in use %+.1f KiB "
+        "(RSS %zu KiB at start, %zu at the end; heap %zu and %zu)\n",
+        warmup, slope, heap_slope, samples.front().rss_kib, end.rss_kib, samples.front().heap_kib, end.heap_kib);
     std::printf("open fds: %zu at start, %zu after the first session, %zu at the end\n", samples.front().fds, quiet_fds,
                 end.fds);
     std::error_code ec;
-    const auto db_bytes = std::filesystem::file_size(dir + "/soak.db", ec) + std::filesystem::file_size(dir + "/soak.db-wal", ec);
+    const auto db_bytes =
+        std::filesystem::file_size(dir + "/soak.db", ec) + std::filesystem::file_size(dir + "/soak.db-wal", ec);
     std::printf("outcome database: %zu bytes for %zu records (%.0f bytes each, n = %zu, m = %zu)\n",
                 static_cast<size_t>(db_bytes), completed.load() + 1,
                 static_cast<double>(db_bytes) / static_cast<double>(completed + 1), options.bits, options.parties);
@@ -137,7 +142,8 @@ int run_soak(const SoakOptions& options) {
     if (end.fds != quiet_fds) {
       std::printf("FAIL: descriptors did not come back (%zu, was %zu); open now:\n", end.fds, quiet_fds);
       for (const auto& entry : std::filesystem::directory_iterator("/proc/" + std::to_string(dealer.pid()) + "/fd", ec))
-        std::printf("  %s -> %s\n", entry.path().filename().c_str(), std::filesystem::read_symlink(entry.path(), ec).c_str());
+        std::printf("  %s -> %s\n", entry.path().filename().c_str(),
+                    std::filesystem::read_symlink(entry.path(), ec).c_str());
       status = 1;
     }
     // RSS alone can hide a leak for a long time (the allocator first reuses memory it already

@@ -34,9 +34,18 @@ extern "C" {
 int bp_abi_version(void) { return BP_ABI_MAJOR * 1000 + BP_ABI_MINOR; }
 
 const char* bp_error_kind_name(int kind) {
-  static const char* const kNames[] = {"ok",       "transport",        "timeout",         "protocol",
-                                       "abort",    "malicious dealer", "refused",         "invalid argument",
-                                       "verification failed", "cancelled", "internal", "unavailable"};
+  static const char* const kNames[] = {"ok",
+                                       "transport",
+                                       "timeout",
+                                       "protocol",
+                                       "abort",
+                                       "malicious dealer",
+                                       "refused",
+                                       "invalid argument",
+                                       "verification failed",
+                                       "cancelled",
+                                       "internal",
+                                       "unavailable"};
   if (kind < 0 || kind > BP_ERR_UNAVAILABLE) return "unknown";
   return kNames[kind];
 }

@@ -94,8 +94,8 @@ int bp_prove(const uint64_t* values, const uint8_t* blindings, size_t m, size_t 
       s->wipe();
     }
     bp::Transcript transcript(label);
-    auto proved = bp::RangeProof::prove_multiple(gens_for(m), pedersen(), transcript, secret_values,
-                                                 secret_blindings, n);
+    auto proved =
+        bp::RangeProof::prove_multiple(gens_for(m), pedersen(), transcript, secret_values, secret_blindings, n);
     wipe();
     if (!proved) return fail(err, BP_ERR_INVALID_ARGUMENT, std::string(bp::describe(proved.error())));
     const auto bytes = proved->proof.to_bytes();
@@ -109,14 +109,16 @@ int bp_prove(const uint64_t* values, const uint8_t* blindings, size_t m, size_t 
   });
 }
 
-int bp_verify(const uint8_t* proof, size_t proof_len, const uint8_t* commitments, size_t m, size_t n,
-              const char* label, bp_error* err) {
+int bp_verify(const uint8_t* proof, size_t proof_len, const uint8_t* commitments, size_t m, size_t n, const char* label,
+              bp_error* err) {
   return guarded(err, [&] {
     if (proof == nullptr || commitments == nullptr || label == nullptr)
       return fail(err, BP_ERR_INVALID_ARGUMENT, "a required pointer is NULL");
     if (const char* why = shape_problem(m, n)) return fail(err, BP_ERR_INVALID_ARGUMENT, why);
     auto parsed = bp::RangeProof::from_bytes({proof, proof_len});
-    if (!parsed) return fail(err, BP_ERR_INVALID_ARGUMENT, "the proof cannot be parsed: " + std::string(bp::describe(parsed.error())));
+    if (!parsed)
+      return fail(err, BP_ERR_INVALID_ARGUMENT,
+                  "the proof cannot be parsed: " + std::string(bp::describe(parsed.error())));
     const auto points = read_points(commitments, m);
     bp::Transcript transcript(label);
     const auto status = parsed->verify_multiple(gens_for(m), pedersen(), transcript, points, n);
@@ -169,7 +171,8 @@ int bp_verify_batch(const bp_batch_item* items, size_t count, size_t* failed, si
     for (size_t i = 0; i < all.size(); ++i) failed[i] = all[i];
     *failed_count = all.size();
     if (all.empty()) return succeed(err);
-    return fail(err, BP_ERR_VERIFY_FAILED, std::to_string(all.size()) + " of " + std::to_string(count) + " proofs failed");
+    return fail(err, BP_ERR_VERIFY_FAILED,
+                std::to_string(all.size()) + " of " + std::to_string(count) + " proofs failed");
   });
 }
 

@@ -70,8 +70,7 @@ std::optional<bp::client::Options> to_options(const bp_client_options* in, std::
     using std::chrono::milliseconds;
     if (in->reconnect_first_delay_ms != 0) out.reconnect.first_delay = milliseconds(in->reconnect_first_delay_ms);
     if (in->reconnect_max_delay_ms != 0) out.reconnect.max_delay = milliseconds(in->reconnect_max_delay_ms);
-    if (in->reconnect_give_up_after_ms != 0)
-      out.reconnect.give_up_after = milliseconds(in->reconnect_give_up_after_ms);
+    if (in->reconnect_give_up_after_ms != 0) out.reconnect.give_up_after = milliseconds(in->reconnect_give_up_after_ms);
     if (in->idle_timeout_ms != 0) out.idle_timeout = milliseconds(in->idle_timeout_ms);
   }
   return out;
@@ -109,7 +108,8 @@ struct JoinArgs {
 
 int read_join_args(const char* url, const char* session_id, uint64_t value, const uint8_t* blinding,
                    const bp_client_options* options, JoinArgs& args, bp_error* err) {
-  if (url == nullptr || session_id == nullptr) return fail(err, BP_ERR_INVALID_ARGUMENT, "dealer_url or session_id is NULL");
+  if (url == nullptr || session_id == nullptr)
+    return fail(err, BP_ERR_INVALID_ARGUMENT, "dealer_url or session_id is NULL");
   if (int status = read_target(url, options, args.dealer, args.options, err)) return status;
   args.session_id = session_id;
   args.value = value;

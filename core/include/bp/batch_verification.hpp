@@ -27,7 +27,7 @@ struct BatchOutcome {
 
 // Variable time (public data only). `threads` > 1 splits the batch into that many parts
 // verified concurrently. The generators must cover the largest n and m in the batch.
-BatchOutcome verify_batch(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
-                          std::span<const BatchItem> items, unsigned threads = 1);
+BatchOutcome verify_batch(const BulletproofGens& bp_gens, const PedersenGens& pc_gens, std::span<const BatchItem> items,
+                          unsigned threads = 1);
 
 }  // namespace bp

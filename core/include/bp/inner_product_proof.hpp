@@ -34,8 +34,7 @@ struct InnerProductProof {
   // Shifted tables of the same generators, when given, serve those rounds instead (the
   // caller builds and passes them when shifted_tables_pay(N) says they repay).
   static InnerProductProof create(Transcript& transcript, const RistrettoPoint& Q, std::span<const Scalar> G_factors,
-                                  std::span<const Scalar> H_factors,
-                                  std::span<const VartimeBaseTable* const> G_tables,
+                                  std::span<const Scalar> H_factors, std::span<const VartimeBaseTable* const> G_tables,
                                   std::span<const VartimeBaseTable* const> H_tables, std::vector<Scalar> a_vec,
                                   std::vector<Scalar> b_vec, std::span<const ShiftedBaseTable* const> G_shifted = {},
                                   std::span<const ShiftedBaseTable* const> H_shifted = {});

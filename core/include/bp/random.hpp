@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <span>
 
-
 namespace bp {
 
 class RandomSource {

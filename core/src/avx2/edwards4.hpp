@@ -44,7 +44,9 @@ BP_AVX2_INLINE Extended4 identity4() { return to_extended4(kIdentity); }
 BP_AVX2_INLINE Cached4 to_cached4(const CachedPoint& q) {
   return {fe4_from_lanes(fe_carry(q.YminusX), fe_carry(q.YplusX), fe_carry(q.T2d), fe_carry(fe_add(q.Z, q.Z)))};
 }
-BP_AVX2_INLINE Cached4 to_cached4(const AffineCached& q) { return {fe4_from_lanes(q.YminusX, q.YplusX, q.XY2d, kFeTwo)}; }
+BP_AVX2_INLINE Cached4 to_cached4(const AffineCached& q) {
+  return {fe4_from_lanes(q.YminusX, q.YplusX, q.XY2d, kFeTwo)};
+}
 // -q for an affine entry: y+x and y-x swap places, 2dxy changes sign.
 BP_AVX2_INLINE Cached4 to_cached4_negated(const AffineCached& q) {
   return {fe4_from_lanes(q.YplusX, q.YminusX, fe_neg(q.XY2d), kFeTwo)};
@@ -118,8 +120,7 @@ BP_AVX2_INLINE void dbl_to(Extended4& out, const Extended4& p) {
   for (int i = 0; i < 10; ++i) {
     const __m256i diff = _mm256_sub_epi64(_mm256_add_epi64(a.l[i], four_p_limb(i)), b.l[i]);
     const __m256i last = _mm256_add_epi64(diff, a.l[i]);
-    completed.l[i] =
-        _mm256_blend_epi32(_mm256_blend_epi32(a.l[i], diff, lanes(1, 0, 0, 0)), last, lanes(0, 0, 0, 1));
+    completed.l[i] = _mm256_blend_epi32(_mm256_blend_epi32(a.l[i], diff, lanes(1, 0, 0, 0)), last, lanes(0, 0, 0, 1));
   }
   fe4_carry(completed);
   fe4_mul_to(out.f, fe4_permute<order(0, 1, 2, 0)>(completed), fe4_permute<order(3, 2, 3, 1)>(completed));

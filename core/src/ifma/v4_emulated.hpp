@@ -31,9 +31,15 @@ inline V lanewise(F f) {
   return r;
 }
 
-inline V v_add(const V& a, const V& b) { return lanewise([&](int i) { return a.v[i] + b.v[i]; }); }
-inline V v_sub(const V& a, const V& b) { return lanewise([&](int i) { return a.v[i] - b.v[i]; }); }
-inline V v_and(const V& a, const V& b) { return lanewise([&](int i) { return a.v[i] & b.v[i]; }); }
+inline V v_add(const V& a, const V& b) {
+  return lanewise([&](int i) { return a.v[i] + b.v[i]; });
+}
+inline V v_sub(const V& a, const V& b) {
+  return lanewise([&](int i) { return a.v[i] - b.v[i]; });
+}
+inline V v_and(const V& a, const V& b) {
+  return lanewise([&](int i) { return a.v[i] & b.v[i]; });
+}
 template <int N>
 inline V v_shr(const V& a) {
   return lanewise([&](int i) { return a.v[i] >> N; });

@@ -54,7 +54,8 @@ BP_IFMA_INLINE V v_permute(const V& a) {
 // The lanes in Set from b, the others from a.
 template <int Set>
 BP_IFMA_INLINE V v_blend(const V& a, const V& b) {
-  constexpr int dwords = ((Set & 1) ? 0x03 : 0) | ((Set & 2) ? 0x0c : 0) | ((Set & 4) ? 0x30 : 0) | ((Set & 8) ? 0xc0 : 0);
+  constexpr int dwords =
+      ((Set & 1) ? 0x03 : 0) | ((Set & 2) ? 0x0c : 0) | ((Set & 4) ? 0x30 : 0) | ((Set & 8) ? 0xc0 : 0);
   return {_mm256_blend_epi32(a.v, b.v, dwords)};
 }
 

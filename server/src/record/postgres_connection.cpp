@@ -89,10 +89,18 @@ class PostgresConnection final : public SqlConnection {
   std::optional<std::string> connect() {
     const std::string timeout_s = std::to_string(std::max<long>(2, (options_.timeout.count() + 999) / 1000));
     const std::string user_timeout_ms = std::to_string(options_.timeout.count());
-    const char* keys[] = {"connect_timeout", "application_name", "target_session_attrs", "keepalives_idle",
-                          "keepalives_interval", "keepalives_count", "tcp_user_timeout", "dbname", nullptr};
-    const char* values[] = {timeout_s.c_str(), "bp-dealer", "read-write", "5", "2", "3", user_timeout_ms.c_str(),
-                            options_.conninfo.c_str(), nullptr};
+    const char* keys[] = {"connect_timeout",
+                          "application_name",
+                          "target_session_attrs",
+                          "keepalives_idle",
+                          "keepalives_interval",
+                          "keepalives_count",
+                          "tcp_user_timeout",
+                          "dbname",
+                          nullptr};
+    const char* values[] = {
+        timeout_s.c_str(),         "bp-dealer", "read-write", "5", "2", "3", user_timeout_ms.c_str(),
+        options_.conninfo.c_str(), nullptr};
     conn_ = PQconnectdbParams(keys, values, 1);
     if (!conn_ || PQstatus(conn_) != CONNECTION_OK) {
       const std::string why = one_line(conn_ ? PQerrorMessage(conn_) : "out of memory");
@@ -101,7 +109,8 @@ class PostgresConnection final : public SqlConnection {
     }
     PQsetnonblocking(conn_, 1);
     // The schema's "already exists, skipping" notices are expected; libpq would print them.
-    PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
+    PQsetNoticeProcessor(
+        conn_, [](void*, const char*) {}, nullptr);
     return std::nullopt;
   }
 

@@ -22,9 +22,8 @@ RecordService::RecordService(Factory factory, RecordServiceOptions options, Metr
         std::vector<PendingCheckpoint> batch;
         {
           std::unique_lock lock(mutex_);
-          work_ready_.wait(lock, [this] {
-            return stopping_ || !priority_.empty() || !checkpoints_.empty() || !admitted_.empty();
-          });
+          work_ready_.wait(
+              lock, [this] { return stopping_ || !priority_.empty() || !checkpoints_.empty() || !admitted_.empty(); });
           if (stopping_ && priority_.empty() && checkpoints_.empty() && admitted_.empty()) return;
           if (priority_.empty() && !checkpoints_.empty()) {
             while (!checkpoints_.empty() && batch.size() < kCheckpointBatch) {
@@ -42,7 +41,8 @@ RecordService::RecordService(Factory factory, RecordServiceOptions options, Metr
           continue;
         }
         if (Clock::now() >= job.deadline)
-          job.expire(StoreError{"the record did not answer within " + std::to_string(options_.timeout.count()) + " ms"});
+          job.expire(
+              StoreError{"the record did not answer within " + std::to_string(options_.timeout.count()) + " ms"});
         else
           job.run(*own);
       }
@@ -131,10 +131,10 @@ bool RecordService::push(Job job, bool priority) {
 }
 
 bool RecordService::claim(ClaimRequest request, std::function<void(StoreResult<ClaimOutcome>)> done) {
-  return push(make_job<ClaimOutcome>(
-                  "claim", [request = std::move(request)](RecordStore& s) { return s.claim(request); },
-                  std::move(done)),
-              false);
+  return push(
+      make_job<ClaimOutcome>(
+          "claim", [request = std::move(request)](RecordStore& s) { return s.claim(request); }, std::move(done)),
+      false);
 }
 
 bool RecordService::take_over(std::string id, std::function<void(StoreResult<Takeover>)> done) {
@@ -159,19 +159,20 @@ bool RecordService::find(std::string id, std::function<void(StoreResult<std::opt
 
 bool RecordService::open_sessions(std::string owner,
                                   std::function<void(StoreResult<std::vector<OpenSessionRow>>)> done) {
-  return push(make_job<std::vector<OpenSessionRow>>(
-                  "list", [owner = std::move(owner)](RecordStore& s) { return s.open_sessions(owner); },
-                  std::move(done)),
-              false);
+  return push(
+      make_job<std::vector<OpenSessionRow>>(
+          "list", [owner = std::move(owner)](RecordStore& s) { return s.open_sessions(owner); }, std::move(done)),
+      false);
 }
 
 bool RecordService::request_cancel(std::string owner, std::vector<std::string> ids,
                                    std::function<void(StoreResult<std::vector<std::string>>)> done) {
-  return push(make_job<std::vector<std::string>>(
-                  "cancel",
-                  [owner = std::move(owner), ids = std::move(ids)](RecordStore& s) { return s.request_cancel(owner, ids); },
-                  std::move(done)),
-              false);
+  return push(
+      make_job<std::vector<std::string>>(
+          "cancel",
+          [owner = std::move(owner), ids = std::move(ids)](RecordStore& s) { return s.request_cancel(owner, ids); },
+          std::move(done)),
+      false);
 }
 
 void RecordService::checkpoint(Checkpoint checkpoint, std::function<void(StoreResult<Ok>)> done) {
@@ -193,7 +194,8 @@ void RecordService::write_checkpoints(RecordStore& store, std::vector<PendingChe
   std::vector<Checkpoint> writes;
   for (auto& c : batch) {
     if (Clock::now() - c.started >= options_.timeout) {
-      StoreResult<Ok> late(StoreError{"the record did not answer within " + std::to_string(options_.timeout.count()) + " ms"});
+      StoreResult<Ok> late(
+          StoreError{"the record did not answer within " + std::to_string(options_.timeout.count()) + " ms"});
       observe("checkpoint", c.started, late);
       c.done(std::move(late));
       continue;
@@ -214,7 +216,9 @@ void RecordService::close(std::string id, uint64_t epoch, bool ok, std::string j
                           std::function<void(StoreResult<Ok>)> done) {
   push(make_job<Ok>(
            "close",
-           [id = std::move(id), epoch, ok, json = std::move(json)](RecordStore& s) { return s.close(id, epoch, ok, json); },
+           [id = std::move(id), epoch, ok, json = std::move(json)](RecordStore& s) {
+             return s.close(id, epoch, ok, json);
+           },
            std::move(done)),
        true);
 }
@@ -256,8 +260,7 @@ void RecordService::heartbeat_now() {
   const auto ttl = options_.replica_ttl;
   const auto started = Clock::now();
   push(make_job<HeartbeatAnswer>(
-           "heartbeat",
-           [ttl, after_failure](RecordStore& s) { return s.heartbeat(ttl, after_failure); },
+           "heartbeat", [ttl, after_failure](RecordStore& s) { return s.heartbeat(ttl, after_failure); },
            [this, started](StoreResult<HeartbeatAnswer> answer) {
              std::function<void(HeartbeatNews)> handler;
              {
@@ -270,8 +273,8 @@ void RecordService::heartbeat_now() {
                handler = on_heartbeat_;
              }
              if (answer->expired_elsewhere != 0)
-               log::warn("closed open sessions nobody ran", {{"count", answer->expired_elsewhere},
-                                                              {"silent_s", options_.replica_ttl.count()}});
+               log::warn("closed open sessions nobody ran",
+                         {{"count", answer->expired_elsewhere}, {"silent_s", options_.replica_ttl.count()}});
              if (handler) handler(HeartbeatNews{std::move(*answer), started});
            }),
        true);
@@ -298,8 +301,7 @@ void RecordService::check_lease() {
 
 void RecordService::ticker() {
   auto next_prune = Clock::now();
-  const auto prune_every =
-      std::chrono::seconds(std::clamp<int64_t>(options_.retention.count() / 4, 1, 600));
+  const auto prune_every = std::chrono::seconds(std::clamp<int64_t>(options_.retention.count() / 4, 1, 600));
   heartbeat_now();  // this replica is in the record before its first session
   std::unique_lock lock(mutex_);
   while (!stopping_) {
@@ -316,7 +318,8 @@ void RecordService::ticker() {
       push(make_job<size_t>(
                "prune", [retention](RecordStore& s) { return s.prune(retention); },
                [retention](StoreResult<size_t> gone) {
-                 if (gone && *gone != 0) log::info("deleted old outcome records", {{"count", *gone}, {"retention_s", retention.count()}});
+                 if (gone && *gone != 0)
+                   log::info("deleted old outcome records", {{"count", *gone}, {"retention_s", retention.count()}});
                  if (!gone) log::error("pruning old outcome records failed", {{"reason", gone.error().reason}});
                }),
            false);

@@ -29,14 +29,14 @@
 namespace bp::server {
 
 struct RecordServiceOptions {
-  std::string replica;                   // this dealer's name in the record
-  size_t threads = 1;                    // backend connections (1 for SQLite)
-  size_t queue = 256;                    // admitting calls that may wait; more are answered busy
-  std::chrono::milliseconds timeout{5000};     // per call, from the moment it is handed in
-  std::chrono::milliseconds heartbeat{2000};   // how often this replica says it is alive
+  std::string replica;                             // this dealer's name in the record
+  size_t threads = 1;                              // backend connections (1 for SQLite)
+  size_t queue = 256;                              // admitting calls that may wait; more are answered busy
+  std::chrono::milliseconds timeout{5000};         // per call, from the moment it is handed in
+  std::chrono::milliseconds heartbeat{2000};       // how often this replica says it is alive
   std::chrono::milliseconds takeover_after{6000};  // silent this long, a replica's sessions may be taken over
-  std::chrono::seconds replica_ttl{60};        // a session nobody runs this long is closed as aborted
-  std::chrono::seconds retention{0};           // closed records older than this are pruned; 0 keeps
+  std::chrono::seconds replica_ttl{60};            // a session nobody runs this long is closed as aborted
+  std::chrono::seconds retention{0};               // closed records older than this are pruned; 0 keeps
 };
 
 // What the registry hears from each heartbeat that went through.
@@ -87,8 +87,8 @@ class RecordService {
   struct Job {
     std::string operation;
     std::chrono::steady_clock::time_point deadline;
-    std::function<void(RecordStore&)> run;        // runs the call and its callback
-    std::function<void(StoreError)> expire;       // the callback, when the deadline passed first
+    std::function<void(RecordStore&)> run;   // runs the call and its callback
+    std::function<void(StoreError)> expire;  // the callback, when the deadline passed first
   };
   template <class T>
   Job make_job(std::string operation, std::function<StoreResult<T>(RecordStore&)> call,

@@ -40,7 +40,7 @@ inline constexpr uint64_t kFirstEpoch = 1;
 
 struct ClaimRequest {
   std::string id;
-  std::string owner;      // "key:HEX" for an operator, "addr:IP" for an unsigned session
+  std::string owner;  // "key:HEX" for an operator, "addr:IP" for an unsigned session
   uint32_t bits = 0;
   uint32_t parties = 0;
   std::string lost_json;  // the record written in its place if no replica finishes it
@@ -85,8 +85,8 @@ struct OpenSessionRow {
 
 struct SessionRow {
   bool open = false;
-  std::string json;      // the outcome record, when closed
-  OpenSessionRow live;   // who runs it, when open
+  std::string json;     // the outcome record, when closed
+  OpenSessionRow live;  // who runs it, when open
 };
 
 // A session this replica holds in the record, as the record sees it.

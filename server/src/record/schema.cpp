@@ -10,9 +10,7 @@ struct Types {
   const char* timestamp;
   const char* blob;
 };
-Types types(SqlDialect d) {
-  return d == SqlDialect::Postgres ? Types{"timestamptz", "bytea"} : Types{"TEXT", "BLOB"};
-}
+Types types(SqlDialect d) { return d == SqlDialect::Postgres ? Types{"timestamptz", "bytea"} : Types{"TEXT", "BLOB"}; }
 
 // Version 1, as the first releases wrote it: one layout per engine.
 std::string v1_layout(SqlDialect d) {
@@ -25,7 +23,8 @@ std::string v1_layout(SqlDialect d) {
            "CREATE INDEX sessions_recorded_at ON sessions (recorded_at) WHERE open = 0;"
            "CREATE INDEX sessions_open ON sessions (replica) WHERE open = 1;"
            "CREATE INDEX sessions_open_owner ON sessions (owner) WHERE open = 1;"
-           "CREATE TABLE replicas (name TEXT PRIMARY KEY, heartbeat_at TEXT NOT NULL, instance TEXT NOT NULL DEFAULT '');"
+           "CREATE TABLE replicas (name TEXT PRIMARY KEY, heartbeat_at TEXT NOT NULL, instance TEXT NOT NULL DEFAULT "
+           "'');"
            "CREATE TABLE store_probe (k INTEGER PRIMARY KEY, filler BLOB);";
   return "CREATE TABLE bp_sessions (id text PRIMARY KEY, replica text NOT NULL, open boolean NOT NULL,"
          " owner text NOT NULL DEFAULT '', bits integer NOT NULL DEFAULT 0, parties integer NOT NULL DEFAULT 0,"
@@ -47,27 +46,30 @@ std::string v2_one_layout(SqlDialect d) {
   const Types t = types(d);
   std::string sql;
   if (d == SqlDialect::Sqlite)
-    sql = "ALTER TABLE sessions RENAME TO bp_sessions;"
-          "ALTER TABLE replicas RENAME TO bp_replicas;"
-          "ALTER TABLE store_probe RENAME TO bp_store_probe;"
-          "DROP INDEX sessions_recorded_at; DROP INDEX sessions_open; DROP INDEX sessions_open_owner;"
-          "CREATE INDEX bp_sessions_recorded_at ON bp_sessions (recorded_at) WHERE NOT open;"
-          "CREATE INDEX bp_sessions_open ON bp_sessions (replica) WHERE open;"
-          "CREATE INDEX bp_sessions_open_owner ON bp_sessions (owner) WHERE open;";
+    sql =
+        "ALTER TABLE sessions RENAME TO bp_sessions;"
+        "ALTER TABLE replicas RENAME TO bp_replicas;"
+        "ALTER TABLE store_probe RENAME TO bp_store_probe;"
+        "DROP INDEX sessions_recorded_at; DROP INDEX sessions_open; DROP INDEX sessions_open_owner;"
+        "CREATE INDEX bp_sessions_recorded_at ON bp_sessions (recorded_at) WHERE NOT open;"
+        "CREATE INDEX bp_sessions_open ON bp_sessions (replica) WHERE open;"
+        "CREATE INDEX bp_sessions_open_owner ON bp_sessions (owner) WHERE open;";
   else
     sql = std::string("CREATE TABLE bp_store_probe (k integer PRIMARY KEY, filler ") + t.blob + ");";
   // epoch: how many times the session changed hands, plus one; every write of its holder
   // names it. checkpoint: what a new holder rebuilds the dealer from (hex of a
   // bp.record.v1.DealerCheckpoint). released: its holder gave it up, to released_to if that
   // replica asked for it. release_requested: another replica asked for it.
-  sql += "ALTER TABLE bp_sessions ADD COLUMN epoch bigint NOT NULL DEFAULT 1;"
-         "ALTER TABLE bp_sessions ADD COLUMN checkpoint text NOT NULL DEFAULT '';"
-         "ALTER TABLE bp_sessions ADD COLUMN released boolean NOT NULL DEFAULT FALSE;"
-         "ALTER TABLE bp_sessions ADD COLUMN released_to text NOT NULL DEFAULT '';";
+  sql +=
+      "ALTER TABLE bp_sessions ADD COLUMN epoch bigint NOT NULL DEFAULT 1;"
+      "ALTER TABLE bp_sessions ADD COLUMN checkpoint text NOT NULL DEFAULT '';"
+      "ALTER TABLE bp_sessions ADD COLUMN released boolean NOT NULL DEFAULT FALSE;"
+      "ALTER TABLE bp_sessions ADD COLUMN released_to text NOT NULL DEFAULT '';";
   sql += std::string("ALTER TABLE bp_sessions ADD COLUMN released_at ") + t.timestamp + ";";
-  sql += "ALTER TABLE bp_sessions ADD COLUMN release_requested boolean NOT NULL DEFAULT FALSE;"
-         "CREATE TABLE bp_schema (version integer NOT NULL);"
-         "INSERT INTO bp_schema (version) VALUES (1);";
+  sql +=
+      "ALTER TABLE bp_sessions ADD COLUMN release_requested boolean NOT NULL DEFAULT FALSE;"
+      "CREATE TABLE bp_schema (version integer NOT NULL);"
+      "INSERT INTO bp_schema (version) VALUES (1);";
   return sql;
 }
 
@@ -79,10 +81,10 @@ constexpr Migration kMigrations[] = {{1, v1_layout}, {2, v2_one_layout}};
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
 StoreResult<bool> has_table(SqlConnection& c, const char* name) {
-  auto found = c.dialect() == SqlDialect::Sqlite
-                   ? c.run("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = $1", {name})
-                   : c.run("SELECT 1 FROM pg_catalog.pg_tables WHERE tablename = $1 AND schemaname = current_schema()",
-                           {name});
+  auto found =
+      c.dialect() == SqlDialect::Sqlite
+          ? c.run("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = $1", {name})
+          : c.run("SELECT 1 FROM pg_catalog.pg_tables WHERE tablename = $1 AND schemaname = current_schema()", {name});
   if (!found) return found.error();
   return !found->rows.empty();
 }
@@ -96,7 +98,8 @@ StoreResult<Ok> migrate_locked(SqlConnection& c, int target) {
   for (const auto& m : kMigrations) {
     if (m.version <= *current || m.version > target) continue;
     if (auto ran = c.run_script(m.script(c.dialect())); !ran)
-      return StoreError{"migrating the record to schema version " + std::to_string(m.version) + ": " + ran.error().reason};
+      return StoreError{"migrating the record to schema version " + std::to_string(m.version) + ": " +
+                        ran.error().reason};
     if (m.version >= 2) {
       if (auto set = c.run("UPDATE bp_schema SET version = $1", {m.version}); !set) return set.error();
     }
@@ -122,8 +125,9 @@ StoreResult<int> schema_version(SqlConnection& c) {
     auto older = has_table(c, "session_outcomes");
     if (!older) return older.error();
     if (*older)
-      return StoreError{"the record was written by a release before the shared record (table session_outcomes); "
-                        "this dealer cannot upgrade it"};
+      return StoreError{
+          "the record was written by a release before the shared record (table session_outcomes); "
+          "this dealer cannot upgrade it"};
   }
   return *v1 ? 1 : 0;
 }

@@ -27,9 +27,10 @@ class SqlRecordStore final : public RecordStore {
     if (ready_) return Ok{};
     if (auto migrated = migrate_schema(*db_); !migrated) return in("preparing the record", migrated.error());
     // An earlier run under this replica name is gone; its sessions are free to take over.
-    auto left = db_->run("UPDATE bp_sessions SET released = TRUE, released_at = {now}"
-                         " WHERE open AND replica = $1 AND instance <> $2 AND NOT released",
-                         {options_.replica, options_.instance});
+    auto left = db_->run(
+        "UPDATE bp_sessions SET released = TRUE, released_at = {now}"
+        " WHERE open AND replica = $1 AND instance <> $2 AND NOT released",
+        {options_.replica, options_.instance});
     if (!left) return in("releasing the sessions an earlier run left", left.error());
     ready_ = true;
     return Ok{};
@@ -76,9 +77,10 @@ class SqlRecordStore final : public RecordStore {
   StoreResult<Ok> close(const std::string& id, uint64_t epoch, bool ok, const std::string& json) override {
     const std::string what = "recording session " + id;
     if (auto ready = ensure_ready(); !ready) return ready.error();
-    auto updated = db_->run("UPDATE bp_sessions SET open = FALSE, ok = $4, json = $5, phase = 'done', recorded_at = {now}"
-                            " WHERE id = $1 AND replica = $2 AND epoch = $3 AND open AND NOT released",
-                            {id, options_.replica, epoch, ok, json});
+    auto updated = db_->run(
+        "UPDATE bp_sessions SET open = FALSE, ok = $4, json = $5, phase = 'done', recorded_at = {now}"
+        " WHERE id = $1 AND replica = $2 AND epoch = $3 AND open AND NOT released",
+        {id, options_.replica, epoch, ok, json});
     if (!updated) return in(what, updated.error());
     if (updated->affected == 1) return keep_bound();
     // An earlier try may have gone through with its answer lost on the way back.
@@ -95,9 +97,10 @@ class SqlRecordStore final : public RecordStore {
 
   StoreResult<Ok> release(const std::string& id, uint64_t epoch) override {
     if (auto ready = ensure_ready(); !ready) return ready.error();
-    auto updated = db_->run("UPDATE bp_sessions SET released = TRUE, released_at = {now}"
-                            " WHERE id = $1 AND replica = $2 AND epoch = $3 AND open AND NOT released",
-                            {id, options_.replica, epoch});
+    auto updated = db_->run(
+        "UPDATE bp_sessions SET released = TRUE, released_at = {now}"
+        " WHERE id = $1 AND replica = $2 AND epoch = $3 AND open AND NOT released",
+        {id, options_.replica, epoch});
     if (!updated) return in("releasing session " + id, updated.error());
     if (updated->affected != 1) return fenced(id, epoch);
     return Ok{};
@@ -128,8 +131,8 @@ class SqlRecordStore final : public RecordStore {
       out.checkpoint = std::move(*bytes);
       return out;
     }
-    auto row = db_->run("SELECT open, replica, released, released_to, json, checkpoint FROM bp_sessions WHERE id = $1",
-                        {id});
+    auto row =
+        db_->run("SELECT open, replica, released, released_to, json, checkpoint FROM bp_sessions WHERE id = $1", {id});
     if (!row) return in(what, row.error());
     if (row->rows.empty()) return out;  // Unknown
     const SqlRow& r = row->rows[0];
@@ -146,17 +149,19 @@ class SqlRecordStore final : public RecordStore {
 
   StoreResult<Ok> request_release(const std::string& id) override {
     if (auto ready = ensure_ready(); !ready) return ready.error();
-    auto asked = db_->run("UPDATE bp_sessions SET release_requested = TRUE,"
-                          "   released_to = CASE WHEN released_to = '' THEN $2 ELSE released_to END"
-                          " WHERE id = $1 AND open AND NOT released",
-                          {id, options_.replica});
+    auto asked = db_->run(
+        "UPDATE bp_sessions SET release_requested = TRUE,"
+        "   released_to = CASE WHEN released_to = '' THEN $2 ELSE released_to END"
+        " WHERE id = $1 AND open AND NOT released",
+        {id, options_.replica});
     if (!asked) return in("asking for session " + id, asked.error());
     return Ok{};
   }
 
   StoreResult<std::optional<SessionRow>> find(const std::string& id) override {
     if (auto ready = ensure_ready(); !ready) return ready.error();
-    auto found = db_->run("SELECT open, json, replica, phase, bits, parties, joined FROM bp_sessions WHERE id = $1", {id});
+    auto found =
+        db_->run("SELECT open, json, replica, phase, bits, parties, joined FROM bp_sessions WHERE id = $1", {id});
     if (!found) return in("reading session " + id, found.error());
     if (found->rows.empty()) return std::optional<SessionRow>{};
     const SqlRow& r = found->rows[0];
@@ -171,12 +176,14 @@ class SqlRecordStore final : public RecordStore {
 
   StoreResult<std::vector<OpenSessionRow>> open_sessions(const std::string& owner) override {
     if (auto ready = ensure_ready(); !ready) return ready.error();
-    auto found = db_->run("SELECT id, replica, phase, bits, parties, joined FROM bp_sessions WHERE open AND owner = $1"
-                          " ORDER BY id LIMIT 1000",
-                          {owner});
+    auto found = db_->run(
+        "SELECT id, replica, phase, bits, parties, joined FROM bp_sessions WHERE open AND owner = $1"
+        " ORDER BY id LIMIT 1000",
+        {owner});
     if (!found) return in("listing open sessions", found.error());
     std::vector<OpenSessionRow> rows;
-    for (const auto& r : found->rows) rows.push_back({r.text(0), r.text(1), r.text(2), u32(r, 3), u32(r, 4), u32(r, 5)});
+    for (const auto& r : found->rows)
+      rows.push_back({r.text(0), r.text(1), r.text(2), u32(r, 3), u32(r, 4), u32(r, 5)});
     return rows;
   }
 
@@ -230,48 +237,55 @@ class SqlRecordStore final : public RecordStore {
     beaten_ = true;
     // Reported after the commit, so that the other process sees this one's beat too.
     shared_name_ = !first && !previous.empty() && previous != options_.instance;
-    auto beat = db_->run("INSERT INTO bp_replicas (name, heartbeat_at, instance) VALUES ($1, {now}, $2)"
-                         " ON CONFLICT (name) DO UPDATE SET heartbeat_at = excluded.heartbeat_at,"
-                         " instance = excluded.instance",
-                         {me, options_.instance});
+    auto beat = db_->run(
+        "INSERT INTO bp_replicas (name, heartbeat_at, instance) VALUES ($1, {now}, $2)"
+        " ON CONFLICT (name) DO UPDATE SET heartbeat_at = excluded.heartbeat_at,"
+        " instance = excluded.instance",
+        {me, options_.instance});
     if (!beat) return beat.error();
     if (after_failure) {
       // As much as a 64-party record: a page freed by a delete would pass a smaller probe.
-      auto probe = db_->run("INSERT INTO bp_store_probe (k, filler) VALUES (1, $1)"
-                            " ON CONFLICT (k) DO UPDATE SET filler = excluded.filler",
-                            {std::string(65536, 'p')});
+      auto probe = db_->run(
+          "INSERT INTO bp_store_probe (k, filler) VALUES (1, $1)"
+          " ON CONFLICT (k) DO UPDATE SET filler = excluded.filler",
+          {std::string(65536, 'p')});
       if (!probe) return in("probe write", probe.error());
     }
     HeartbeatAnswer answer;
     // Sessions nobody runs: released and not taken over, or held by a replica gone silent.
-    auto expired = db_->run("UPDATE bp_sessions SET open = FALSE, ok = FALSE, phase = 'done', recorded_at = {now}"
-                            " WHERE open AND ((released AND released_at < {ago:2})"
-                            "   OR (NOT released AND replica <> $1 AND replica IN"
-                            "       (SELECT name FROM bp_replicas WHERE heartbeat_at < {ago:2})))",
-                            {me, ms(std::chrono::duration_cast<milliseconds>(ttl))});
+    auto expired = db_->run(
+        "UPDATE bp_sessions SET open = FALSE, ok = FALSE, phase = 'done', recorded_at = {now}"
+        " WHERE open AND ((released AND released_at < {ago:2})"
+        "   OR (NOT released AND replica <> $1 AND replica IN"
+        "       (SELECT name FROM bp_replicas WHERE heartbeat_at < {ago:2})))",
+        {me, ms(std::chrono::duration_cast<milliseconds>(ttl))});
     if (!expired) return in("expiring sessions nobody runs", expired.error());
     answer.expired_elsewhere = static_cast<size_t>(expired->affected);
-    auto cancels = db_->run("UPDATE bp_sessions SET cancel_requested = FALSE"
-                            " WHERE open AND replica = $1 AND cancel_requested RETURNING id",
-                            {me});
+    auto cancels = db_->run(
+        "UPDATE bp_sessions SET cancel_requested = FALSE"
+        " WHERE open AND replica = $1 AND cancel_requested RETURNING id",
+        {me});
     if (!cancels) return in("reading cancellations", cancels.error());
     answer.cancel = first_column(*cancels);
-    auto releases = db_->run("UPDATE bp_sessions SET release_requested = FALSE"
-                             " WHERE open AND replica = $1 AND release_requested AND NOT released RETURNING id",
-                             {me});
+    auto releases = db_->run(
+        "UPDATE bp_sessions SET release_requested = FALSE"
+        " WHERE open AND replica = $1 AND release_requested AND NOT released RETURNING id",
+        {me});
     if (!releases) return in("reading hand-over requests", releases.error());
     answer.release = first_column(*releases);
-    auto held = db_->run("SELECT id, epoch FROM bp_sessions WHERE open AND replica = $1 AND instance = $2 AND NOT released",
-                         {me, options_.instance});
+    auto held =
+        db_->run("SELECT id, epoch FROM bp_sessions WHERE open AND replica = $1 AND instance = $2 AND NOT released",
+                 {me, options_.instance});
     if (!held) return in("reading held sessions", held.error());
     for (const auto& r : held->rows) answer.held.push_back({r.text(0), static_cast<uint64_t>(r.integer(1))});
     return answer;
   }
 
   StoreResult<Ok> write_checkpoint(const Checkpoint& c) {
-    auto updated = db_->run("UPDATE bp_sessions SET checkpoint = $4, phase = $5, joined = $6"
-                            " WHERE id = $1 AND replica = $2 AND epoch = $3 AND open AND NOT released",
-                            {c.id, options_.replica, c.epoch, to_hex(c.bytes), c.phase, c.joined});
+    auto updated = db_->run(
+        "UPDATE bp_sessions SET checkpoint = $4, phase = $5, joined = $6"
+        " WHERE id = $1 AND replica = $2 AND epoch = $3 AND open AND NOT released",
+        {c.id, options_.replica, c.epoch, to_hex(c.bytes), c.phase, c.joined});
     if (!updated) return in("checkpointing session " + c.id, updated.error());
     if (updated->affected != 1) return fenced(c.id, c.epoch);
     return Ok{};
@@ -280,9 +294,10 @@ class SqlRecordStore final : public RecordStore {
   // In memory, the oldest closed records give way to the newest `keep_closed`.
   StoreResult<Ok> keep_bound() {
     if (options_.keep_closed == 0) return Ok{};
-    auto bounded = db_->run("DELETE FROM bp_sessions WHERE NOT open AND id NOT IN"
-                            " (SELECT id FROM bp_sessions WHERE NOT open ORDER BY recorded_at DESC, id LIMIT $1)",
-                            {static_cast<int64_t>(options_.keep_closed)});
+    auto bounded = db_->run(
+        "DELETE FROM bp_sessions WHERE NOT open AND id NOT IN"
+        " (SELECT id FROM bp_sessions WHERE NOT open ORDER BY recorded_at DESC, id LIMIT $1)",
+        {static_cast<int64_t>(options_.keep_closed)});
     if (!bounded) return in("bounding the records kept in memory", bounded.error());
     return Ok{};
   }

@@ -12,8 +12,8 @@
 namespace bp::server {
 
 struct SqlRecordOptions {
-  std::string replica;    // this dealer's name in the record
-  std::string instance;   // this process (random): its claims are not an earlier run's
+  std::string replica;     // this dealer's name in the record
+  std::string instance;    // this process (random): its claims are not an earlier run's
   size_t keep_closed = 0;  // at most this many closed records (memory only); 0: no bound
 };
 

@@ -48,8 +48,8 @@ class SqliteConnection final : public SqlConnection {
       for (int c = 0; c < sqlite3_column_count(stmt); ++c) {
         const auto* text = sqlite3_column_text(stmt, c);
         if (text)
-          cells.emplace_back(std::string(reinterpret_cast<const char*>(text),
-                                         static_cast<size_t>(sqlite3_column_bytes(stmt, c))));
+          cells.emplace_back(
+              std::string(reinterpret_cast<const char*>(text), static_cast<size_t>(sqlite3_column_bytes(stmt, c))));
         else
           cells.emplace_back(std::nullopt);
       }
@@ -62,7 +62,8 @@ class SqliteConnection final : public SqlConnection {
 
   StoreResult<Ok> run_script(const std::string& sql) override {
     char* err = nullptr;
-    if (sqlite3_exec(db_, render_sql(sql, SqlDialect::Sqlite).c_str(), nullptr, nullptr, &err) == SQLITE_OK) return Ok{};
+    if (sqlite3_exec(db_, render_sql(sql, SqlDialect::Sqlite).c_str(), nullptr, nullptr, &err) == SQLITE_OK)
+      return Ok{};
     const std::string why = err ? err : sqlite3_errmsg(db_);
     sqlite3_free(err);
     return StoreError{why};

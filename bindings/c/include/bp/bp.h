@@ -64,15 +64,15 @@ typedef enum bp_error_kind {
   BP_ERR_CANCELLED = 9,        /* bp_join_cancel was called before the join finished */
   BP_ERR_INTERNAL = 10,        /* a bug or an allocation failure; the message says which */
   /* ABI 0.2. */
-  BP_ERR_UNAVAILABLE = 11      /* the session could not be reached again within the reconnect policy */
+  BP_ERR_UNAVAILABLE = 11 /* the session could not be reached again within the reconnect policy */
 } bp_error_kind;
 
 #define BP_MAX_BLAMED 64
 
 typedef struct bp_error {
-  int kind;                        /* a bp_error_kind */
-  char message[512];               /* NUL-terminated, one line */
-  size_t blamed_count;             /* positions the dealer blamed (BP_ERR_ABORTED) */
+  int kind;            /* a bp_error_kind */
+  char message[512];   /* NUL-terminated, one line */
+  size_t blamed_count; /* positions the dealer blamed (BP_ERR_ABORTED) */
   uint32_t blamed[BP_MAX_BLAMED];
 } bp_error;
 
@@ -136,11 +136,11 @@ BP_API int bp_verify_batch(const bp_batch_item* items, size_t count, size_t* fai
 /* ---- sessions against a bp-dealer ------------------------------------------------- */
 
 typedef struct bp_client_options {
-  size_t size;                 /* sizeof(bp_client_options) */
-  uint32_t timeout_ms;         /* the whole exchange; 0: 120000 */
-  const char* ca_file;         /* wss://: PEM CA the dealer's certificate must chain to; NULL: system CAs */
-  const bp_key* identity;      /* signs the join or the session request; NULL: anonymous */
-  const uint8_t* dealer_key;   /* 32 bytes: refuse a dealer with any other key; NULL: any */
+  size_t size;               /* sizeof(bp_client_options) */
+  uint32_t timeout_ms;       /* the whole exchange; 0: 120000 */
+  const char* ca_file;       /* wss://: PEM CA the dealer's certificate must chain to; NULL: system CAs */
+  const bp_key* identity;    /* signs the join or the session request; NULL: anonymous */
+  const uint8_t* dealer_key; /* 32 bytes: refuse a dealer with any other key; NULL: any */
   /* Connections a join makes per outage (a drop, or the dealer moving the session to another
    * replica: it joins again with its seat's token); 0: never reconnect; < 0: the default (20). */
   int reconnect_attempts;
@@ -156,12 +156,12 @@ typedef struct bp_client_options {
 BP_API void bp_client_options_init(bp_client_options* options);
 
 typedef struct bp_session_request {
-  size_t size;                 /* sizeof(bp_session_request) */
-  size_t bits;                 /* n */
-  size_t parties;              /* m */
-  const char* label;           /* NULL: "bp" */
-  uint32_t round_timeout_ms;   /* 0: the dealer's default */
-  const char* session_id;      /* 32 lowercase hex to propose; NULL: a random one */
+  size_t size;                    /* sizeof(bp_session_request) */
+  size_t bits;                    /* n */
+  size_t parties;                 /* m */
+  const char* label;              /* NULL: "bp" */
+  uint32_t round_timeout_ms;      /* 0: the dealer's default */
+  const char* session_id;         /* 32 lowercase hex to propose; NULL: a random one */
   const uint8_t* allowed_parties; /* parties × 32 bytes, the parties' keys in position order; NULL: anonymous */
 } bp_session_request;
 
@@ -177,15 +177,14 @@ typedef struct bp_join_result bp_join_result;
 /* Joins the session with a value and its blinding (32 bytes, canonical; NULL: a random
  * one), runs the protocol and returns the aggregated proof, checked, with the dealer's
  * signature checked too. Blocks until done. Free the result with bp_join_result_free. */
-BP_API int bp_join_and_prove(const char* dealer_url, const char* session_id, uint64_t value,
-                             const uint8_t* blinding, const bp_client_options* options, bp_join_result** out,
-                             bp_error* err);
+BP_API int bp_join_and_prove(const char* dealer_url, const char* session_id, uint64_t value, const uint8_t* blinding,
+                             const bp_client_options* options, bp_join_result** out, bp_error* err);
 
 /* The result: the same JSON line `bp-party join` prints; and its parts. */
 BP_API const char* bp_join_result_json(const bp_join_result* result);
 BP_API size_t bp_join_result_position(const bp_join_result* result);
-BP_API size_t bp_join_result_parties(const bp_join_result* result); /* m */
-BP_API size_t bp_join_result_bits(const bp_join_result* result);    /* n */
+BP_API size_t bp_join_result_parties(const bp_join_result* result);    /* m */
+BP_API size_t bp_join_result_bits(const bp_join_result* result);       /* n */
 BP_API const char* bp_join_result_label(const bp_join_result* result); /* the transcript label */
 /* Commitments: m × 32 bytes. Proof: *len bytes. Signature: 64 bytes. Owned by the result. */
 BP_API const uint8_t* bp_join_result_commitments(const bp_join_result* result);

@@ -72,9 +72,9 @@ std::string describe(const ClientError& e);
 // seat held again) is bounded by `attempts` and `give_up_after`, whichever comes first; then
 // the run ends with Unavailable and the last reason.
 struct ReconnectPolicy {
-  unsigned attempts = 20;                           // connections per outage; 0: never reconnect
-  std::chrono::milliseconds first_delay{200};       // before the first; doubling after each...
-  std::chrono::milliseconds max_delay{5000};        // ...up to this, each with ±20% jitter
+  unsigned attempts = 20;                          // connections per outage; 0: never reconnect
+  std::chrono::milliseconds first_delay{200};      // before the first; doubling after each...
+  std::chrono::milliseconds max_delay{5000};       // ...up to this, each with ±20% jitter
   std::chrono::milliseconds give_up_after{60000};  // an outage longer than this ends the run
 };
 
@@ -82,11 +82,11 @@ struct ReconnectPolicy {
 // answered two challenges): see docs/embedding.md. Called on the client's strand; must not block.
 struct PartyEvent {
   enum class Kind { Connecting, Joined, Resumed, Answered, Replayed, Reconnecting, GaveUp, Done } kind;
-  size_t attempt = 0;        // Connecting, Reconnecting: the outage's connection count
-  size_t position = 0;       // Joined, Resumed, Answered, Replayed
-  int round = 0;             // Answered, Replayed: 1 (bit challenge) or 2 (poly challenge)
-  std::string challenge;     // Answered, Replayed: hex of the challenge's scalars (y||z, or x)
-  std::string detail;        // Reconnecting, GaveUp: why; Done: "ok" or the error
+  size_t attempt = 0;                  // Connecting, Reconnecting: the outage's connection count
+  size_t position = 0;                 // Joined, Resumed, Answered, Replayed
+  int round = 0;                       // Answered, Replayed: 1 (bit challenge) or 2 (poly challenge)
+  std::string challenge;               // Answered, Replayed: hex of the challenge's scalars (y||z, or x)
+  std::string detail;                  // Reconnecting, GaveUp: why; Done: "ok" or the error
   std::chrono::milliseconds delay{0};  // Reconnecting: the wait before the next connection
 };
 
@@ -114,7 +114,7 @@ struct PartyOutcome {
   size_t position = 0;
   mpc::AggregationResult result;
   wire::Attestation attestation;  // the dealer's signature over the result, already checked
-  size_t bytes_sent = 0;      // WebSocket payload bytes, this party
+  size_t bytes_sent = 0;          // WebSocket payload bytes, this party
   size_t bytes_received = 0;
 };
 

@@ -103,8 +103,12 @@ BP_INLINE CompletedPoint sub(const EdwardsPoint& p, const AffineCached& q) {
   return {fe_sub(pm, mp), fe_add(pm, mp), fe_sub(z2, txy2d), fe_add(z2, txy2d)};
 }
 
-BP_INLINE EdwardsPoint operator+(const EdwardsPoint& p, const EdwardsPoint& q) { return to_extended(add(p, to_cached(q))); }
-BP_INLINE EdwardsPoint operator-(const EdwardsPoint& p, const EdwardsPoint& q) { return to_extended(sub(p, to_cached(q))); }
+BP_INLINE EdwardsPoint operator+(const EdwardsPoint& p, const EdwardsPoint& q) {
+  return to_extended(add(p, to_cached(q)));
+}
+BP_INLINE EdwardsPoint operator-(const EdwardsPoint& p, const EdwardsPoint& q) {
+  return to_extended(sub(p, to_cached(q)));
+}
 
 BP_INLINE EdwardsPoint dbl(const EdwardsPoint& p) { return to_extended(dbl(to_projective(p))); }
 

@@ -27,29 +27,39 @@ inline constexpr Fe kFeOne{{1, 0, 0, 0, 0}};
 inline constexpr Fe kFeTwo{{2, 0, 0, 0, 0}};
 
 // Curve and ristretto255 constants (RFC 9496 section 4.1), as 51-bit limbs.
-inline constexpr Fe kD{{0x34dca135978a3ULL, 0x1a8283b156ebdULL, 0x5e7a26001c029ULL, 0x739c663a03cbbULL,
-                        0x52036cee2b6ffULL}};
-inline constexpr Fe kD2{{0x69b9426b2f159ULL, 0x35050762add7aULL, 0x3cf44c0038052ULL, 0x6738cc7407977ULL,
-                         0x2406d9dc56dffULL}};
-inline constexpr Fe kSqrtM1{{0x61b274a0ea0b0ULL, 0xd5a5fc8f189dULL, 0x7ef5e9cbd0c60ULL, 0x78595a6804c9eULL,
-                             0x2b8324804fc1dULL}};
-inline constexpr Fe kSqrtAdMinusOne{{0x7f6a0497b2e1bULL, 0x1836f0a97afd2ULL, 0x7d747f6be7638ULL,
-                                     0x456079e7e6498ULL, 0x376931bf2b834ULL}};
-inline constexpr Fe kInvSqrtAMinusD{{0xfdaa805d40eaULL, 0x2eb482e57d339ULL, 0x7610274bc58ULL, 0x6510b613dc8ffULL,
-                                     0x786c8905cfaffULL}};
-inline constexpr Fe kOneMinusDSq{{0x409c1945fc176ULL, 0x719abc6a1fc4fULL, 0x1c37f90b20684ULL, 0x6bccca55eedfULL,
-                                  0x29072a8b2b3eULL}};
-inline constexpr Fe kDMinusOneSq{{0x55aaa44ed4d20ULL, 0x59603c3332635ULL, 0x26d3baf4a7928ULL, 0x120a66e6997a9ULL,
-                                  0x5968b37af66c2ULL}};
+inline constexpr Fe kD{
+    {0x34dca135978a3ULL, 0x1a8283b156ebdULL, 0x5e7a26001c029ULL, 0x739c663a03cbbULL, 0x52036cee2b6ffULL}};
+inline constexpr Fe kD2{
+    {0x69b9426b2f159ULL, 0x35050762add7aULL, 0x3cf44c0038052ULL, 0x6738cc7407977ULL, 0x2406d9dc56dffULL}};
+inline constexpr Fe kSqrtM1{
+    {0x61b274a0ea0b0ULL, 0xd5a5fc8f189dULL, 0x7ef5e9cbd0c60ULL, 0x78595a6804c9eULL, 0x2b8324804fc1dULL}};
+inline constexpr Fe kSqrtAdMinusOne{
+    {0x7f6a0497b2e1bULL, 0x1836f0a97afd2ULL, 0x7d747f6be7638ULL, 0x456079e7e6498ULL, 0x376931bf2b834ULL}};
+inline constexpr Fe kInvSqrtAMinusD{
+    {0xfdaa805d40eaULL, 0x2eb482e57d339ULL, 0x7610274bc58ULL, 0x6510b613dc8ffULL, 0x786c8905cfaffULL}};
+inline constexpr Fe kOneMinusDSq{
+    {0x409c1945fc176ULL, 0x719abc6a1fc4fULL, 0x1c37f90b20684ULL, 0x6bccca55eedfULL, 0x29072a8b2b3eULL}};
+inline constexpr Fe kDMinusOneSq{
+    {0x55aaa44ed4d20ULL, 0x59603c3332635ULL, 0x26d3baf4a7928ULL, 0x120a66e6997a9ULL, 0x5968b37af66c2ULL}};
 
 BP_INLINE Fe fe_carry(const Fe& a) {
   Fe r = a;
   uint64_t c;
-  c = r.v[0] >> 51; r.v[0] &= kLow51; r.v[1] += c;
-  c = r.v[1] >> 51; r.v[1] &= kLow51; r.v[2] += c;
-  c = r.v[2] >> 51; r.v[2] &= kLow51; r.v[3] += c;
-  c = r.v[3] >> 51; r.v[3] &= kLow51; r.v[4] += c;
-  c = r.v[4] >> 51; r.v[4] &= kLow51; r.v[0] += c * 19;
+  c = r.v[0] >> 51;
+  r.v[0] &= kLow51;
+  r.v[1] += c;
+  c = r.v[1] >> 51;
+  r.v[1] &= kLow51;
+  r.v[2] += c;
+  c = r.v[2] >> 51;
+  r.v[2] &= kLow51;
+  r.v[3] += c;
+  c = r.v[3] >> 51;
+  r.v[3] &= kLow51;
+  r.v[4] += c;
+  c = r.v[4] >> 51;
+  r.v[4] &= kLow51;
+  r.v[0] += c * 19;
   return r;
 }
 
@@ -153,10 +163,14 @@ BP_INLINE void fe_to_bytes(uint8_t out[32], const Fe& a) {
   q = (t.v[3] + q) >> 51;
   q = (t.v[4] + q) >> 51;
   t.v[0] += 19 * q;
-  t.v[1] += t.v[0] >> 51; t.v[0] &= kLow51;
-  t.v[2] += t.v[1] >> 51; t.v[1] &= kLow51;
-  t.v[3] += t.v[2] >> 51; t.v[2] &= kLow51;
-  t.v[4] += t.v[3] >> 51; t.v[3] &= kLow51;
+  t.v[1] += t.v[0] >> 51;
+  t.v[0] &= kLow51;
+  t.v[2] += t.v[1] >> 51;
+  t.v[1] &= kLow51;
+  t.v[3] += t.v[2] >> 51;
+  t.v[2] &= kLow51;
+  t.v[4] += t.v[3] >> 51;
+  t.v[3] &= kLow51;
   t.v[4] &= kLow51;
   const uint64_t w[4] = {t.v[0] | (t.v[1] << 51), (t.v[1] >> 13) | (t.v[2] << 38), (t.v[2] >> 26) | (t.v[3] << 25),
                          (t.v[3] >> 39) | (t.v[4] << 12)};

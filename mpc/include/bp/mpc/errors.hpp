@@ -11,17 +11,17 @@
 namespace bp::mpc {
 
 enum class MpcErrorKind {
-  InvalidParameters,        // n, m or the generators do not allow this session
-  ValueOutOfRange,          // the party's own value is not below 2^n
-  InvalidPosition,          // a position outside [0, m)
-  WrongNumBitCommitments,   // the dealer got a different number of messages than parties
+  InvalidParameters,       // n, m or the generators do not allow this session
+  ValueOutOfRange,         // the party's own value is not below 2^n
+  InvalidPosition,         // a position outside [0, m)
+  WrongNumBitCommitments,  // the dealer got a different number of messages than parties
   WrongNumPolyCommitments,
   WrongNumProofShares,
   MalformedBitCommitments,  // blamed parties sent undecodable or identity points
   MalformedPolyCommitments,
-  MalformedProofShares,     // blamed parties' shares have the wrong size or fail the audit
-  MaliciousDealer,          // a challenge the party cannot reproduce, a zero challenge, or a changed retry
-  ConsumedState,            // a moved-from protocol state was used again
+  MalformedProofShares,  // blamed parties' shares have the wrong size or fail the audit
+  MaliciousDealer,       // a challenge the party cannot reproduce, a zero challenge, or a changed retry
+  ConsumedState,         // a moved-from protocol state was used again
 };
 
 struct MpcError {

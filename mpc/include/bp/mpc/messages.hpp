@@ -28,9 +28,9 @@ struct PolyChallengeMsg {
 // What every party receives at the end.
 struct AggregationResult {
   size_t n = 0;
-  std::string label;                               // the transcript label to verify under
-  std::vector<CompressedRistretto> commitments;    // V_0 .. V_{padded_m-1}
-  std::vector<size_t> padding_positions;           // positions the dealer filled in
+  std::string label;                             // the transcript label to verify under
+  std::vector<CompressedRistretto> commitments;  // V_0 .. V_{padded_m-1}
+  std::vector<size_t> padding_positions;         // positions the dealer filled in
   RangeProof proof;
 };
 

@@ -14,9 +14,9 @@ inline constexpr unsigned kProtocolVersion = 1;
 inline constexpr size_t kMaxParties = 64;
 
 struct SessionParams {
-  size_t n = 64;         // bits per value: 8, 16, 32 or 64
-  size_t parties = 1;    // real parties, 1..64
-  std::string label;     // the full transcript label (see session_label)
+  size_t n = 64;       // bits per value: 8, 16, 32 or 64
+  size_t parties = 1;  // real parties, 1..64
+  std::string label;   // the full transcript label (see session_label)
 
   // The proof aggregates the next power of two; positions parties..padded_m()-1 are
   // padding run by the dealer (value 0, blinding 0, so their commitment is the identity).

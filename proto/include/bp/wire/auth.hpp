@@ -41,7 +41,8 @@ struct CreateSessionMsg;
 struct JoinSessionMsg;
 struct ManageSessionsMsg;
 
-std::vector<uint8_t> join_statement(const ChannelContext& channel, const JoinSessionMsg& join, const PublicKey& party_key);
+std::vector<uint8_t> join_statement(const ChannelContext& channel, const JoinSessionMsg& join,
+                                    const PublicKey& party_key);
 std::vector<uint8_t> create_statement(const ChannelContext& channel, const CreateSessionMsg& create,
                                       const PublicKey& operator_key);
 std::vector<uint8_t> manage_statement(const ChannelContext& channel, const ManageSessionsMsg& manage,

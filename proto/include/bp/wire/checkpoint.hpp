@@ -38,9 +38,9 @@ struct DealerCheckpoint {
   std::optional<PublicKey> owner_key;
   std::string owner_address;
   std::array<uint8_t, 32> padding_seed{};
-  std::vector<SeatCheckpoint> seats;              // one per position
-  std::vector<BitCommitment> bit_commitments;     // empty, or one per party: round 1 decided
-  std::vector<PolyCommitment> poly_commitments;   // empty, or one per party: round 2 decided
+  std::vector<SeatCheckpoint> seats;             // one per position
+  std::vector<BitCommitment> bit_commitments;    // empty, or one per party: round 1 decided
+  std::vector<PolyCommitment> poly_commitments;  // empty, or one per party: round 2 decided
   friend bool operator==(const DealerCheckpoint&, const DealerCheckpoint&) = default;
 };
 

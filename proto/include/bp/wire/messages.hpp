@@ -51,7 +51,7 @@ struct CreateSessionMsg {
   size_t parties = 1;
   std::string label;
   uint32_t round_timeout_ms = 0;
-  std::vector<PublicKey> allowed_parties;  // empty, or one per party in position order
+  std::vector<PublicKey> allowed_parties;     // empty, or one per party in position order
   std::optional<KeySignature> operator_auth;  // absent: an anonymous request
   std::string session_id;                     // proposed by the operator; empty: the dealer picks
   friend bool operator==(const CreateSessionMsg&, const CreateSessionMsg&) = default;
@@ -63,9 +63,9 @@ struct SessionCreatedMsg {
 };
 struct JoinSessionMsg {
   std::string session_id;
-  std::vector<uint8_t> resume_token;  // empty or 16 bytes
+  std::vector<uint8_t> resume_token;       // empty or 16 bytes
   std::optional<KeySignature> party_auth;  // absent: an anonymous join
-  std::vector<uint8_t> seat_token{};  // 1.3: empty or 16 bytes the party picked for a new seat
+  std::vector<uint8_t> seat_token{};       // 1.3: empty or 16 bytes the party picked for a new seat
   friend bool operator==(const JoinSessionMsg&, const JoinSessionMsg&) = default;
 };
 struct JoinedMsg {

@@ -11,51 +11,51 @@ namespace bp::server {
 
 struct DealerConfig {
   std::string host = "127.0.0.1";
-  uint16_t port = 8700;                   // 0 picks a free port (printed on stdout)
-  unsigned threads = 0;                   // 0 = one per core
-  std::string store;                      // the outcome record: a SQLite file, or a postgresql:// URL (or
-                                          // libpq "key=value" string) shared by replicas; empty = memory only
-  std::string store_password_file;        // libpq passfile for the database password (never on the command line)
-  std::string replica_name;               // this dealer's name in a shared record; empty = HOSTNAME:PORT
-  size_t store_connections = 2;           // database connections (threads); SQLite and memory use one
-  size_t store_queue = 256;               // record calls (claims, reads) that may wait; more are answered busy
-  uint32_t store_timeout_ms = 5000;       // every record call, queueing included
-  uint32_t heartbeat_ms = 2000;           // how often this replica says in the record that it is alive
-  uint32_t takeover_after_ms = 6000;      // a replica silent this long may have its sessions taken over
-  uint32_t replica_ttl_s = 60;            // a session no replica has run for this long is closed in the
-                                          // record as aborted
-  size_t max_frame_bytes = 64 * 1024;     // larger WebSocket messages are refused (and blamed)
-  size_t max_sessions = 1000;             // running sessions at once
-  size_t max_connections = 4096;         // open sockets, lowered at start to what the fd limit allows
-  size_t max_connections_per_ip = 64;     // open sockets from one address
-  size_t max_parties = 64;                // per session (the protocol allows at most 64)
-  uint32_t handshake_timeout_ms = 5000;   // to send the HTTP request / WebSocket upgrade
-  uint32_t idle_timeout_ms = 60000;       // a WebSocket peer that answers no ping for this long is dropped
-  uint32_t request_timeout_ms = 10000;    // after the upgrade (and after each operator request): until the next
-                                          // CreateSession, JoinSession or ManageSessions
+  uint16_t port = 8700;                      // 0 picks a free port (printed on stdout)
+  unsigned threads = 0;                      // 0 = one per core
+  std::string store;                         // the outcome record: a SQLite file, or a postgresql:// URL (or
+                                             // libpq "key=value" string) shared by replicas; empty = memory only
+  std::string store_password_file;           // libpq passfile for the database password (never on the command line)
+  std::string replica_name;                  // this dealer's name in a shared record; empty = HOSTNAME:PORT
+  size_t store_connections = 2;              // database connections (threads); SQLite and memory use one
+  size_t store_queue = 256;                  // record calls (claims, reads) that may wait; more are answered busy
+  uint32_t store_timeout_ms = 5000;          // every record call, queueing included
+  uint32_t heartbeat_ms = 2000;              // how often this replica says in the record that it is alive
+  uint32_t takeover_after_ms = 6000;         // a replica silent this long may have its sessions taken over
+  uint32_t replica_ttl_s = 60;               // a session no replica has run for this long is closed in the
+                                             // record as aborted
+  size_t max_frame_bytes = 64 * 1024;        // larger WebSocket messages are refused (and blamed)
+  size_t max_sessions = 1000;                // running sessions at once
+  size_t max_connections = 4096;             // open sockets, lowered at start to what the fd limit allows
+  size_t max_connections_per_ip = 64;        // open sockets from one address
+  size_t max_parties = 64;                   // per session (the protocol allows at most 64)
+  uint32_t handshake_timeout_ms = 5000;      // to send the HTTP request / WebSocket upgrade
+  uint32_t idle_timeout_ms = 60000;          // a WebSocket peer that answers no ping for this long is dropped
+  uint32_t request_timeout_ms = 10000;       // after the upgrade (and after each operator request): until the next
+                                             // CreateSession, JoinSession or ManageSessions
   uint32_t max_connects_per_ip_per_s = 100;  // new connections one address may open per second
   uint32_t default_round_timeout_ms = 30000;
   uint32_t max_round_timeout_ms = 600000;
-  uint32_t reconnect_grace_ms = 5000;     // how long a dropped party may take to resume its seat
-  uint32_t shutdown_grace_ms = 10000;     // on SIGTERM, how long running sessions may finish
-  size_t max_sessions_per_operator = 200;  // open sessions one operator key may hold
-  size_t max_sessions_per_ip = 200;        // open sessions created from one address
+  uint32_t reconnect_grace_ms = 5000;         // how long a dropped party may take to resume its seat
+  uint32_t shutdown_grace_ms = 10000;         // on SIGTERM, how long running sessions may finish
+  size_t max_sessions_per_operator = 200;     // open sessions one operator key may hold
+  size_t max_sessions_per_ip = 200;           // open sessions created from one address
   size_t max_anonymous_sessions_per_ip = 20;  // the same for unsigned (--allow-anonymous) creates
   uint64_t outcome_retention_s = 30 * 86400;  // outcome records older than this are deleted; 0 = kept forever
-  size_t outcome_cache = 4096;            // outcomes kept in memory without --store (the only copy)
-  unsigned verify_threads = 1;            // POST /v1/verify runs on these (low-priority) threads, never on
-                                          // the threads that serve sessions
-  size_t verify_queue = 8;                // verification requests waiting; more get 503
-  uint32_t verify_per_ip_per_s = 10;      // verification requests one address may make per second; more get 429
-  size_t max_http_body_bytes = 1 << 20;   // POST bodies (256 proofs of 16 parties fit); larger get 413
+  size_t outcome_cache = 4096;                // outcomes kept in memory without --store (the only copy)
+  unsigned verify_threads = 1;                // POST /v1/verify runs on these (low-priority) threads, never on
+                                              // the threads that serve sessions
+  size_t verify_queue = 8;                    // verification requests waiting; more get 503
+  uint32_t verify_per_ip_per_s = 10;          // verification requests one address may make per second; more get 429
+  size_t max_http_body_bytes = 1 << 20;       // POST bodies (256 proofs of 16 parties fit); larger get 413
   std::string log_level = "info";
-  std::string log_format = "text";  // or "json": one object per line
-  std::string tls_cert;                   // PEM certificate chain; with tls_key: serve wss:// and https://
-  std::string tls_key;                    // PEM private key
-  std::string tls_min_version = "1.2";  // the lowest TLS version offered: 1.2 or 1.3
-  std::string dealer_key_file;            // Ed25519 key that signs results; empty = a new one per run
-  std::vector<std::string> operator_keys; // public keys (hex or .pub files) allowed to create sessions
-  bool allow_anonymous = false;           // unsigned sessions and joins; only on a loopback address
+  std::string log_format = "text";         // or "json": one object per line
+  std::string tls_cert;                    // PEM certificate chain; with tls_key: serve wss:// and https://
+  std::string tls_key;                     // PEM private key
+  std::string tls_min_version = "1.2";     // the lowest TLS version offered: 1.2 or 1.3
+  std::string dealer_key_file;             // Ed25519 key that signs results; empty = a new one per run
+  std::vector<std::string> operator_keys;  // public keys (hex or .pub files) allowed to create sessions
+  bool allow_anonymous = false;            // unsigned sessions and joins; only on a loopback address
 };
 
 // Fills the config from argv (flags override the --config file). On error or --help, the

@@ -10,6 +10,6 @@ namespace bp::server {
 size_t process_rss_kib(int pid = 0);
 size_t process_open_fds(int pid = 0);
 double process_cpu_seconds(int pid = 0);  // user + system
-size_t process_max_fds();  // this process's soft RLIMIT_NOFILE
+size_t process_max_fds();                 // this process's soft RLIMIT_NOFILE
 
 }  // namespace bp::server
