@@ -6,7 +6,7 @@
 # timings and bytes, and shut the dealer down cleanly with SIGTERM.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/deploy/install-deps.sh"
+"$root/deploy/install-deps.sh" --build  # only what the three programs need
 build="$root/build/release"
 echo "== building (Release)"
 "$root/deploy/build.sh" "$build" -DCMAKE_BUILD_TYPE=Release -DBP_BUILD_TESTS=OFF >/dev/null

@@ -1,47 +1,158 @@
 #!/usr/bin/env bash
-# Every test: unit, vector, property, CLI and integration tests plus the valgrind
-# constant-time check (g++, warnings as errors); more than one dealer for real (three
-# replicas behind nginx sharing PostgreSQL 15 with a standby: a replica added and one
-# killed, the primary killed and the standby promoted, a full disk); the dealer's TLS under
-# testssl.sh and a certificate reload; the Prometheus rules and the Grafana dashboard
-# (promtool, and every query on a real Prometheus scraping a real dealer); the deployment
-# checks, the multi-node topology in network namespaces, and the image built with podman
-# running the compose demos (plain, TLS, and three replicas with Prometheus); then the whole suite again under AddressSanitizer and
-# UndefinedBehaviorSanitizer (clang++, warnings as errors) and the daemon's integration
-# tests under ThreadSanitizer.
-set -euo pipefail
+# shellcheck disable=SC2317  # the stage_* functions are called by name ("stage_$s")
+# The test command, in stages:
+#   tests/run.sh              every stage (what .ci/run runs)
+#   tests/run.sh STAGE...     those stages only (each builds or installs what it needs)
+#   tests/run.sh --list       the stages and what each checks
+# Every stage runs even when an earlier one failed; the exit status says whether any did,
+# and the last lines are a table of each stage's result and wall time. Each stage installs
+# the Debian packages it needs (deploy/install-deps.sh SET), once per run.
+#
+# The sanitizer builds are started in the background, at the lowest priority, as soon as
+# the g++ build is done: they take the CPU the network stages leave idle (those wait on
+# sockets, timeouts and containers most of the time, and at normal priority they keep the
+# CPU they need), and their stages then run their tests with the machine to themselves.
+set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/deploy/install-deps.sh"
+cd "$root"
 
-echo "== g++ build and tests"
-"$root/deploy/build.sh" "$root/build/gcc" -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBP_WERROR=ON
-ctest --test-dir "$root/build/gcc" --output-on-failure -j 2
+all_stages=(format deploy gcc cluster faults tls prometheus netns containers asan tsan)
+declare -A about=(
+  [format]="clang-format: every C and C++ file as .clang-format says"
+  [deploy]="deployment artefacts: compose files, Dockerfile, scripts (shellcheck), Kubernetes manifests"
+  [gcc]="g++ build (warnings as errors) and every CTest: unit, vectors, service, bindings (C, Python, Go), static, valgrind constant-time"
+  [cluster]="three dealers behind nginx on PostgreSQL with a standby: SIGKILL, a ring change, failover, a full disk"
+  [faults]="the fault-injection test: a nemesis (kill, pause, SIGTERM, ring change, database cut and failover) under load, and a checker"
+  [tls]="testssl.sh against the TLS dealer, --tls-min-version 1.3, certificate reload on SIGHUP"
+  [prometheus]="alert and recording rules (promtool), every rule and dashboard query on a real Prometheus scraping a dealer"
+  [netns]="the compose topology as local processes in network namespaces"
+  [containers]="the image built with podman; the compose demos (plain, TLS, three replicas with Prometheus)"
+  [asan]="clang++ AddressSanitizer + UndefinedBehaviorSanitizer build, every CTest, the fuzzers"
+  [tsan]="clang++ ThreadSanitizer build: the daemon's integration tests and the C ABI's threads"
+)
+declare -A sets=(
+  [format]="format" [deploy]="deploy" [gcc]="build bindings gcc" [cluster]="build gcc postgres nginx"
+  [faults]="build gcc postgres nginx" [tls]="build gcc tls" [prometheus]="build gcc prometheus"
+  [netns]="build gcc netns" [containers]="containers" [asan]="build bindings clang" [tsan]="build bindings clang"
+)
 
-echo "== more than one dealer: replicas behind nginx sharing PostgreSQL, failover, a full disk"
-"$root/tests/cluster/test_cluster.sh" "$root/build/gcc"
+if [ "${1:-}" = --list ]; then
+  for s in "${all_stages[@]}"; do printf '%-11s %s\n' "$s" "${about[$s]}"; done
+  exit 0
+fi
+selected=("$@")
+[ ${#selected[@]} -gt 0 ] || selected=("${all_stages[@]}")
+for s in "${selected[@]}"; do
+  [ -n "${about[$s]+set}" ] || { echo "error: no stage '$s' (tests/run.sh --list)" >&2; exit 2; }
+done
+wants() { local s; for s in "${selected[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 
-echo "== TLS as an operator audits it: testssl.sh, --tls-min-version 1.3, certificate reload on SIGHUP"
-"$root/tests/tls/test_tls_dealer.sh" "$root/build/gcc"
+declare -A installed=()
+install_for() {  # install_for STAGE: its package sets, each once per run
+  local set todo=()
+  for set in ${sets[$1]}; do [ -n "${installed[$set]+set}" ] || todo+=("$set"); done
+  [ ${#todo[@]} -eq 0 ] && return 0
+  "$root/deploy/install-deps.sh" "${todo[@]}" || return 1
+  for set in "${todo[@]}"; do installed[$set]=1; done
+}
 
-echo "== alert and recording rules and the dashboard: promtool, and every query on a real Prometheus scraping a real dealer"
-"$root/tests/prometheus/test_prometheus.sh" "$root/build/gcc"
+# One configuration per build tree, with the test builds' flags: -g1 (lines only) for
+# stack traces at half the compile time of full debug information; the sanitizers at -O1.
+gcc_build=$root/build/gcc
+configure_gcc() {
+  cmake -S "$root" -B "$gcc_build" -G Ninja -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DBP_WERROR=ON >/dev/null
+}
+# The programs and tests the stages after gcc run (all of them when the gcc stage ran).
+need_gcc_build() { configure_gcc && cmake --build "$gcc_build" -j "$(nproc)"; }
+configure_sanitizer() {  # configure_sanitizer DIR FLAG
+  cmake -S "$root" -B "$1" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" "$2" -DBP_WERROR=ON >/dev/null
+}
 
-echo "== deployment artefacts (compose, Dockerfile, scripts, Kubernetes manifests)"
-"$root/deploy/check-deploy.sh"
-echo "== the compose topology as local processes in network namespaces"
-"$root/deploy/netns-demo.sh" "$root/build/gcc"
-echo "== the image built with podman and the compose demo run (plain and TLS)"
-"$root/deploy/container-demo.sh"
+# The background build of the sanitizer trees: ASan+UBSan (everything), then TSan (what
+# its stage runs), at nice 19.
+bg_pid='' bg_log=$root/build/sanitizer-builds.log
+start_sanitizer_builds() {
+  wants asan || wants tsan || return 0
+  [ -z "$bg_pid" ] || return 0
+  install_for asan || return 1
+  mkdir -p "$root/build"
+  (
+    set -e
+    if wants asan; then
+      configure_sanitizer "$root/build/asan" -DBP_SANITIZE=ON
+      nice -n 19 cmake --build "$root/build/asan" -j "$(nproc)"
+      echo "asan built"
+    fi
+    if wants tsan; then
+      configure_sanitizer "$root/build/tsan" -DBP_TSAN=ON
+      nice -n 19 cmake --build "$root/build/tsan" -j "$(nproc)" --target bp_threads_tests
+      echo "tsan built"
+    fi
+  ) >"$bg_log" 2>&1 &
+  bg_pid=$!
+  echo "   (the sanitizer builds run in the background at nice 19: $bg_log)"
+}
+bg_status=''
+wait_sanitizer_builds() {
+  if [ -z "$bg_status" ]; then
+    if [ -z "$bg_pid" ]; then start_sanitizer_builds || return 1; fi
+    wait "$bg_pid"
+    bg_status=$?
+    tail -n 30 "$bg_log" | grep -E "error|FAILED" || true
+  fi
+  return "$bg_status"
+}
 
-echo "== clang++ AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
-"$root/deploy/build.sh" "$root/build/asan" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DBP_SANITIZE=ON -DBP_WERROR=ON
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir "$root/build/asan" --output-on-failure -j 2
+stage_format() { "$root/tests/format/check_format.sh"; }
+stage_deploy() { "$root/deploy/check-deploy.sh"; }
+# Stages run in this shell (the background build they may start must be its child); each
+# is one chain of commands whose status is the stage's.
+stage_gcc() {
+  configure_gcc && cmake --build "$gcc_build" -j "$(nproc)" &&
+    { start_sanitizer_builds; ctest --test-dir "$gcc_build" --output-on-failure -j 2; }
+}
+stage_cluster() { need_gcc_build && "$root/tests/cluster/test_cluster.sh" "$gcc_build"; }
+stage_faults() { need_gcc_build && "$root/tests/faults/test_faults.sh" "$gcc_build"; }
+stage_tls() { need_gcc_build && "$root/tests/tls/test_tls_dealer.sh" "$gcc_build"; }
+stage_prometheus() { need_gcc_build && "$root/tests/prometheus/test_prometheus.sh" "$gcc_build"; }
+stage_netns() { need_gcc_build && "$root/deploy/netns-demo.sh" "$gcc_build"; }
+stage_containers() { "$root/deploy/container-demo.sh"; }
+stage_asan() {
+  wait_sanitizer_builds &&
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+      ctest --test-dir "$root/build/asan" --output-on-failure -j 2
+}
+stage_tsan() {
+  wait_sanitizer_builds &&
+    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir "$root/build/tsan" --output-on-failure -L threads
+}
 
-echo "== clang++ ThreadSanitizer build: the daemon's integration tests and the C ABI's threads"
-cmake -S "$root" -B "$root/build/tsan" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DBP_TSAN=ON -DBP_WERROR=ON >/dev/null
-cmake --build "$root/build/tsan" -j "$(nproc)" --target test_service test_auth_service test_hardening test_c_abi bp-dealer bp-party bp
-TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir "$root/build/tsan" --output-on-failure \
-  -R '^test_(auth_service|service|hardening|c_abi)$'
+declare -A result=() took=()
+run_started=$(date +%s)
+# Without the g++ stage nothing comes before the sanitizer builds: they start at once.
+wants gcc || start_sanitizer_builds || true
+for s in "${all_stages[@]}"; do
+  wants "$s" || continue
+  echo "== $s: ${about[$s]}"
+  started=$(date +%s)
+  if install_for "$s" && "stage_$s"; then result[$s]=passed; else result[$s]=FAILED; fi
+  took[$s]=$(($(date +%s) - started))
+done
+[ -z "$bg_pid" ] || wait "$bg_pid" 2>/dev/null || true
+
+echo
+echo "| stage | result | wall time |"
+echo "|---|---|---:|"
+status=0
+for s in "${all_stages[@]}"; do
+  wants "$s" || continue
+  printf '| %s | %s | %d min %02d s |\n' "$s" "${result[$s]}" $((took[$s] / 60)) $((took[$s] % 60))
+  [ "${result[$s]}" = passed ] || status=1
+done
+total=$(($(date +%s) - run_started))
+printf '| all | %s | %d min %02d s |\n' "$([ $status = 0 ] && echo passed || echo FAILED)" $((total / 60)) $((total % 60))
+exit $status
