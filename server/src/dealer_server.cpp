@@ -1,6 +1,6 @@
 #include "bp/server/dealer_server.hpp"
 
-#include "log.hpp"
+#include "observability/log.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -16,17 +16,17 @@
 
 #include <sodium.h>
 
-#include "admission.hpp"
+#include "net/admission.hpp"
 #include "bp/hex.hpp"
 #include "bp/server/process_stats.hpp"
-#include "http_connection.hpp"
-#include "tls_credentials.hpp"
-#include "json_bodies.hpp"
-#include "registry.hpp"
+#include "net/http_connection.hpp"
+#include "net/tls_credentials.hpp"
+#include "session/outcome_json.hpp"
+#include "session/registry.hpp"
 #include "record/postgres_connection.hpp"
 #include "record/sql_record_store.hpp"
 #include "record/sqlite_connection.hpp"
-#include "verify_pool.hpp"
+#include "net/verify_pool.hpp"
 
 namespace bp::server {
 

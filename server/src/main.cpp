@@ -4,7 +4,7 @@
 
 #include "bp/server/config.hpp"
 #include "bp/server/dealer_server.hpp"
-#include "log.hpp"
+#include "observability/log.hpp"
 
 int main(int argc, char** argv) {
   const auto parsed = bp::server::parse_dealer_config(argc, argv);

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "log.hpp"
+#include "observability/log.hpp"
 
 using namespace bp::server;
 

@@ -15,7 +15,7 @@
 #include "bp/mpc/party.hpp"
 #include "bp/random.hpp"
 #include "bp/wire/auth.hpp"
-#include "session.hpp"
+#include "session/session.hpp"
 #include <spdlog/spdlog.h>
 
 using namespace bp;

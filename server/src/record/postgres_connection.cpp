@@ -1,4 +1,4 @@
-#include "postgres_connection.hpp"
+#include "record/postgres_connection.hpp"
 
 #include <libpq-fe.h>
 #include <poll.h>

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "sql_connection.hpp"
+#include "record/sql_connection.hpp"
 
 namespace bp::server {
 

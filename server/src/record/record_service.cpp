@@ -1,6 +1,6 @@
-#include "record_service.hpp"
+#include "record/record_service.hpp"
 
-#include "../log.hpp"
+#include "observability/log.hpp"
 
 #include <algorithm>
 

@@ -23,8 +23,8 @@
 #include <thread>
 #include <vector>
 
-#include "../metrics.hpp"
-#include "record_store.hpp"
+#include "observability/metrics.hpp"
+#include "record/record_store.hpp"
 
 namespace bp::server {
 

@@ -1,4 +1,4 @@
-#include "schema.hpp"
+#include "record/schema.hpp"
 
 #include <string>
 

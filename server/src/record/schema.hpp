@@ -4,7 +4,7 @@
 // extend test_record_store's upgrade test with a record of the version before.
 #pragma once
 
-#include "sql_connection.hpp"
+#include "record/sql_connection.hpp"
 
 namespace bp::server {
 

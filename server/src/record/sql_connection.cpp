@@ -1,4 +1,4 @@
-#include "sql_connection.hpp"
+#include "record/sql_connection.hpp"
 
 #include <cstdlib>
 

@@ -14,7 +14,7 @@
 #include <variant>
 #include <vector>
 
-#include "record_store.hpp"
+#include "record/record_store.hpp"
 
 namespace bp::server {
 

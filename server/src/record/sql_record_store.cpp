@@ -1,9 +1,9 @@
-#include "sql_record_store.hpp"
+#include "record/sql_record_store.hpp"
 
 #include <stdexcept>
 
 #include "bp/hex.hpp"
-#include "schema.hpp"
+#include "record/schema.hpp"
 
 namespace bp::server {
 namespace {

@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "record_store.hpp"
-#include "sql_connection.hpp"
+#include "record/record_store.hpp"
+#include "record/sql_connection.hpp"
 
 namespace bp::server {
 

@@ -1,4 +1,4 @@
-#include "sqlite_connection.hpp"
+#include "record/sqlite_connection.hpp"
 
 #include <sqlite3.h>
 

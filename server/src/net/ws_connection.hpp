@@ -25,9 +25,9 @@
 #include <deque>
 #include <memory>
 
-#include "admission.hpp"
-#include "connection_env.hpp"
-#include "session.hpp"
+#include "net/admission.hpp"
+#include "net/connection_env.hpp"
+#include "session/session.hpp"
 
 namespace bp::server {
 

@@ -1,4 +1,4 @@
-#include "log.hpp"
+#include "observability/log.hpp"
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/sinks/stdout_sinks.h>

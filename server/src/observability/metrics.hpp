@@ -8,7 +8,7 @@
 #include <mutex>
 #include <string>
 
-#include "abort_kind.hpp"
+#include "observability/abort_kind.hpp"
 
 namespace bp::server {
 

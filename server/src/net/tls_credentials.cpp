@@ -1,4 +1,4 @@
-#include "tls_credentials.hpp"
+#include "net/tls_credentials.hpp"
 
 #include <openssl/ssl.h>
 #include <openssl/x509.h>

@@ -1,4 +1,4 @@
-#include "admission.hpp"
+#include "net/admission.hpp"
 
 namespace bp::server {
 

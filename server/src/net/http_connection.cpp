@@ -1,12 +1,12 @@
-#include "http_connection.hpp"
+#include "net/http_connection.hpp"
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <chrono>
 
 #include "bp/wire/proof_records.hpp"
-#include "json_bodies.hpp"
-#include "ws_connection.hpp"
+#include "net/json_bodies.hpp"
+#include "net/ws_connection.hpp"
 
 namespace bp::server {
 

@@ -1,9 +1,9 @@
-#include "registry.hpp"
+#include "session/registry.hpp"
 
 #include <algorithm>
 
-#include "json_bodies.hpp"
-#include "log.hpp"
+#include "session/outcome_json.hpp"
+#include "observability/log.hpp"
 
 namespace bp::server {
 

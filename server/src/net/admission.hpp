@@ -13,7 +13,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "per_second_counter.hpp"
+#include "observability/per_second_counter.hpp"
 
 namespace bp::server {
 

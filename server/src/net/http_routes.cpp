@@ -1,8 +1,8 @@
-#include "http_routes.hpp"
+#include "net/http_routes.hpp"
 
 #include <boost/beast/websocket/rfc6455.hpp>
 
-#include "json_bodies.hpp"
+#include "net/json_bodies.hpp"
 
 namespace bp::server {
 

@@ -25,7 +25,7 @@
 #include "bp/mpc/dealer.hpp"
 #include "bp/wire/checkpoint.hpp"
 #include "bp/wire/codec.hpp"
-#include "metrics.hpp"
+#include "observability/metrics.hpp"
 #include "record/record_store.hpp"
 
 namespace bp::server {

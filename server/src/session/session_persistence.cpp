@@ -7,8 +7,8 @@
 // parties' "unavailable" naming the record, never in an answer the record does not hold).
 #include <boost/asio/post.hpp>
 
-#include "log.hpp"
-#include "session.hpp"
+#include "observability/log.hpp"
+#include "session/session.hpp"
 
 namespace bp::server {
 

@@ -7,9 +7,9 @@
 #include <memory>
 #include <optional>
 
-#include "admission.hpp"
-#include "connection_env.hpp"
-#include "http_routes.hpp"
+#include "net/admission.hpp"
+#include "net/connection_env.hpp"
+#include "net/http_routes.hpp"
 
 namespace bp::server {
 

@@ -14,7 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "per_second_counter.hpp"
+#include "observability/per_second_counter.hpp"
 
 namespace bp::server {
 

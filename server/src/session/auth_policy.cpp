@@ -1,6 +1,6 @@
-#include "auth_policy.hpp"
+#include "session/auth_policy.hpp"
 
-#include "log.hpp"
+#include "observability/log.hpp"
 
 #include <algorithm>
 #include <set>

@@ -7,11 +7,11 @@
 #include <boost/beast/ssl.hpp>
 
 #include "bp/server/config.hpp"
-#include "auth_policy.hpp"
-#include "metrics.hpp"
-#include "registry.hpp"
+#include "session/auth_policy.hpp"
+#include "observability/metrics.hpp"
+#include "session/registry.hpp"
 #include "record/record_service.hpp"
-#include "verify_pool.hpp"
+#include "net/verify_pool.hpp"
 
 namespace bp::server {
 

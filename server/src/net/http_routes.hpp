@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "connection_env.hpp"
+#include "net/connection_env.hpp"
 
 namespace bp::server {
 

@@ -1,7 +1,7 @@
-#include "ws_connection.hpp"
+#include "net/ws_connection.hpp"
 
 #include <sodium.h>
-#include "log.hpp"
+#include "observability/log.hpp"
 
 #include <boost/asio/post.hpp>
 

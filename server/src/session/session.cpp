@@ -1,4 +1,4 @@
-#include "session.hpp"
+#include "session/session.hpp"
 
 #include <sodium.h>
 
@@ -6,7 +6,7 @@
 #include <boost/asio/post.hpp>
 
 #include "bp/wire/auth.hpp"
-#include "log.hpp"
+#include "observability/log.hpp"
 
 namespace bp::server {
 

@@ -1,4 +1,4 @@
-#include "verify_pool.hpp"
+#include "net/verify_pool.hpp"
 
 #include <sys/resource.h>
 #include <sys/syscall.h>

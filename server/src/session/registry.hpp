@@ -28,7 +28,7 @@
 #include "bp/server/config.hpp"
 #include "bp/wire/codec.hpp"
 #include "record/record_service.hpp"
-#include "session.hpp"
+#include "session/session.hpp"
 
 namespace bp::server {
 

@@ -1,4 +1,4 @@
-#include "metrics.hpp"
+#include "observability/metrics.hpp"
 
 #include <malloc.h>
 
