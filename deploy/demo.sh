@@ -27,7 +27,7 @@ for name in operator dealer party0 party1 party2 party3; do
   printf '   %-8s %s\n' "$name" "$("$party" keygen --out "$work/$name.key")"
 done
 
-"$dealer" --listen 127.0.0.1:0 --db "$work/outcomes.db" --operator-key "$work/operator.key.pub" \
+"$dealer" --listen 127.0.0.1:0 --record "$work/outcomes.db" --operator-key "$work/operator.key.pub" \
   --dealer-key "$work/dealer.key" >"$work/dealer.out" 2>"$work/dealer.log" &
 dealer_pid=$!
 for _ in $(seq 100); do grep -q listening "$work/dealer.out" 2>/dev/null && break; sleep 0.1; done

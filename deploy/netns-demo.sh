@@ -74,7 +74,7 @@ listen=127.0.0.1:0
 [ $mode = netns ] && listen=0.0.0.0:8700
 "${dealer_prefix[@]}" bp-dealer --listen "$listen" --threads 2 \
   --operator-key "$BP_KEYS_DIR/operator.key.pub" --dealer-key "$BP_KEYS_DIR/dealer.key" \
-  --db "$work/outcomes.db" >"$work/dealer.out" 2>"$work/dealer.log" &
+  --record "$work/outcomes.db" >"$work/dealer.out" 2>"$work/dealer.log" &
 dealer_pid=$!
 for _ in $(seq 100); do grep -q listening "$work/dealer.out" 2>/dev/null && break; sleep 0.1; done
 grep -q listening "$work/dealer.out" || { cat "$work/dealer.log" >&2; exit 1; }

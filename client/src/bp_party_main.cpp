@@ -262,7 +262,7 @@ int sessions(int argc, char** argv) {
   for (const auto& id : listing->not_cancelled)
     std::fprintf(stderr, "not cancelled (not an open session of yours): %s\n", id.c_str());
   for (const auto& s : listing->sessions)
-    std::printf("%s %s %zu/%zu n=%zu%s%s\n", s.session_id.c_str(), s.phase.c_str(), s.joined, s.parties, s.n,
+    std::printf("%s %s %zu/%zu bits=%zu%s%s\n", s.session_id.c_str(), s.phase.c_str(), s.joined, s.parties, s.bits,
                 s.replica.empty() ? "" : " on ", s.replica.c_str());
   return listing->not_cancelled.empty() ? 0 : 1;
 }

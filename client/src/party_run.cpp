@@ -148,7 +148,7 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
       emit({PartyEvent::Kind::Resumed, 0, position_, 0, {}, {}, {}});
       return last_sent_ ? send(*last_sent_) : Step{};
     }
-    const mpc::SessionParams params{joined.n, joined.parties, joined.transcript_label};
+    const mpc::SessionParams params{joined.bits, joined.parties, joined.transcript_label};
     auto party = mpc::PartyAwaitingPosition::create(generators(params.n, params.padded_m()), pedersen(), params, value_,
                                                     blinding_);
     if (!party) return from_mpc(party.error());

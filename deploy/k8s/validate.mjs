@@ -113,17 +113,17 @@ else {
   // replica has a name of its own (the pod's).
   const dealer = pod.containers.find((c) => c.name === "bp-dealer");
   const env = Object.fromEntries((dealer?.env ?? []).map((e) => [e.name, e]));
-  const storeUrl = env.BP_DEALER_STORE?.value;
-  if (!storeUrl) fail("StatefulSet", "no BP_DEALER_STORE: replicas would each keep a record of their own");
+  const storeUrl = env.BP_DEALER_RECORD?.value;
+  if (!storeUrl) fail("StatefulSet", "no BP_DEALER_RECORD: replicas would each keep a record of their own");
   else {
     const url = new URL(storeUrl);
-    if (url.password) fail("StatefulSet", "BP_DEALER_STORE carries a password (use BP_DEALER_STORE_PASSWORD_FILE)");
+    if (url.password) fail("StatefulSet", "BP_DEALER_RECORD carries a password (use BP_DEALER_RECORD_PASSWORD_FILE)");
     if (url.searchParams.get("sslmode") !== "verify-full") fail("StatefulSet", "the record is not reached with sslmode=verify-full");
     const [cluster] = byKind("Cluster");
     if (cluster) {
-      if (url.hostname !== `${cluster.metadata.name}-rw`) fail("StatefulSet", `BP_DEALER_STORE's host is not ${cluster.metadata.name}-rw`);
+      if (url.hostname !== `${cluster.metadata.name}-rw`) fail("StatefulSet", `BP_DEALER_RECORD's host is not ${cluster.metadata.name}-rw`);
       if (url.pathname.slice(1) !== cluster.spec.bootstrap.initdb.database || url.username !== cluster.spec.bootstrap.initdb.owner)
-        fail("StatefulSet", "BP_DEALER_STORE's database or user is not the Cluster's");
+        fail("StatefulSet", "BP_DEALER_RECORD's database or user is not the Cluster's");
       if ((cluster.spec.minSyncReplicas ?? 0) < 1) fail(`Cluster/${cluster.metadata.name}`, "no synchronous standby: an acknowledged record could be lost with the primary");
       if (cluster.spec.instances < 2) fail(`Cluster/${cluster.metadata.name}`, "one instance cannot fail over");
       for (const v of pod.volumes ?? [])
@@ -132,7 +132,7 @@ else {
           fail("StatefulSet", `volume ${v.name} names ${v.secret.secretName}, which the Cluster does not make`);
     }
   }
-  if (!env.BP_DEALER_STORE_PASSWORD_FILE) fail("StatefulSet", "no BP_DEALER_STORE_PASSWORD_FILE");
+  if (!env.BP_DEALER_RECORD_PASSWORD_FILE) fail("StatefulSet", "no BP_DEALER_RECORD_PASSWORD_FILE");
   if (env.BP_DEALER_REPLICA_NAME?.valueFrom?.fieldRef?.fieldPath !== "metadata.name")
     fail("StatefulSet", "BP_DEALER_REPLICA_NAME is not the pod's name (replica names must be unique)");
   if ((sts.spec.volumeClaimTemplates ?? []).length) fail("StatefulSet", "a volume per replica: the record is shared");

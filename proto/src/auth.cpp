@@ -46,7 +46,7 @@ std::vector<uint8_t> create_statement(const ChannelContext& channel, const Creat
                                       const PublicKey& operator_key) {
   Statement s("bp-agg/v1 create");
   s.channel(channel).field(create.session_id);
-  s.number(create.n).number(create.parties).field(create.label).number(create.round_timeout_ms);
+  s.number(create.bits).number(create.parties).field(create.label).number(create.round_timeout_ms);
   s.number(create.allowed_parties.size());
   for (const auto& key : create.allowed_parties) s.field(key);
   return s.field(operator_key).take();

@@ -25,7 +25,7 @@ TokenHash hash_resume_token(std::span<const uint8_t> token) {
 std::vector<uint8_t> encode_checkpoint(const DealerCheckpoint& c) {
   record::DealerCheckpoint m;
   m.set_format(kCheckpointFormat);
-  m.set_n(static_cast<uint32_t>(c.n));
+  m.set_bits(static_cast<uint32_t>(c.bits));
   m.set_parties(static_cast<uint32_t>(c.parties));
   m.set_transcript_label(c.transcript_label);
   m.set_round_timeout_ms(c.round_timeout_ms);
@@ -52,7 +52,7 @@ Result<DealerCheckpoint, CodecError> decode_checkpoint(std::span<const uint8_t> 
     return error(CodecErrorKind::Unparseable, "not a dealer checkpoint");
   if (m.format() != kCheckpointFormat)
     return error(CodecErrorKind::UnsupportedVersion, "checkpoint format " + std::to_string(m.format()));
-  if (!is_valid_bitsize(m.n())) return error(CodecErrorKind::BadLength, "n is not 8, 16, 32 or 64");
+  if (!is_valid_bitsize(m.bits())) return error(CodecErrorKind::BadLength, "bits is not 8, 16, 32 or 64");
   if (m.parties() == 0 || m.parties() > limits.max_parties)
     return error(CodecErrorKind::TooMany, "parties must be 1.." + std::to_string(limits.max_parties));
   if (m.transcript_label().size() > 2 * limits.max_label_bytes) return error(CodecErrorKind::TooMany, "label too long");
@@ -68,7 +68,7 @@ Result<DealerCheckpoint, CodecError> decode_checkpoint(std::span<const uint8_t> 
     return error(CodecErrorKind::BadLength, "a round's commitments are every party's or none");
 
   DealerCheckpoint out;
-  out.n = m.n();
+  out.bits = m.bits();
   out.parties = m.parties();
   out.transcript_label = m.transcript_label();
   out.round_timeout_ms = m.round_timeout_ms();

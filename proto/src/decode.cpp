@@ -62,7 +62,7 @@ Result<Message, CodecError> decode_message(const pb::ProofShare& m, const Limits
 }
 
 Result<Message, CodecError> decode_message(const pb::AggregationResult& m, const Limits& limits) {
-  if (!is_valid_bitsize(m.n())) return error(CodecErrorKind::BadLength, "n is not 8, 16, 32 or 64");
+  if (!is_valid_bitsize(m.bits())) return error(CodecErrorKind::BadLength, "bits is not 8, 16, 32 or 64");
   if (m.label().size() > limits.max_label_bytes) return error(CodecErrorKind::TooMany, "label too long");
   const size_t count = static_cast<size_t>(m.commitments_size());
   if (count == 0 || count > limits.max_parties || !is_power_of_two(count))
@@ -70,7 +70,7 @@ Result<Message, CodecError> decode_message(const pb::AggregationResult& m, const
   if (static_cast<size_t>(m.padding_positions_size()) >= count)
     return error(CodecErrorKind::TooMany, "more padding positions than commitments");
   mpc::AggregationResult out;
-  out.n = m.n();
+  out.n = m.bits();
   out.label = m.label();
   for (const auto& c : m.commitments()) {
     BP_TRY(p, point(c, "commitment"));
@@ -113,13 +113,13 @@ Result<Message, CodecError> decode_message(const pb::Abort& m, const Limits& lim
 }
 
 Result<Message, CodecError> decode_message(const pb::CreateSession& m, const Limits& limits) {
-  if (!is_valid_bitsize(m.n())) return error(CodecErrorKind::BadLength, "n is not 8, 16, 32 or 64");
+  if (!is_valid_bitsize(m.bits())) return error(CodecErrorKind::BadLength, "bits is not 8, 16, 32 or 64");
   if (m.parties() == 0 || m.parties() > limits.max_parties)
     return error(CodecErrorKind::TooMany, "parties must be 1.." + std::to_string(limits.max_parties));
   if (m.label().size() > limits.max_label_bytes) return error(CodecErrorKind::TooMany, "label too long");
   if (m.allowed_parties_size() != 0 && static_cast<uint32_t>(m.allowed_parties_size()) != m.parties())
     return error(CodecErrorKind::BadLength, "the allow-list names one key per party or none");
-  CreateSessionMsg out{m.n(), m.parties(), m.label(), m.round_timeout_ms(), {}, {}, {}};
+  CreateSessionMsg out{m.bits(), m.parties(), m.label(), m.round_timeout_ms(), {}, {}, {}};
   for (const auto& k : m.allowed_parties()) {
     BP_TRY(key, fixed<kPublicKeyBytes>(k, "allowed party key"));
     out.allowed_parties.push_back(key);
@@ -152,14 +152,14 @@ Result<Message, CodecError> decode_message(const pb::JoinSession& m, const Limit
 }
 
 Result<Message, CodecError> decode_message(const pb::Joined& m, const Limits& limits) {
-  if (!is_valid_bitsize(m.n())) return error(CodecErrorKind::BadLength, "n is not 8, 16, 32 or 64");
+  if (!is_valid_bitsize(m.bits())) return error(CodecErrorKind::BadLength, "bits is not 8, 16, 32 or 64");
   if (m.parties() == 0 || m.parties() > limits.max_parties || m.position() >= m.parties())
     return error(CodecErrorKind::BadLength, "position or parties out of range");
   if (m.transcript_label().size() > 2 * limits.max_label_bytes) return error(CodecErrorKind::TooMany, "label too long");
   if (m.resume_token().size() != kResumeTokenBytes)
     return error(CodecErrorKind::BadLength, "a resume token is 16 bytes");
   return Message{JoinedMsg{
-      m.position(), m.n(), m.parties(), m.transcript_label(), {m.resume_token().begin(), m.resume_token().end()}}};
+      m.position(), m.bits(), m.parties(), m.transcript_label(), {m.resume_token().begin(), m.resume_token().end()}}};
 }
 
 Result<Message, CodecError> decode_message(const pb::Hello& m, const Limits&) {
@@ -189,7 +189,7 @@ Result<Message, CodecError> decode_message(const pb::SessionList& m, const Limit
     if (!valid_session_id(s.session_id())) return error(CodecErrorKind::BadLength, "malformed session id");
     if (s.phase().size() > 32) return error(CodecErrorKind::TooMany, "phase name too long");
     if (s.replica().size() > kMaxReplicaNameBytes) return error(CodecErrorKind::TooMany, "replica name too long");
-    out.sessions.push_back({s.session_id(), s.n(), s.parties(), s.joined(), s.phase(), s.replica()});
+    out.sessions.push_back({s.session_id(), s.bits(), s.parties(), s.joined(), s.phase(), s.replica()});
   }
   for (const auto& id : m.not_cancelled()) {
     if (!valid_session_id(id)) return error(CodecErrorKind::BadLength, "malformed session id");

@@ -40,7 +40,7 @@ std::vector<uint8_t> encode(const Message& message) {
         m->set_dealer_key(text_of(message.attestation->dealer_key));
         m->set_dealer_signature(text_of(message.attestation->signature));
       }
-      m->set_n(static_cast<uint32_t>(r.n));
+      m->set_bits(static_cast<uint32_t>(r.n));
       m->set_label(r.label);
       for (const auto& c : r.commitments) m->add_commitments(bytes_of(c));
       for (size_t j : r.padding_positions) m->add_padding_positions(static_cast<uint32_t>(j));
@@ -55,7 +55,7 @@ std::vector<uint8_t> encode(const Message& message) {
     }
     void operator()(const CreateSessionMsg& c) {
       auto* m = env.mutable_create_session();
-      m->set_n(static_cast<uint32_t>(c.n));
+      m->set_bits(static_cast<uint32_t>(c.bits));
       m->set_parties(static_cast<uint32_t>(c.parties));
       m->set_label(c.label);
       m->set_round_timeout_ms(c.round_timeout_ms);
@@ -102,7 +102,7 @@ std::vector<uint8_t> encode(const Message& message) {
       for (const auto& s : l.sessions) {
         auto* out = m->add_sessions();
         out->set_session_id(s.session_id);
-        out->set_n(static_cast<uint32_t>(s.n));
+        out->set_bits(static_cast<uint32_t>(s.bits));
         out->set_parties(static_cast<uint32_t>(s.parties));
         out->set_joined(static_cast<uint32_t>(s.joined));
         out->set_phase(s.phase);
@@ -113,7 +113,7 @@ std::vector<uint8_t> encode(const Message& message) {
     void operator()(const JoinedMsg& j) {
       auto* m = env.mutable_joined();
       m->set_position(static_cast<uint32_t>(j.position));
-      m->set_n(static_cast<uint32_t>(j.n));
+      m->set_bits(static_cast<uint32_t>(j.bits));
       m->set_parties(static_cast<uint32_t>(j.parties));
       m->set_transcript_label(j.transcript_label);
       m->set_resume_token(std::string(j.resume_token.begin(), j.resume_token.end()));

@@ -7,10 +7,12 @@
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 namespace bp::server {
 namespace {
@@ -45,18 +47,56 @@ bool parse_duration_s(const std::string& v, uint64_t& out) {
   return true;
 }
 
+// One option: how a value sets it, how its current value reads (its default, in --help),
+// what it is for. A default is said in DealerConfig alone; --help and the documentation's
+// tables (checked by tests/docs/check_docs.py) read it from there.
+struct Option {
+  Setter set;
+  std::function<std::string(const DealerConfig&)> show;  // "" when it has no default worth saying
+  const char* help;
+  const char* alias_of = nullptr;  // an old spelling, kept working
+};
+
 template <class T>
-Setter number(T DealerConfig::*field, uint64_t max) {
-  return [field, max](DealerConfig& c, const std::string& v) {
-    uint64_t x;
-    if (!to_u64(v, max, x)) return false;
-    c.*field = static_cast<T>(x);
-    return true;
-  };
+Option number(T DealerConfig::*field, uint64_t max, const char* help) {
+  return {[field, max](DealerConfig& c, const std::string& v) {
+            uint64_t x;
+            if (!to_u64(v, max, x)) return false;
+            c.*field = static_cast<T>(x);
+            return true;
+          },
+          [field](const DealerConfig& c) { return std::to_string(c.*field); }, help};
 }
 
-const std::map<std::string, std::pair<Setter, const char*>>& options() {
-  static const std::map<std::string, std::pair<Setter, const char*>> kOptions = {
+// A path, URL or name: any nonempty value.
+Option text(std::string DealerConfig::*field, const char* help, std::string shown_when_empty = "") {
+  return {[field](DealerConfig& c, const std::string& v) {
+            c.*field = v;
+            return !v.empty();
+          },
+          [field, shown_when_empty](const DealerConfig& c) { return (c.*field).empty() ? shown_when_empty : c.*field; },
+          help};
+}
+
+// One of a few words.
+Option choice(std::string DealerConfig::*field, std::vector<std::string> words, const char* help) {
+  return {[field, words](DealerConfig& c, const std::string& v) {
+            c.*field = v;
+            return std::find(words.begin(), words.end(), v) != words.end();
+          },
+          [field](const DealerConfig& c) { return c.*field; }, help};
+}
+
+Option alias(const char* of) { return {{}, {}, "", of}; }
+
+std::string show_duration(uint64_t seconds) {
+  if (seconds != 0 && seconds % 86400 == 0) return std::to_string(seconds / 86400) + "d";
+  if (seconds != 0 && seconds % 3600 == 0) return std::to_string(seconds / 3600) + "h";
+  return std::to_string(seconds) + "s";
+}
+
+const std::map<std::string, Option>& options() {
+  static const std::map<std::string, Option> kOptions = {
       {"listen",
        {[](DealerConfig& c, const std::string& v) {
           const auto colon = v.rfind(':');
@@ -73,27 +113,21 @@ const std::map<std::string, std::pair<Setter, const char*>>& options() {
           c.port = static_cast<uint16_t>(port);
           return true;
         },
-        "IP:PORT to listen on ([IPv6]:PORT; port 0 picks a free one); default 127.0.0.1:8700"}},
-      {"threads", {number(&DealerConfig::threads, 1024), "worker threads; default one per core"}},
-      {"store",
-       {[](DealerConfig& c, const std::string& v) {
-          c.store = v;
-          return !v.empty();
-        },
-        "the outcome record: a SQLite file, or postgresql://... (libpq URL or key=value string, "
-        "multi-host allowed) shared by every replica; default memory only"}},
-      {"db",
-       {[](DealerConfig& c, const std::string& v) {
-          c.store = v;
-          return !v.empty();
-        },
-        "the same as --store"}},
-      {"store-password-file",
-       {[](DealerConfig& c, const std::string& v) {
-          c.store_password_file = v;
-          return !v.empty();
-        },
-        "libpq password file (host:port:db:user:password lines, mode 0600) for --store"}},
+        [](const DealerConfig& c) { return c.host + ":" + std::to_string(c.port); },
+        "IP:PORT to listen on ([IPv6]:PORT; port 0 picks a free one)"}},
+      {"threads",
+       {number(&DealerConfig::threads, 1024, "worker threads; 0: one per core").set,
+        [](const DealerConfig& c) { return c.threads == 0 ? std::string("one per core") : std::to_string(c.threads); },
+        "worker threads"}},
+      {"record", text(&DealerConfig::record,
+                      "the record: a SQLite file, or postgresql://... (libpq URL or key=value string, multi-host "
+                      "allowed) shared by every replica",
+                      "memory only")},
+      {"store", alias("record")},
+      {"db", alias("record")},
+      {"record-password-file", text(&DealerConfig::record_password_file,
+                                    "libpq password file (host:port:db:user:password lines, mode 0600) for --record")},
+      {"store-password-file", alias("record-password-file")},
       {"replica-name",
        {[](DealerConfig& c, const std::string& v) {
           c.replica_name = v;
@@ -101,112 +135,83 @@ const std::map<std::string, std::pair<Setter, const char*>>& options() {
                  v.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_:") ==
                      std::string::npos;
         },
-        "this dealer's name in a shared record, unique among the replicas (a pod name); "
-        "default HOSTNAME:PORT"}},
-      {"store-connections",
-       {number(&DealerConfig::store_connections, 64),
-        "database connections, each on its own thread (PostgreSQL); default 2"}},
-      {"store-queue",
-       {number(&DealerConfig::store_queue, 100000),
-        "record calls that may wait for a connection; more are refused as busy; default 256"}},
-      {"store-timeout-ms",
-       {number(&DealerConfig::store_timeout_ms, 600000),
-        "time limit of every record call, waiting included; default 5000"}},
+        [](const DealerConfig& c) { return c.replica_name.empty() ? std::string("HOSTNAME:PORT") : c.replica_name; },
+        "this dealer's name in a shared record, unique among the replicas (a pod name)"}},
+      {"record-connections",
+       number(&DealerConfig::record_connections, 64, "database connections, each on its own thread (PostgreSQL)")},
+      {"store-connections", alias("record-connections")},
+      {"record-queue", number(&DealerConfig::record_queue, 100000,
+                              "record calls that may wait for a connection; more are refused as busy")},
+      {"store-queue", alias("record-queue")},
+      {"record-timeout-ms", number(&DealerConfig::record_timeout_ms, 600000,
+                                   "time limit of every record call, waiting included; a running session's write "
+                                   "is tried again for as long")},
+      {"store-timeout-ms", alias("record-timeout-ms")},
       {"heartbeat-ms",
-       {number(&DealerConfig::heartbeat_ms, 600000),
-        "how often this replica tells the record it is alive; default 2000"}},
-      {"takeover-after-ms",
-       {number(&DealerConfig::takeover_after_ms, 600000),
-        "a replica whose heartbeat is this old may have its sessions taken over by the replica "
-        "their parties reach; default 6000"}},
-      {"replica-ttl-s",
-       {number(&DealerConfig::replica_ttl_s, 86400),
-        "a session no replica has run for this long (its replica silent, or it was handed over "
-        "and nobody took it) is closed in the record as aborted; default 60"}},
-      {"max-frame-bytes",
-       {number(&DealerConfig::max_frame_bytes, 16 << 20), "largest WebSocket message; default 65536"}},
-      {"max-sessions", {number(&DealerConfig::max_sessions, 1000000), "running sessions at once; default 1000"}},
-      {"max-connections",
-       {number(&DealerConfig::max_connections, 1000000),
-        "open connections (lowered at start if the fd limit cannot hold them); default 4096"}},
+       number(&DealerConfig::heartbeat_ms, 600000, "how often this replica tells the record it is alive")},
+      {"takeover-after-ms", number(&DealerConfig::takeover_after_ms, 600000,
+                                   "a replica whose heartbeat is this old may have its sessions taken over by the "
+                                   "replica their parties reach")},
+      {"replica-ttl-s", number(&DealerConfig::replica_ttl_s, 86400,
+                               "a session no replica has run for this long (its replica silent, or handed over and "
+                               "not taken) is closed in the record as aborted")},
+      {"max-frame-bytes", number(&DealerConfig::max_frame_bytes, 16 << 20, "largest WebSocket message")},
+      {"max-sessions", number(&DealerConfig::max_sessions, 1000000, "running sessions at once")},
+      {"max-connections", number(&DealerConfig::max_connections, 1000000,
+                                 "open connections (lowered at start if the fd limit cannot hold them)")},
       {"max-connections-per-ip",
-       {number(&DealerConfig::max_connections_per_ip, 1000000), "open connections from one address; default 64"}},
-      {"request-timeout-ms",
-       {number(&DealerConfig::request_timeout_ms, 600000),
-        "time a WebSocket has after the upgrade (and after each operator request) to send "
-        "its next request; default 10000"}},
+       number(&DealerConfig::max_connections_per_ip, 1000000, "open connections from one address")},
+      {"request-timeout-ms", number(&DealerConfig::request_timeout_ms, 600000,
+                                    "time a WebSocket has after the upgrade (and after each operator request) to send "
+                                    "its next request")},
       {"max-sessions-per-operator",
-       {number(&DealerConfig::max_sessions_per_operator, 1000000),
-        "open sessions one operator key may hold; default 200"}},
+       number(&DealerConfig::max_sessions_per_operator, 1000000, "open sessions one operator key may hold")},
       {"max-sessions-per-ip",
-       {number(&DealerConfig::max_sessions_per_ip, 1000000), "open sessions created from one address; default 200"}},
-      {"max-anonymous-sessions-per-ip",
-       {number(&DealerConfig::max_anonymous_sessions_per_ip, 1000000),
-        "open unsigned sessions created from one address; default 20"}},
+       number(&DealerConfig::max_sessions_per_ip, 1000000, "open sessions created from one address")},
+      {"max-anonymous-sessions-per-ip", number(&DealerConfig::max_anonymous_sessions_per_ip, 1000000,
+                                               "open unsigned sessions created from one address")},
       {"outcome-retention",
        {[](DealerConfig& c, const std::string& v) { return parse_duration_s(v, c.outcome_retention_s); },
-        "delete outcome records older than this (N, Ns, Nm, Nh or Nd; 0 keeps them); "
-        "default 30d"}},
+        [](const DealerConfig& c) { return show_duration(c.outcome_retention_s); },
+        "delete outcome records older than this (N, Ns, Nm, Nh or Nd; 0 keeps them)"}},
       {"outcome-cache",
-       {number(&DealerConfig::outcome_cache, 10000000),
-        "outcomes kept in memory without --store (the only copy); default 4096"}},
+       number(&DealerConfig::outcome_cache, 10000000, "outcomes kept in memory without --record (the only copy)")},
       {"verify-threads",
-       {number(&DealerConfig::verify_threads, 256),
-        "threads for POST /v1/verify, apart from the session threads; default 1"}},
+       number(&DealerConfig::verify_threads, 256, "threads for POST /v1/verify, apart from the session threads")},
       {"verify-queue",
-       {number(&DealerConfig::verify_queue, 100000),
-        "verification requests that may wait; more are answered 503; default 8"}},
-      {"verify-per-ip-per-s",
-       {number(&DealerConfig::verify_per_ip_per_s, 1000000),
-        "verification requests one address may make per second (429 beyond); default 10"}},
+       number(&DealerConfig::verify_queue, 100000, "verification requests that may wait; more are answered 503")},
+      {"verify-per-ip-per-s", number(&DealerConfig::verify_per_ip_per_s, 1000000,
+                                     "verification requests one address may make per second (429 beyond)")},
       {"max-http-body-bytes",
-       {number(&DealerConfig::max_http_body_bytes, 64 << 20),
-        "largest HTTP request body (413 beyond); default 1048576"}},
-      {"max-parties", {number(&DealerConfig::max_parties, 64), "parties per session, at most 64; default 64"}},
+       number(&DealerConfig::max_http_body_bytes, 64 << 20, "largest HTTP request body (413 beyond)")},
+      {"max-parties", number(&DealerConfig::max_parties, 64, "parties per session, at most 64")},
       {"handshake-timeout-ms",
-       {number(&DealerConfig::handshake_timeout_ms, 600000),
-        "time a new connection has to send its request or upgrade; default 5000"}},
-      {"idle-timeout-ms",
-       {number(&DealerConfig::idle_timeout_ms, 3600000),
-        "drop a WebSocket peer that answers no ping for this long; default 60000"}},
+       number(&DealerConfig::handshake_timeout_ms, 600000, "time a new connection has to send its request or upgrade")},
+      {"idle-timeout-ms", number(&DealerConfig::idle_timeout_ms, 3600000,
+                                 "drop a WebSocket peer that answers no ping for this long (it is pinged at half)")},
       {"max-connects-per-ip-per-s",
-       {number(&DealerConfig::max_connects_per_ip_per_s, 1000000),
-        "new connections one address may open per second; default 100"}},
+       number(&DealerConfig::max_connects_per_ip_per_s, 1000000, "new connections one address may open per second")},
       {"round-timeout-ms",
-       {number(&DealerConfig::default_round_timeout_ms, 3600000), "default deadline of each round; default 30000"}},
+       number(&DealerConfig::default_round_timeout_ms, 3600000, "deadline of each round, unless a session asks")},
       {"max-round-timeout-ms",
-       {number(&DealerConfig::max_round_timeout_ms, 3600000),
-        "largest deadline a session may ask for; default 600000"}},
+       number(&DealerConfig::max_round_timeout_ms, 3600000, "largest deadline a session may ask for")},
       {"reconnect-grace-ms",
-       {number(&DealerConfig::reconnect_grace_ms, 3600000),
-        "how long a dropped party may take to resume its seat; default 5000"}},
-      {"shutdown-grace-ms",
-       {number(&DealerConfig::shutdown_grace_ms, 3600000),
-        "on SIGTERM, how long running sessions may finish; default 10000"}},
-      {"tls-cert",
-       {[](DealerConfig& c, const std::string& v) {
-          c.tls_cert = v;
-          return !v.empty();
-        },
-        "PEM certificate chain: serve wss:// and https:// (needs --tls-key)"}},
-      {"tls-key",
-       {[](DealerConfig& c, const std::string& v) {
-          c.tls_key = v;
-          return !v.empty();
-        },
-        "PEM private key of --tls-cert (both are read again on SIGHUP)"}},
+       number(&DealerConfig::reconnect_grace_ms, 3600000, "how long a dropped party may take to resume its seat")},
+      {"shutdown-grace-ms", number(&DealerConfig::shutdown_grace_ms, 3600000,
+                                   "on SIGTERM, how long handing sessions over (or, in memory, finishing them) may "
+                                   "take")},
+      {"tls-cert", text(&DealerConfig::tls_cert, "PEM certificate chain: serve wss:// and https:// (needs --tls-key)")},
+      {"tls-key", text(&DealerConfig::tls_key, "PEM private key of --tls-cert (both are read again on SIGHUP)")},
       {"tls-min-version",
        {[](DealerConfig& c, const std::string& v) {
           c.tls_min_version = v;
           return wire::tls_floor_from_name(v).has_value();
         },
-        "the lowest TLS version offered, 1.2 or 1.3; default 1.2 (ECDHE with AEAD ciphers only)"}},
-      {"dealer-key",
-       {[](DealerConfig& c, const std::string& v) {
-          c.dealer_key_file = v;
-          return !v.empty();
-        },
-        "Ed25519 key file (bp-party keygen) that signs every result; default a new key per run"}},
+        [](const DealerConfig& c) { return c.tls_min_version; },
+        "the lowest TLS version offered, 1.2 or 1.3 (ECDHE with AEAD ciphers only)"}},
+      {"dealer-key", text(&DealerConfig::dealer_key_file,
+                          "Ed25519 key file (bp-party keygen) that signs every result; the same on every replica",
+                          "a new key per run")},
       {"operator-key",
        {[](DealerConfig& c, const std::string& v) {
           c.operator_keys.clear();
@@ -218,36 +223,38 @@ const std::map<std::string, std::pair<Setter, const char*>>& options() {
           }
           return true;
         },
+        [](const DealerConfig&) { return std::string(); },
         "public keys (hex or .pub files, comma-separated) allowed to create sessions"}},
       {"allow-anonymous",
        {[](DealerConfig& c, const std::string& v) {
           c.allow_anonymous = v == "true";
           return v == "true" || v == "false";
         },
+        [](const DealerConfig&) { return std::string(); },
         "accept unsigned sessions and joins (a flag; loopback addresses only)"}},
-      {"log-level",
-       {[](DealerConfig& c, const std::string& v) {
-          c.log_level = v;
-          return v == "trace" || v == "debug" || v == "info" || v == "warn" || v == "error" || v == "off";
-        },
-        "trace, debug, info, warn, error or off; default info"}},
-      {"log-format",
-       {[](DealerConfig& c, const std::string& v) {
-          c.log_format = v;
-          return v == "text" || v == "json";
-        },
-        "text (default) or json: one JSON object per line with time, level, message and fields"}},
+      {"log-level", choice(&DealerConfig::log_level, {"trace", "debug", "info", "warn", "error", "off"},
+                           "trace, debug, info, warn, error or off")},
+      {"log-format", choice(&DealerConfig::log_format, {"text", "json"},
+                            "text, or json: one JSON object per line with time, level, message and fields")},
   };
   return kOptions;
 }
 
+// The option a name (or an old spelling of it) means, or none.
+const std::pair<const std::string, Option>* find_option(const std::string& name) {
+  auto it = options().find(name);
+  if (it == options().end()) return nullptr;
+  if (it->second.alias_of) it = options().find(it->second.alias_of);
+  return &*it;
+}
+
 bool apply(DealerConfig& c, const std::string& key, const std::string& value, std::string& message) {
-  const auto it = options().find(key);
-  if (it == options().end()) {
+  const auto* option = find_option(key);
+  if (!option) {
     message = "unknown option '" + key + "'";
     return false;
   }
-  if (!it->second.first(c, value)) {
+  if (!option->second.set(c, value)) {
     message = "bad value '" + value + "' for " + key;
     return false;
   }
@@ -297,7 +304,15 @@ std::string dealer_usage() {
       "variable is BP_DEALER_ and its name in capitals with '_' for '-' (BP_DEALER_LISTEN,\n"
       "BP_DEALER_OPERATOR_KEY, ...); BP_DEALER_CONFIG names the config file.\n\noptions:\n"
       "  --config FILE  read options from FILE first\n";
-  for (const auto& [name, entry] : options()) out += "  --" + name + "  " + entry.second + "\n";
+  const DealerConfig defaults;
+  for (const auto& [name, option] : options()) {
+    if (option.alias_of) {
+      out += "  --" + name + "  the old name of --" + option.alias_of + "\n";
+      continue;
+    }
+    const std::string shown = option.show(defaults);
+    out += "  --" + name + "  " + option.help + (shown.empty() ? "" : "; default " + shown) + "\n";
+  }
   return out;
 }
 
@@ -364,8 +379,9 @@ ConfigOutcome parse_dealer_config(int argc, char** argv) {
     if (!from_file.ok) return from_file;
     out.config = from_file.config;
   }
-  // Environment (containers): BP_DEALER_MAX_SESSIONS=7 is --max-sessions 7; flags win.
-  for (const auto& [name, entry] : options()) {
+  // Environment (containers): BP_DEALER_MAX_SESSIONS=7 is --max-sessions 7; flags win (an
+  // old spelling's variable, BP_DEALER_STORE, still counts).
+  for (const auto& [name, option] : options()) {
     if (flags.count(name) != 0) continue;
     if (const char* value = std::getenv(env_name(name).c_str())) {
       if (!apply(out.config, name, value, out.message)) {
@@ -376,11 +392,11 @@ ConfigOutcome parse_dealer_config(int argc, char** argv) {
   }
   for (const auto& [key, value] : flags)
     if (!apply(out.config, key, value, out.message)) return out;
-  for (const char* key : {"store", "db"}) {
+  for (const char* key : {"record", "store", "db"}) {
     if (flags.count(key) != 0 && conninfo_has_password(flags[key])) {
       out.message = std::string("--") + key +
                     " carries a password, which every user of this machine can read (ps): put it in "
-                    "--store-password-file, PGPASSFILE or the config file";
+                    "--record-password-file, PGPASSFILE or the config file";
       return out;
     }
   }

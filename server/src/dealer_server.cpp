@@ -44,8 +44,8 @@ std::string default_replica_name(const DealerConfig& config) {
 // The record the configuration names: PostgreSQL for a URL or libpq string, a SQLite file
 // for a path, SQLite in memory for nothing.
 RecordService::Factory record_factory(const DealerConfig& config, const std::string& replica) {
-  const std::string& where = config.store;
-  const auto timeout = std::chrono::milliseconds(config.store_timeout_ms);
+  const std::string& where = config.record;
+  const auto timeout = std::chrono::milliseconds(config.record_timeout_ms);
   // This process, as opposed to an earlier run under the same replica name.
   std::array<uint8_t, 8> token{};
   randombytes_buf(token.data(), token.size());
@@ -60,12 +60,12 @@ RecordService::Factory record_factory(const DealerConfig& config, const std::str
 }
 
 RecordServiceOptions record_options(const DealerConfig& config, const std::string& replica) {
-  const bool shared = is_postgres_url(config.store);
-  if (!config.store_password_file.empty()) setenv("PGPASSFILE", config.store_password_file.c_str(), 1);
+  const bool shared = is_postgres_url(config.record);
+  if (!config.record_password_file.empty()) setenv("PGPASSFILE", config.record_password_file.c_str(), 1);
   return RecordServiceOptions{replica,
-                              shared ? config.store_connections : 1,  // one SQLite writer
-                              config.store_queue,
-                              std::chrono::milliseconds(config.store_timeout_ms),
+                              shared ? config.record_connections : 1,  // one SQLite writer
+                              config.record_queue,
+                              std::chrono::milliseconds(config.record_timeout_ms),
                               std::chrono::milliseconds(config.heartbeat_ms),
                               std::chrono::milliseconds(config.takeover_after_ms),
                               std::chrono::seconds(config.replica_ttl_s),
@@ -76,13 +76,13 @@ RecordServiceOptions record_options(const DealerConfig& config, const std::strin
 class DealerRecord final : public SessionRecord {
  public:
   explicit DealerRecord(RecordService& records) : records_(records) {}
-  void checkpoint(Checkpoint checkpoint, std::function<void(StoreResult<Ok>)> done) override {
+  void checkpoint(Checkpoint checkpoint, std::function<void(RecordResult<Ok>)> done) override {
     records_.checkpoint(std::move(checkpoint), std::move(done));
   }
-  void close(const SessionOutcome& outcome, uint64_t epoch, std::function<void(StoreResult<Ok>)> done) override {
+  void close(const SessionOutcome& outcome, uint64_t epoch, std::function<void(RecordResult<Ok>)> done) override {
     records_.close(outcome.id, epoch, outcome.ok, outcome_json(outcome), std::move(done));
   }
-  void release(const std::string& id, uint64_t epoch, std::function<void(StoreResult<Ok>)> done) override {
+  void release(const std::string& id, uint64_t epoch, std::function<void(RecordResult<Ok>)> done) override {
     records_.release(id, epoch, std::move(done));
   }
 
@@ -129,7 +129,7 @@ struct DealerServer::Impl {
         ioc(static_cast<int>(config.threads)),
         registry(ioc, config,
                  SessionEnv{&bp_gens, &pc_gens, &metrics, std::chrono::milliseconds(config.reconnect_grace_ms),
-                            std::chrono::milliseconds(config.store_timeout_ms), &session_record, &auth.dealer()},
+                            std::chrono::milliseconds(config.record_timeout_ms), &session_record, &auth.dealer()},
                  records),
         acceptor(asio::make_strand(ioc)),
         signals(ioc, SIGTERM, SIGINT),
@@ -152,15 +152,15 @@ struct DealerServer::Impl {
     (void)bp_gens.G_tables(0, 1);
     records.on_heartbeat([this](HeartbeatNews news) { registry.heartbeat(news); });
     records.on_lease_lost([this] { registry.lease_lost(); });
-    log::info("outcome record", {{"store", describe_store()}, {"replica", replica}});
+    log::info("outcome record", {{"store", describe_record()}, {"replica", replica}});
   }
 
   ~Impl() { records.stop(); }  // its threads post onto the io_context: they end first
 
-  std::string describe_store() const {
-    if (config.store.empty()) return "memory only";
-    if (is_postgres_url(config.store)) return "PostgreSQL";
-    return "SQLite " + config.store;
+  std::string describe_record() const {
+    if (config.record.empty()) return "memory only";
+    if (is_postgres_url(config.record)) return "PostgreSQL";
+    return "SQLite " + config.record;
   }
 
   // Every connection is a descriptor: raise the soft limit to the hard one, and when even
@@ -287,7 +287,7 @@ struct DealerServer::Impl {
     // A record that outlives this process takes the sessions over: release them now, so the
     // replica (or the restarted process) their parties reach next goes on with them at once.
     // In memory they can only finish here, within the grace period.
-    if (!config.store.empty()) registry.hand_over_all("this dealer replica is shutting down");
+    if (!config.record.empty()) registry.hand_over_all("this dealer replica is shutting down");
     drain_started = std::chrono::steady_clock::now();
     drain();
   }

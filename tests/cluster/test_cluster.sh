@@ -58,10 +58,10 @@ start_dealer() {
   local name=$1 store=$2
   shift 2
   : >"$work/$name.out"
-  "$dealer_bin" --listen 127.0.0.1:0 --allow-anonymous --replica-name "$name" --store "$store" \
-    --store-password-file "$work/pgpass" --dealer-key "$work/dealer.key" --heartbeat-ms 500 \
+  "$dealer_bin" --listen 127.0.0.1:0 --allow-anonymous --replica-name "$name" --record "$store" \
+    --record-password-file "$work/pgpass" --dealer-key "$work/dealer.key" --heartbeat-ms 500 \
     --takeover-after-ms 1500 --replica-ttl-s 10 \
-    --store-timeout-ms 3000 --round-timeout-ms 10000 --reconnect-grace-ms 500 --max-connections-per-ip 2000 \
+    --record-timeout-ms 3000 --round-timeout-ms 10000 --reconnect-grace-ms 500 --max-connections-per-ip 2000 \
     --max-connects-per-ip-per-s 100000 --max-sessions-per-ip 1000 --max-anonymous-sessions-per-ip 1000 \
     --log-level info "$@" >>"$work/$name.out" 2>>"$work/$name.log" &
   dealer_pid[$name]=$!
@@ -366,8 +366,8 @@ expect "every one of the $handed proofs handed out is in the record ($unreadable
 expect "readiness fails while the record fails" test "$(curl -s -o /dev/null -w '%{http_code}' "$sqlite_http/readyz")" = 503
 expect "liveness stays up" test "$(curl -s -o /dev/null -w '%{http_code}' "$sqlite_http/healthz")" = 200
 curl -s "$sqlite_http/metrics" >"$work/metrics-full"
-expect "the failure is counted in /metrics (bp_store_up 0, the session moved on)" \
-  bash -c "grep -qx 'bp_store_up 0' '$work/metrics-full' && grep -qx 'bp_sessions_moved_total 1' '$work/metrics-full'"
+expect "the failure is counted in /metrics (bp_record_up 0, the session moved on)" \
+  bash -c "grep -qx 'bp_record_up 0' '$work/metrics-full' && grep -qx 'bp_sessions_moved_total 1' '$work/metrics-full'"
 refused=$(new_id)
 if timeout 20 "$party" create-session --dealer "$sqlite_url" --bits 8 --parties 2 --session-id "$refused" \
   >/dev/null 2>"$work/s/refused.err"; then

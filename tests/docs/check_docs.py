@@ -4,12 +4,14 @@
   - every repository path named in backticks exists (globs allowed);
   - every --flag of a bp, bp-party or bp-dealer command in a shell block is one the program's
     --help lists, so no example names an option that is gone;
-  - docs/embedding.md shows the example programs the tests build, word for word.
+  - docs/embedding.md shows the example programs the tests build, word for word;
+  - a table row in SECURITY.md or docs/ that gives a bp-dealer flag's default gives the one
+    `bp-dealer --help` prints (each default is stated once, in DealerConfig).
 usage: check_docs.py SOURCE_DIR BP BP_PARTY BP_DEALER"""
 import glob, os, re, subprocess, sys
 
 root, programs = sys.argv[1], dict(zip(("bp", "bp-party", "bp-dealer"), sys.argv[2:5]))
-documents = ["README.md"] + sorted(glob.glob("docs/*.md", root_dir=root))
+documents = ["README.md", "SECURITY.md"] + sorted(glob.glob("docs/*.md", root_dir=root))
 text = {d: open(os.path.join(root, d), encoding="utf-8").read() for d in documents}
 errors = []
 
@@ -41,6 +43,26 @@ for doc, body in text.items():
                 if not re.search(re.escape(flag) + r"(?![a-z0-9-])", helps[program]):
                     errors.append(f"{doc}: `{program} ... {flag}`: {program} --help has no {flag}")
 
+# Defaults: "--name  help; default X" in bp-dealer's --help, against every table whose header
+# has a "default" column and whose row names the flag in its first cell.
+defaults = dict(re.findall(r"^  --([a-z0-9-]+)  .*; default (.+)$", helps["bp-dealer"], re.M))
+for doc, body in text.items():
+    column = None
+    for line in body.splitlines():
+        if not line.startswith("|"):
+            column = None
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if column is None:
+            column = next((i for i, c in enumerate(cells) if c == "default"), -1)
+            continue
+        flag = re.fullmatch(r"`--([a-z0-9-]+)`", cells[0]) if cells else None
+        if column < 0 or not flag or column >= len(cells) or flag.group(1) not in defaults:
+            continue
+        if cells[column] != defaults[flag.group(1)]:
+            errors.append(f"{doc}: the table says --{flag.group(1)} defaults to {cells[column]}, "
+                          f"bp-dealer --help says {defaults[flag.group(1)]}")
+
 # Anchors named by the documents and the alert rules' runbook links are headings that exist.
 def anchor(heading):
     return re.sub(r"[^a-z0-9 _-]", "", heading.strip().lower()).replace(" ", "-")
@@ -62,5 +84,5 @@ for example in ("client/examples/join_and_prove.cpp", "bindings/python/examples/
 for e in errors:
     print("error:", e, file=sys.stderr)
 if not errors:
-    print(f"docs: {len(documents)} documents checked (README {readme_lines} lines; links, paths, flags, examples)")
+    print(f"docs: {len(documents)} documents checked (README {readme_lines} lines; links, paths, flags, defaults, examples)")
 sys.exit(1 if errors else 0)

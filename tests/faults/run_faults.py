@@ -76,11 +76,11 @@ class Replica:
         err = open(self.work / f"{self.name}.log", "a")
         self.proc = subprocess.Popen(
             [str(self.build / "server/bp-dealer"), "--listen", f"127.0.0.1:{self.port}", "--allow-anonymous",
-             "--replica-name", self.name, "--store", self.conninfo(), "--store-password-file",
+             "--replica-name", self.name, "--record", self.conninfo(), "--record-password-file",
              str(self.work / "pgpass"), "--dealer-key", str(self.work / "dealer.key"),
              "--heartbeat-ms", str(HEARTBEAT_MS), "--takeover-after-ms", str(TAKEOVER_AFTER_MS),
              "--replica-ttl-s", str(REPLICA_TTL_S), "--idle-timeout-ms", str(DEALER_IDLE_MS),
-             "--store-timeout-ms", "2000", "--round-timeout-ms", str(ROUND_TIMEOUT_MS),
+             "--record-timeout-ms", "2000", "--round-timeout-ms", str(ROUND_TIMEOUT_MS),
              "--reconnect-grace-ms", "8000", "--shutdown-grace-ms", "5000",
              "--max-connections-per-ip", "5000", "--max-connects-per-ip-per-s", "100000",
              "--max-sessions-per-ip", "5000", "--max-anonymous-sessions-per-ip", "5000"],

@@ -171,7 +171,7 @@ TEST_CASE("outcome records past the retention are deleted, from memory and from 
   const std::string db = dir + "/outcomes.db";
   std::string session;
   {
-    DealerProcess dealer({"--db", db, "--outcome-retention", "2s"});
+    DealerProcess dealer({"--record", db, "--outcome-retention", "2s"});
     session = create_session(dealer, 8, 2);
     check_all_succeeded(run_parties(dealer, session, {1, 2}), 2);
     CHECK(http_get(dealer.port(), "/v1/sessions/" + session).first == 200);
@@ -183,7 +183,7 @@ TEST_CASE("outcome records past the retention are deleted, from memory and from 
     CHECK(status == 404);
     CHECK(dealer.log().find("deleted old outcome records count=1") != std::string::npos);
   }
-  DealerProcess restarted({"--db", db});
+  DealerProcess restarted({"--record", db});
   CHECK(http_get(restarted.port(), "/v1/sessions/" + session).first == 404);
   std::filesystem::remove_all(dir);
 }
@@ -458,7 +458,7 @@ TEST_CASE("a session id is taken once: a finished session's id is refused, acros
   const std::string id = "0123456789abcdef0123456789abcdef";
   std::string record;
   {
-    DealerProcess dealer({"--db", db});
+    DealerProcess dealer({"--record", db});
     auto created = client::create_session(dealer.endpoint(), {8, 2, "first", 20000, id, {}});
     REQUIRE(created.ok());
     check_all_succeeded(run_parties(dealer, id, {1, 2}), 2);
@@ -470,7 +470,7 @@ TEST_CASE("a session id is taken once: a finished session's id is refused, acros
     CHECK(again.error().detail == "session id in use");
     dealer.kill_hard();
   }
-  DealerProcess restarted({"--db", db});
+  DealerProcess restarted({"--record", db});
   auto again = client::create_session(restarted.endpoint(), {8, 2, "second", 100, id, {}});
   REQUIRE_FALSE(again.ok());
   CHECK(again.error().detail == "session id in use");

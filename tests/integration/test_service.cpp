@@ -352,14 +352,14 @@ TEST_CASE("outcomes are durable: SIGKILL right after a session, restart, read th
   std::string session;
   std::string proof_hex;
   {
-    DealerProcess dealer({"--db", db});
+    DealerProcess dealer({"--record", db});
     session = create_session(dealer, 8, 2);
     const Outcomes o = run_parties(dealer, session, {3, 4});
     check_all_succeeded(o, 2);
     proof_hex = to_hex(o.results[0]->result.proof.to_bytes());
     dealer.kill_hard();
   }
-  DealerProcess restarted({"--db", db});
+  DealerProcess restarted({"--record", db});
   const auto [status, body] = http_get(restarted.port(), "/v1/sessions/" + session);
   CHECK(status == 200);
   CHECK(body.find("\"status\":\"completed\"") != std::string::npos);
@@ -451,7 +451,7 @@ TEST_CASE("a dealer restarted on its record, killed or stopped, goes on with its
     char dir_template[] = "/tmp/bp-restart-XXXXXX";
     REQUIRE(mkdtemp(dir_template) != nullptr);
     const std::string db = std::string(dir_template) + "/outcomes.db";
-    auto dealer = std::make_unique<DealerProcess>(std::vector<std::string>{"--store", db});
+    auto dealer = std::make_unique<DealerProcess>(std::vector<std::string>{"--record", db});
     const uint16_t port = dealer->port();
     const std::string session = create_session(*dealer, 8, 2, 20000);
     // The first party is seated and has committed; the second has not come yet.
@@ -472,7 +472,7 @@ TEST_CASE("a dealer restarted on its record, killed or stopped, goes on with its
     else
       dealer->kill_hard();  // the machine lost
     dealer = std::make_unique<DealerProcess>(
-        std::vector<std::string>{"--store", db, "--listen", "127.0.0.1:" + std::to_string(port)});
+        std::vector<std::string>{"--record", db, "--listen", "127.0.0.1:" + std::to_string(port)});
     const Outcomes second = run_parties(*dealer, session, {7});
     waiting.join();
     REQUIRE_MESSAGE(first.results[0].ok(), client::describe(first.results[0].error()));

@@ -106,7 +106,7 @@ TEST_CASE("a create signature covers the parameters and the allow-list") {
     mutate(c);
     return verify_signature(op.public_key(), create_statement(here, c, op.public_key()), sig);
   };
-  CHECK_FALSE(changed([](CreateSessionMsg& c) { c.n = 32; }));
+  CHECK_FALSE(changed([](CreateSessionMsg& c) { c.bits = 32; }));
   CHECK_FALSE(changed([](CreateSessionMsg& c) { c.session_id[5] = 'd'; }));
   CHECK_FALSE(changed([](CreateSessionMsg& c) { c.parties = 3; }));
   CHECK_FALSE(changed([](CreateSessionMsg& c) { c.label = "payrolL"; }));

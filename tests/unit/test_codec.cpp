@@ -240,7 +240,7 @@ TEST_CASE("oversized vectors and inconsistent results are refused") {
   CHECK(decode_error(env) == CodecErrorKind::TooMany);
 
   env = envelope_of(Message{ResultMsg{sample().result, std::nullopt}});
-  env.mutable_result()->set_n(12);
+  env.mutable_result()->set_bits(12);
   CHECK(decode_error(env) == CodecErrorKind::BadLength);
   env = envelope_of(Message{ResultMsg{sample().result, std::nullopt}});
   env.mutable_result()->mutable_proof()->pop_back();
@@ -280,7 +280,7 @@ TEST_CASE("1.3: an abort that asks the party to join again, and its limits") {
 TEST_CASE("a dealer checkpoint round-trips, and every field read back from a record is checked") {
   const Sample& s = sample();
   DealerCheckpoint c;
-  c.n = 16;
+  c.bits = 16;
   c.parties = 3;
   c.transcript_label = mpc::session_label(std::string(32, 'a'), 16, 3, "wire");
   c.round_timeout_ms = 30000;
@@ -302,7 +302,7 @@ TEST_CASE("a dealer checkpoint round-trips, and every field read back from a rec
     change(bad);
     return !decode_checkpoint(encode_checkpoint(bad)).ok();
   };
-  CHECK(refused([](DealerCheckpoint& b) { b.n = 7; }));
+  CHECK(refused([](DealerCheckpoint& b) { b.bits = 7; }));
   CHECK(refused([](DealerCheckpoint& b) { b.parties = 65; }));
   CHECK(refused([](DealerCheckpoint& b) { b.seats.pop_back(); }));
   CHECK(refused([](DealerCheckpoint& b) { b.allowed_parties.pop_back(); }));

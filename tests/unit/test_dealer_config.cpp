@@ -57,8 +57,8 @@ TEST_CASE("bad input is refused with a message naming it") {
   const auto help = parse({"--help"});
   CHECK(help.help);
   for (const char* option :
-       {"--listen", "--db", "--config", "--max-frame-bytes", "--round-timeout-ms", "--shutdown-grace-ms",
-        "--reconnect-grace-ms", "--operator-key", "--dealer-key", "--allow-anonymous"})
+       {"--listen", "--record", "--db", "--store", "--config", "--max-frame-bytes", "--round-timeout-ms",
+        "--shutdown-grace-ms", "--reconnect-grace-ms", "--operator-key", "--dealer-key", "--allow-anonymous"})
     CHECK(help.message.find(option) != std::string::npos);
 }
 
@@ -140,4 +140,28 @@ TEST_CASE("the limits against outside attack: defaults, durations, and every way
         "--max-sessions-per-operator", "--max-sessions-per-ip", "--max-anonymous-sessions-per-ip", "--verify-threads",
         "--verify-queue", "--verify-per-ip-per-s", "--max-http-body-bytes"})
     CHECK_MESSAGE(help.message.find(option) != std::string::npos, option);
+}
+
+TEST_CASE("the record's options go by one name, and their old spellings still work") {
+  const auto named = parse({"--allow-anonymous", "--record", "/tmp/r.db", "--record-timeout-ms", "700"});
+  REQUIRE(named.ok);
+  CHECK(named.config.record == "/tmp/r.db");
+  CHECK(named.config.record_timeout_ms == 700);
+  const auto old =
+      parse({"--allow-anonymous", "--store", "/tmp/s.db", "--store-timeout-ms", "800", "--store-queue", "9"});
+  REQUIRE(old.ok);
+  CHECK(old.config.record == "/tmp/s.db");
+  CHECK(old.config.record_timeout_ms == 800);
+  CHECK(old.config.record_queue == 9);
+  CHECK(parse({"--allow-anonymous", "--db", "/tmp/d.db"}).config.record == "/tmp/d.db");
+  setenv("BP_DEALER_STORE", "/tmp/e.db", 1);
+  CHECK(parse({"--allow-anonymous"}).config.record == "/tmp/e.db");
+  unsetenv("BP_DEALER_STORE");
+  // --help states each default once, read from DealerConfig, and names the old spellings.
+  const std::string help = parse({"--help"}).message;
+  CHECK(help.find("--record-timeout-ms  time limit of every record call") != std::string::npos);
+  CHECK(help.find("; default 5000\n") != std::string::npos);
+  CHECK(help.find("--store  the old name of --record") != std::string::npos);
+  CHECK(help.find("--reconnect-grace-ms  how long a dropped party may take to resume its seat; default " +
+                  std::to_string(bp::server::DealerConfig{}.reconnect_grace_ms)) != std::string::npos);
 }

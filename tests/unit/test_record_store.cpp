@@ -51,7 +51,7 @@ std::unique_ptr<RecordStore> open_new(const Opener& open, const std::string& rep
   return open(replica, random_hex(8));
 }
 
-bool fenced(const StoreResult<Ok>& r) { return !r.ok() && !r.error().down(); }
+bool fenced(const RecordResult<Ok>& r) { return !r.ok() && !r.error().down(); }
 
 // What every engine promises; `shared` is false for memory (one replica).
 void check_contract(const Opener& open, bool shared) {
@@ -439,46 +439,46 @@ class ControlledStore final : public RecordStore {
   std::atomic<int> delay_ms{0};
   std::atomic<int> closes{0};
 
-  StoreResult<ClaimOutcome> claim(const ClaimRequest&) override {
+  RecordResult<ClaimOutcome> claim(const ClaimRequest&) override {
     if (auto e = gate()) return *e;
     return ClaimOutcome::Claimed;
   }
-  StoreResult<Ok> checkpoint(const Checkpoint&) override {
+  RecordResult<Ok> checkpoint(const Checkpoint&) override {
     if (auto e = gate()) return *e;
     return Ok{};
   }
-  StoreResult<std::vector<StoreResult<Ok>>> checkpoints(const std::vector<Checkpoint>& batch) override {
+  RecordResult<std::vector<RecordResult<Ok>>> checkpoints(const std::vector<Checkpoint>& batch) override {
     if (auto e = gate()) return *e;
-    return std::vector<StoreResult<Ok>>(batch.size(), Ok{});
+    return std::vector<RecordResult<Ok>>(batch.size(), Ok{});
   }
-  StoreResult<Ok> close(const std::string&, uint64_t, bool, const std::string&) override {
+  RecordResult<Ok> close(const std::string&, uint64_t, bool, const std::string&) override {
     if (auto e = gate()) return *e;
     ++closes;
     return Ok{};
   }
-  StoreResult<Ok> release(const std::string&, uint64_t) override { return Ok{}; }
-  StoreResult<Takeover> take_over(const std::string&, std::chrono::milliseconds) override { return Takeover{}; }
-  StoreResult<Ok> request_release(const std::string&) override { return Ok{}; }
-  StoreResult<std::optional<SessionRow>> find(const std::string&) override {
+  RecordResult<Ok> release(const std::string&, uint64_t) override { return Ok{}; }
+  RecordResult<Takeover> take_over(const std::string&, std::chrono::milliseconds) override { return Takeover{}; }
+  RecordResult<Ok> request_release(const std::string&) override { return Ok{}; }
+  RecordResult<std::optional<SessionRow>> find(const std::string&) override {
     if (auto e = gate()) return *e;
     return std::optional<SessionRow>{};
   }
-  StoreResult<std::vector<OpenSessionRow>> open_sessions(const std::string&) override {
+  RecordResult<std::vector<OpenSessionRow>> open_sessions(const std::string&) override {
     return std::vector<OpenSessionRow>{};
   }
-  StoreResult<std::vector<std::string>> request_cancel(const std::string&, const std::vector<std::string>&) override {
+  RecordResult<std::vector<std::string>> request_cancel(const std::string&, const std::vector<std::string>&) override {
     return std::vector<std::string>{};
   }
-  StoreResult<HeartbeatAnswer> heartbeat(std::chrono::seconds, bool) override {
+  RecordResult<HeartbeatAnswer> heartbeat(std::chrono::seconds, bool) override {
     if (auto e = gate()) return *e;
     return HeartbeatAnswer{};
   }
-  StoreResult<size_t> prune(std::chrono::seconds) override { return size_t{0}; }
+  RecordResult<size_t> prune(std::chrono::seconds) override { return size_t{0}; }
 
  private:
-  std::optional<StoreError> gate() {
+  std::optional<RecordError> gate() {
     if (delay_ms) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms.load()));
-    if (fail) return StoreError{"disk full"};
+    if (fail) return RecordError{"disk full"};
     return std::nullopt;
   }
 };
@@ -528,8 +528,8 @@ TEST_CASE("record service: a call that waits past its deadline ends with a timeo
   h.store->delay_ms = 400;
   h.service->claim(claim_of(random_hex(16)), [](auto) {});  // occupies the one thread
   const auto started = std::chrono::steady_clock::now();
-  auto result =
-      await<StoreResult<std::optional<SessionRow>>>([&](auto done) { REQUIRE(h.service->find(random_hex(16), done)); });
+  auto result = await<RecordResult<std::optional<SessionRow>>>(
+      [&](auto done) { REQUIRE(h.service->find(random_hex(16), done)); });
   REQUIRE_FALSE(result.ok());
   CHECK(result.error().reason.find("did not answer within 200 ms") != std::string::npos);
   CHECK(std::chrono::steady_clock::now() - started < 2s);
@@ -539,18 +539,18 @@ TEST_CASE("record service: down while calls fail, and back by itself once a writ
   Harness h(RecordServiceOptions{"r", 1, 16, 2000ms, 100ms, 60000ms, 180s, 0s});
   CHECK(h.service->healthy());
   h.store->fail = true;
-  auto closed = await<StoreResult<Ok>>([&](auto done) { h.service->close("s1", kFirstEpoch, true, "{}", done); });
+  auto closed = await<RecordResult<Ok>>([&](auto done) { h.service->close("s1", kFirstEpoch, true, "{}", done); });
   REQUIRE_FALSE(closed.ok());
   CHECK_FALSE(h.service->healthy());
   CHECK(h.service->failure() == "disk full");
-  CHECK(h.metrics.prometheus_text().find("bp_store_up 0") != std::string::npos);
-  CHECK(h.metrics.prometheus_text().find("bp_store_failures_total{operation=\"close\"} 1") != std::string::npos);
+  CHECK(h.metrics.prometheus_text().find("bp_record_up 0") != std::string::npos);
+  CHECK(h.metrics.prometheus_text().find("bp_record_failures_total{operation=\"close\"} 1") != std::string::npos);
   std::this_thread::sleep_for(300ms);
   CHECK_FALSE(h.service->healthy());
   h.store->fail = false;  // space is back: the next heartbeat finds it
   for (int i = 0; i < 100 && !h.service->healthy(); ++i) std::this_thread::sleep_for(20ms);
   CHECK(h.service->healthy());
-  CHECK(h.metrics.prometheus_text().find("bp_store_up 1") != std::string::npos);
+  CHECK(h.metrics.prometheus_text().find("bp_record_up 1") != std::string::npos);
 }
 
 TEST_CASE("record service: stopping answers every call still queued") {
@@ -558,11 +558,11 @@ TEST_CASE("record service: stopping answers every call still queued") {
   h->store->delay_ms = 200;
   std::atomic<int> errors{0};
   for (int i = 0; i < 5; ++i)
-    h->service->claim(claim_of(random_hex(16)), [&errors](StoreResult<ClaimOutcome> r) { errors += !r.ok(); });
+    h->service->claim(claim_of(random_hex(16)), [&errors](RecordResult<ClaimOutcome> r) { errors += !r.ok(); });
   h->service->stop();
   CHECK(errors >= 4);  // all but the one running
   bool answered = false;
-  h->service->close("late", kFirstEpoch, true, "{}", [&answered](StoreResult<Ok> r) { answered = !r.ok(); });
+  h->service->close("late", kFirstEpoch, true, "{}", [&answered](RecordResult<Ok> r) { answered = !r.ok(); });
   CHECK(answered);
 }
 

@@ -54,15 +54,15 @@ class FakeLink final : public PartyLink {
 // The record as a session sees it: what was written, and the answers the test chooses.
 class FakeRecord final : public SessionRecord {
  public:
-  void checkpoint(Checkpoint c, std::function<void(StoreResult<Ok>)> done) override {
+  void checkpoint(Checkpoint c, std::function<void(RecordResult<Ok>)> done) override {
     checkpoints.push_back(c);
     answer(std::move(done));
   }
-  void close(const SessionOutcome& outcome, uint64_t, std::function<void(StoreResult<Ok>)> done) override {
+  void close(const SessionOutcome& outcome, uint64_t, std::function<void(RecordResult<Ok>)> done) override {
     recorded.push_back(outcome);
     answer(std::move(done));
   }
-  void release(const std::string&, uint64_t, std::function<void(StoreResult<Ok>)> done) override {
+  void release(const std::string&, uint64_t, std::function<void(RecordResult<Ok>)> done) override {
     ++releases;
     done(Ok{});
   }
@@ -78,13 +78,13 @@ class FakeRecord final : public SessionRecord {
   std::vector<Checkpoint> checkpoints;
   std::vector<SessionOutcome> recorded;
   int releases = 0;
-  std::optional<StoreError> failure;  // every write fails so, while set
-  int failures_left = -1;             // >= 0: that many failures, then success
-  bool hold = false;                  // answers wait in `held` until released by the test
+  std::optional<RecordError> failure;  // every write fails so, while set
+  int failures_left = -1;              // >= 0: that many failures, then success
+  bool hold = false;                   // answers wait in `held` until released by the test
   std::vector<std::function<void()>> held;
 
  private:
-  void answer(std::function<void(StoreResult<Ok>)> done) {
+  void answer(std::function<void(RecordResult<Ok>)> done) {
     auto reply = [this, done = std::move(done)] {
       if (failure && failures_left != 0) {
         if (failures_left > 0) --failures_left;
@@ -331,7 +331,7 @@ TEST_CASE("when the record does not take the outcome, no party gets it: they are
   auto pa2 = std::move(*pa.awaiting_bits).apply_challenge(*a->last<mpc::BitChallengeMsg>());
   h.deliver(a, pa2->second);
   auto pa3 = std::move(pa2->first).apply_challenge(*a->last<mpc::PolyChallengeMsg>());
-  h.record.failure = StoreError{"database or disk is full"};
+  h.record.failure = RecordError{"database or disk is full"};
   h.deliver(a, pa3->second);
   h.run_for(std::chrono::milliseconds(800));  // tried again for the record's patience (100 ms here), then given up
   REQUIRE(h.recorded().size() > 1);
@@ -442,7 +442,7 @@ TEST_CASE("a session whose write is fenced sends nothing it decided, and tells i
   auto a = h.join(), b = h.join();
   Party pa(h, a, 1), pb(h, b, 2);
   h.deliver(a, pa.commitment);
-  h.record.failure = StoreError{"replica r2 took it over (epoch 2)", StoreErrorKind::Fenced};
+  h.record.failure = RecordError{"replica r2 took it over (epoch 2)", RecordErrorKind::Fenced};
   h.deliver(b, pb.commitment);
   for (auto* link : {a.get(), b.get()}) {
     CHECK_FALSE(link->last<mpc::BitChallengeMsg>());
@@ -467,7 +467,7 @@ TEST_CASE("a fenced outcome is never handed out") {
   auto pa2 = std::move(*pa.awaiting_bits).apply_challenge(*a->last<mpc::BitChallengeMsg>());
   h.deliver(a, pa2->second);
   auto pa3 = std::move(pa2->first).apply_challenge(*a->last<mpc::PolyChallengeMsg>());
-  h.record.failure = StoreError{"closed by another replica", StoreErrorKind::Fenced};
+  h.record.failure = RecordError{"closed by another replica", RecordErrorKind::Fenced};
   h.deliver(a, pa3->second);
   for (const auto& m : a->received) CHECK_FALSE(std::holds_alternative<wire::ResultMsg>(m));
   REQUIRE(a->last<wire::AbortMsg>());
@@ -476,7 +476,7 @@ TEST_CASE("a fenced outcome is never handed out") {
 
 TEST_CASE("a record that fails for a moment is tried again; for longer, the session waits in the record") {
   Harness h(2);
-  h.record.failure = StoreError{"connection lost"};
+  h.record.failure = RecordError{"connection lost"};
   h.record.failures_left = 1;
   auto a = h.join();
   h.run_for(std::chrono::milliseconds(400));

@@ -4,7 +4,7 @@
 // in one process (bp aggregate); then a load figure: completed m = 4 sessions per second
 // with many sessions in flight. --latency-ms and --bandwidth-kbps emulate slower links on
 // every frame a party sends. --soak N and --load-table run the real bp-dealer binary under
-// hostile traffic instead (soak.cpp, load.cpp). --store puts the in-process dealer's record in a
+// hostile traffic instead (soak.cpp, load.cpp). --record puts the in-process dealer's record in a
 // SQLite file or a PostgreSQL database (memory by default), and the load row then says what
 // the record's writes cost: each session's checkpoints and outcome.
 #include <sodium.h>
@@ -39,7 +39,7 @@ using bp::netbench::ms_since;
 double median(std::vector<double> v) { return bp::netbench::quantile(std::move(v), 0.5); }
 
 constexpr const char* kUsage =
-    "usage: bp-netbench [--quick] [--latency-ms N] [--bandwidth-kbps N] [--load-seconds N] [--store FILE|URL]\n"
+    "usage: bp-netbench [--quick] [--latency-ms N] [--bandwidth-kbps N] [--load-seconds N] [--record FILE|URL]\n"
     "       bp-netbench --soak N [--bits B] [--parties M] [--parallel P] [--max-slope-kib K] [--dealer PATH]\n"
     "       bp-netbench --load-table [--load-seconds N] [--dealer PATH]\n"
     "       bp-netbench --target ws://HOST:PORT [--bits B] [--parties M] [--parallel P] [--load-seconds N]\n"
@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
   bp::client::Options options;
   bp::client::LinkEmulation link;
   double load_seconds = 5;
-  std::string store;
+  std::string record;
   bp::netbench::SoakOptions soak;
   soak.dealer_path = BP_DEALER_PATH;
   soak.sessions = 0;
@@ -91,8 +91,8 @@ int main(int argc, char** argv) {
       load_table = true;
     else if (a == "--target" && i + 1 < argc)
       target = argv[++i];
-    else if (a == "--store" && i + 1 < argc)
-      store = argv[++i];
+    else if (a == "--record" && i + 1 < argc)
+      record = argv[++i];
     else {
       std::fputs(kUsage, stderr);
       return 64;
@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
   config.max_connections_per_ip = 100000;
   config.max_sessions_per_ip = config.max_anonymous_sessions_per_ip = 100000;
   config.allow_anonymous = true;  // loopback only; signatures cost ~50 µs a join
-  config.store = store;
+  config.record = record;
   bp::server::DealerServer server(config);
   std::thread dealer_thread([&] { server.run(); });
   const bp::client::Endpoint dealer{"127.0.0.1", server.port(), false, ""};
@@ -193,9 +193,9 @@ int main(int argc, char** argv) {
       cpu_per_session, 1000.0 / cpu_per_session);
   // What the record's calls cost, over the whole run, from the dealer's own histogram.
   const auto calls = bp::netbench::record_calls(bp::netbench::fetch_metrics(server.port()));
-  std::printf("record (%s):", store.empty()                     ? "memory"
-                              : store.rfind("postgres", 0) == 0 ? "PostgreSQL"
-                                                                : "SQLite file");
+  std::printf("record (%s):", record.empty()                     ? "memory"
+                              : record.rfind("postgres", 0) == 0 ? "PostgreSQL"
+                                                                 : "SQLite file");
   for (const char* operation : {"claim", "checkpoint", "close"}) {
     const auto it = calls.find(operation);
     if (it == calls.end()) continue;

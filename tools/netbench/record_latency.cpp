@@ -38,7 +38,7 @@ std::map<std::string, RecordCalls> record_calls(const std::string& text) {
   std::map<std::string, Buckets> by_operation;
   std::istringstream in(text);
   std::string line;
-  const std::string prefix = "bp_store_call_seconds_bucket{operation=\"";
+  const std::string prefix = "bp_record_call_seconds_bucket{operation=\"";
   while (std::getline(in, line)) {
     if (line.rfind(prefix, 0) != 0) continue;
     const size_t name_end = line.find('"', prefix.size());

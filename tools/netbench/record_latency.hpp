@@ -14,7 +14,7 @@ struct RecordCalls {
   double p50_ms = 0, p99_ms = 0;
 };
 
-// By operation ("checkpoint", "close", "claim", ...), from bp_store_call_seconds.
+// By operation ("checkpoint", "close", "claim", ...), from bp_record_call_seconds.
 std::map<std::string, RecordCalls> record_calls(const std::string& metrics_text);
 // GET /metrics from a dealer on loopback ("" when it does not answer).
 std::string fetch_metrics(uint16_t port);

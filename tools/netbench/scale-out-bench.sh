@@ -33,8 +33,8 @@ start_dealers() {  # start_dealers BACKEND N: N replicas, their ports in $ports
     local store=$conninfo
     [ "$1" = sqlite ] && store="$work/dealer-$k-$RANDOM.db"
     : >"$work/d$k.out"
-    "$build/server/bp-dealer" --listen 127.0.0.1:0 --allow-anonymous --replica-name "dealer-$k" --store "$store" \
-      --store-password-file "$work/pgpass" --threads 1 --max-connections-per-ip 100000 \
+    "$build/server/bp-dealer" --listen 127.0.0.1:0 --allow-anonymous --replica-name "dealer-$k" --record "$store" \
+      --record-password-file "$work/pgpass" --threads 1 --max-connections-per-ip 100000 \
       --max-connects-per-ip-per-s 1000000 --max-sessions-per-ip 100000 --max-anonymous-sessions-per-ip 100000 \
       --log-level warn >"$work/d$k.out" 2>"$work/d$k.log" &
     pids+=($!)
@@ -67,7 +67,7 @@ close_quantile() {
 import sys, re
 q = float(sys.argv[1]); buckets = {}
 for line in sys.stdin:
-    m = re.match(r"bp_store_call_seconds_bucket\{operation=\"close\",le=\"([^\"]+)\"\} (\d+)", line)
+    m = re.match(r"bp_record_call_seconds_bucket\{operation=\"close\",le=\"([^\"]+)\"\} (\d+)", line)
     if m: buckets[m.group(1)] = buckets.get(m.group(1), 0) + int(m.group(2))
 edges = sorted((float("inf") if k == "+Inf" else float(k), n) for k, n in buckets.items())
 total = edges[-1][1] if edges else 0

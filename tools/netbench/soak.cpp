@@ -53,7 +53,7 @@ int run_soak(const SoakOptions& options) {
     // Honest parties all come from 127.0.0.1 here, so its per-address caps are lifted; the
     // garbage comes from other addresses under the default limits.
     DealerChild dealer(options.dealer_path,
-                       {"--threads", "1", "--db", dir + "/soak.db", "--max-connects-per-ip-per-s", "1000000",
+                       {"--threads", "1", "--record", dir + "/soak.db", "--max-connects-per-ip-per-s", "1000000",
                         "--max-connections-per-ip", "100000", "--max-anonymous-sessions-per-ip", "100000",
                         "--max-sessions-per-ip", "100000", "--outcome-cache", std::to_string(kOutcomeCache)});
     const client::Endpoint endpoint{"127.0.0.1", dealer.port(), false, ""};

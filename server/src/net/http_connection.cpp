@@ -6,6 +6,7 @@
 
 #include "bp/wire/proof_records.hpp"
 #include "net/json_bodies.hpp"
+#include "session/refusals.hpp"
 #include "net/ws_connection.hpp"
 
 namespace bp::server {
@@ -149,7 +150,7 @@ void HttpConnection<Stream>::on_request(beast::error_code ec) {
 template <class Stream>
 void HttpConnection<Stream>::upgrade() {
   if (auto why = upgrade_refusal(parser_->get(), env_)) {
-    env_.metrics->refused("store_down");
+    env_.metrics->refused("record_down");
     return write(reply({503, "text/plain", *why + "\n"}));
   }
   upgraded_ = true;
@@ -169,9 +170,9 @@ template <class Stream>
 void HttpConnection<Stream>::start_lookup(const std::string& id) {
   auto self = shared_from_this();
   auto send = [self](HttpAnswer answer) { self->write_later(std::move(answer)); };
-  const bool queued = env_.records->find(id, [self, id, send](StoreResult<std::optional<SessionRow>> row) {
-    if (!row) return send(json_answer(503, error_json("the outcome record is unavailable: " + row.error().reason)));
-    if (!*row) return send(json_answer(404, error_json("no such session")));
+  const bool queued = env_.records->find(id, [self, id, send](RecordResult<std::optional<SessionRow>> row) {
+    if (!row) return send(json_answer(503, error_json(refusal::record_unavailable(row.error().reason))));
+    if (!*row) return send(json_answer(404, error_json(refusal::kNoSuchSession)));
     const SessionRow& r = **row;
     if (!r.open) return send(json_answer(200, r.json));
     if (auto here = self->env_.registry->find(id)) {
@@ -181,8 +182,8 @@ void HttpConnection<Stream>::start_lookup(const std::string& id) {
     send(json_answer(200, open_session_json(id, r.live.replica, r.live.phase, r.live.parties, r.live.joined)));
   });
   if (!queued) {
-    env_.metrics->refused("store_busy");
-    write(reply(json_answer(503, error_json("the outcome record is busy; try again shortly"))));
+    env_.metrics->refused("record_busy");
+    write(reply(json_answer(503, error_json(refusal::kRecordBusy))));
   }
 }
 

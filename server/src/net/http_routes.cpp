@@ -3,6 +3,7 @@
 #include <boost/beast/websocket/rfc6455.hpp>
 
 #include "net/json_bodies.hpp"
+#include "session/refusals.hpp"
 
 namespace bp::server {
 
@@ -25,7 +26,7 @@ Route handle_request(const HttpRequest& request, const ConnectionEnv& env) {
   if (target == "/readyz") {
     if (env.stopping->load()) return {Route::Kind::Answer, text(503, "shutting down"), {}};
     if (!env.records->healthy())
-      return {Route::Kind::Answer, text(503, "the outcome record is unavailable: " + env.records->failure()), {}};
+      return {Route::Kind::Answer, text(503, refusal::record_unavailable(env.records->failure())), {}};
     return {Route::Kind::Answer, text(200, "ready"), {}};
   }
   if (target == "/metrics")
@@ -44,7 +45,7 @@ std::optional<std::string> upgrade_refusal(const HttpRequest& request, const Con
   if (env.records->healthy()) return std::nullopt;
   if (auto id = wire::session_id_in_path(std::string(request.target())); id && env.registry->find(*id))
     return std::nullopt;
-  return "the outcome record is unavailable (" + env.records->failure() + "); no new sessions until it is back";
+  return refusal::no_new_sessions(env.records->failure());
 }
 
 }  // namespace bp::server

@@ -30,10 +30,10 @@ void Metrics::round_latency(const std::string& round, double seconds) {
   observe(rounds_[round], kBuckets, seconds);
 }
 
-void Metrics::store_call(const std::string& operation, double seconds, bool ok) {
+void Metrics::record_call(const std::string& operation, double seconds, bool ok) {
   std::lock_guard lock(mutex_);
-  observe(store_calls_[operation], kStoreBuckets, seconds);
-  if (!ok) ++store_failures_[operation];
+  observe(record_calls_[operation], kRecordBuckets, seconds);
+  if (!ok) ++record_failures_[operation];
 }
 
 void Metrics::verification(const char* result, size_t proofs, double seconds) {
@@ -118,9 +118,9 @@ std::string Metrics::prometheus_text() const {
   line("# HELP bp_round_latency_seconds Time from a round's start until every party's message arrived.");
   line("# TYPE bp_round_latency_seconds histogram");
   print_histogram(out, "bp_round_latency_seconds", "round", rounds_, kBuckets);
-  line("# HELP bp_store_call_seconds Time of each call to the outcome record, queueing included, by operation.");
-  line("# TYPE bp_store_call_seconds histogram");
-  print_histogram(out, "bp_store_call_seconds", "operation", store_calls_, kStoreBuckets);
+  line("# HELP bp_record_call_seconds Time of each call to the outcome record, queueing included, by operation.");
+  line("# TYPE bp_record_call_seconds histogram");
+  print_histogram(out, "bp_record_call_seconds", "operation", record_calls_, kRecordBuckets);
   line(
       "# HELP bp_verify_seconds Time to parse and verify one POST /v1/verify request, by result (valid, invalid, "
       "malformed).");
@@ -129,21 +129,22 @@ std::string Metrics::prometheus_text() const {
   line("# HELP bp_verify_proofs_total Proofs checked through POST /v1/verify.");
   line("# TYPE bp_verify_proofs_total counter");
   line("bp_verify_proofs_total " + std::to_string(proofs_verified_));
-  line("# HELP bp_store_failures_total Calls to the outcome record that failed (down, full, timed out), by operation.");
-  line("# TYPE bp_store_failures_total counter");
-  for (const auto& [operation, calls] : store_calls_) {  // every operation called, from 0: a rate needs its start
-    const auto failures = store_failures_.find(operation);
-    line("bp_store_failures_total{operation=\"" + operation + "\"} " +
-         std::to_string(failures == store_failures_.end() ? 0 : failures->second));
+  line(
+      "# HELP bp_record_failures_total Calls to the outcome record that failed (down, full, timed out), by operation.");
+  line("# TYPE bp_record_failures_total counter");
+  for (const auto& [operation, calls] : record_calls_) {  // every operation called, from 0: a rate needs its start
+    const auto failures = record_failures_.find(operation);
+    line("bp_record_failures_total{operation=\"" + operation + "\"} " +
+         std::to_string(failures == record_failures_.end() ? 0 : failures->second));
   }
   line(
       "# HELP bp_ready 1 while the dealer takes new sessions (/readyz answers 200): the record answers and it is not "
       "draining.");
   line("# TYPE bp_ready gauge");
-  line(std::string("bp_ready ") + (store_up_.load() && !draining_.load() ? "1" : "0"));
-  line("# HELP bp_store_up 1 while the outcome record answers; 0 while it fails (the dealer is not ready then).");
-  line("# TYPE bp_store_up gauge");
-  line(std::string("bp_store_up ") + (store_up_ ? "1" : "0"));
+  line(std::string("bp_ready ") + (record_up_.load() && !draining_.load() ? "1" : "0"));
+  line("# HELP bp_record_up 1 while the outcome record answers; 0 while it fails (the dealer is not ready then).");
+  line("# TYPE bp_record_up gauge");
+  line(std::string("bp_record_up ") + (record_up_ ? "1" : "0"));
   line(
       "# HELP bp_outcomes_unrecorded_total Outcomes the record could not take in time; the session waits in the record "
       "at its last checkpoint, its parties sent to join again.");

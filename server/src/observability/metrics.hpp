@@ -33,8 +33,8 @@ class Metrics {
   // The record: each call's latency by operation (claim, close, find, heartbeat, ...), the
   // calls that failed, whether it is answering, and outcomes no party was handed because the
   // record could not take them.
-  void store_call(const std::string& operation, double seconds, bool ok);
-  void store_up(bool up) { store_up_ = up; }
+  void record_call(const std::string& operation, double seconds, bool ok);
+  void record_up(bool up) { record_up_ = up; }
   void draining() { draining_ = true; }  // SIGTERM: no new sessions (bp_ready 0 from now on)
   void outcome_unrecorded() { ++outcomes_unrecorded_; }
   // POST /v1/verify: one request's answer ("valid", "invalid" or "malformed"), how many
@@ -48,8 +48,8 @@ class Metrics {
  private:
   static constexpr std::array<double, 10> kBuckets = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10};
   // A database round trip on loopback takes well under a millisecond.
-  static constexpr std::array<double, 10> kStoreBuckets = {0.0005, 0.001, 0.0025, 0.005, 0.01,
-                                                           0.025,  0.05,  0.1,    0.5,   2.5};
+  static constexpr std::array<double, 10> kRecordBuckets = {0.0005, 0.001, 0.0025, 0.005, 0.01,
+                                                            0.025,  0.05,  0.1,    0.5,   2.5};
   struct Histogram {
     std::array<uint64_t, kBuckets.size()> counts{};
     uint64_t count = 0;
@@ -64,11 +64,11 @@ class Metrics {
   std::array<std::atomic<uint64_t>, kAllAbortKinds.size()> aborted_by_kind_{};  // every kind exported, from 0
   std::map<std::string, uint64_t> refused_by_reason_;
   std::map<std::string, Histogram> rounds_;
-  std::map<std::string, Histogram> store_calls_;
+  std::map<std::string, Histogram> record_calls_;
   std::map<std::string, Histogram> verifications_;  // by result
   std::atomic<uint64_t> proofs_verified_{0};
-  std::map<std::string, uint64_t> store_failures_;
-  std::atomic<bool> store_up_{true};
+  std::map<std::string, uint64_t> record_failures_;
+  std::atomic<bool> record_up_{true};
   std::atomic<bool> draining_{false};
   std::atomic<uint64_t> outcomes_unrecorded_{0};
   std::atomic<double> tls_not_after_{0};

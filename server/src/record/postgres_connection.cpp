@@ -36,7 +36,7 @@ class PostgresConnection final : public SqlConnection {
 
   SqlDialect dialect() const override { return SqlDialect::Postgres; }
 
-  StoreResult<SqlResult> run(const std::string& sql, const SqlParams& params) override {
+  RecordResult<SqlResult> run(const std::string& sql, const SqlParams& params) override {
     std::vector<std::string> texts(params.size());
     std::vector<const char*> values(params.size(), nullptr);
     for (size_t i = 0; i < params.size(); ++i) {
@@ -66,7 +66,7 @@ class PostgresConnection final : public SqlConnection {
     return out;
   }
 
-  StoreResult<Ok> run_script(const std::string& sql) override {
+  RecordResult<Ok> run_script(const std::string& sql) override {
     auto result = exec(render_sql(sql, SqlDialect::Postgres), {}, true);
     if (!result) return result.error();
     return Ok{};
@@ -125,14 +125,14 @@ class PostgresConnection final : public SqlConnection {
   // One statement with text parameters (or, as `script`, several without), every step
   // bounded by the timeout. A connection that broke or timed out is dropped (the next call
   // reconnects, to whichever host is primary).
-  StoreResult<PgResult> exec(const std::string& sql, const std::vector<const char*>& values, bool script) {
+  RecordResult<PgResult> exec(const std::string& sql, const std::vector<const char*>& values, bool script) {
     auto fail = [&](const std::string& why) {
       disconnect();
-      return StoreError{why};
+      return RecordError{why};
     };
     if (!conn_ || PQstatus(conn_) != CONNECTION_OK) {
       disconnect();
-      if (auto why = connect()) return StoreError{*why};
+      if (auto why = connect()) return RecordError{*why};
     }
     const auto deadline = Clock::now() + options_.timeout;
     const int sent = script ? PQsendQuery(conn_, sql.c_str())

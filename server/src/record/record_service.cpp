@@ -42,7 +42,7 @@ RecordService::RecordService(Factory factory, RecordServiceOptions options, Metr
         }
         if (Clock::now() >= job.deadline)
           job.expire(
-              StoreError{"the record did not answer within " + std::to_string(options_.timeout.count()) + " ms"});
+              RecordError{"the record did not answer within " + std::to_string(options_.timeout.count()) + " ms"});
         else
           job.run(*own);
       }
@@ -66,8 +66,8 @@ void RecordService::stop() {
     unwritten.swap(checkpoints_);
   }
   // What nobody will run gets its answer now.
-  for (auto& job : unrun) job.expire(StoreError{"the dealer is stopping"});
-  for (auto& c : unwritten) c.done(StoreError{"the dealer is stopping"});
+  for (auto& job : unrun) job.expire(RecordError{"the dealer is stopping"});
+  for (auto& c : unwritten) c.done(RecordError{"the dealer is stopping"});
   work_ready_.notify_all();
   tick_.notify_all();
   for (auto& t : threads_) t.join();
@@ -75,9 +75,9 @@ void RecordService::stop() {
 }
 
 template <class T>
-void RecordService::observe(const std::string& operation, Clock::time_point started, const StoreResult<T>& r) {
+void RecordService::observe(const std::string& operation, Clock::time_point started, const RecordResult<T>& r) {
   const bool down = !r && r.error().down();
-  metrics_.store_call(operation, std::chrono::duration<double>(Clock::now() - started).count(), !down);
+  metrics_.record_call(operation, std::chrono::duration<double>(Clock::now() - started).count(), !down);
   // A read that works says nothing of writes (a full disk still serves reads): only a write
   // that went through brings the record back.
   const bool wrote = operation != "find" && operation != "list";
@@ -91,14 +91,14 @@ void RecordService::observe(const std::string& operation, Clock::time_point star
     healthy_ = true;
     failure_.clear();
   }
-  metrics_.store_up(healthy_);
+  metrics_.record_up(healthy_);
 }
 
 template <class T>
-RecordService::Job RecordService::make_job(std::string operation, std::function<StoreResult<T>(RecordStore&)> call,
-                                           std::function<void(StoreResult<T>)> done) {
+RecordService::Job RecordService::make_job(std::string operation, std::function<RecordResult<T>(RecordStore&)> call,
+                                           std::function<void(RecordResult<T>)> done) {
   const auto started = Clock::now();
-  auto shared_done = std::make_shared<std::function<void(StoreResult<T>)>>(std::move(done));
+  auto shared_done = std::make_shared<std::function<void(RecordResult<T>)>>(std::move(done));
   Job job;
   job.operation = operation;
   job.deadline = started + options_.timeout;
@@ -107,8 +107,8 @@ RecordService::Job RecordService::make_job(std::string operation, std::function<
     observe(operation, started, result);
     (*shared_done)(std::move(result));
   };
-  job.expire = [this, operation, started, shared_done](StoreError e) {
-    StoreResult<T> result(std::move(e));
+  job.expire = [this, operation, started, shared_done](RecordError e) {
+    RecordResult<T> result(std::move(e));
     observe(operation, started, result);
     (*shared_done)(std::move(result));
   };
@@ -120,7 +120,7 @@ bool RecordService::push(Job job, bool priority) {
     std::unique_lock lock(mutex_);
     if (stopping_) {
       lock.unlock();
-      job.expire(StoreError{"the dealer is stopping"});
+      job.expire(RecordError{"the dealer is stopping"});
       return true;
     }
     if (!priority && admitted_.size() >= options_.queue) return false;
@@ -130,14 +130,14 @@ bool RecordService::push(Job job, bool priority) {
   return true;
 }
 
-bool RecordService::claim(ClaimRequest request, std::function<void(StoreResult<ClaimOutcome>)> done) {
+bool RecordService::claim(ClaimRequest request, std::function<void(RecordResult<ClaimOutcome>)> done) {
   return push(
       make_job<ClaimOutcome>(
           "claim", [request = std::move(request)](RecordStore& s) { return s.claim(request); }, std::move(done)),
       false);
 }
 
-bool RecordService::take_over(std::string id, std::function<void(StoreResult<Takeover>)> done) {
+bool RecordService::take_over(std::string id, std::function<void(RecordResult<Takeover>)> done) {
   const auto silent_for = options_.takeover_after;
   return push(make_job<Takeover>(
                   "takeover", [id = std::move(id), silent_for](RecordStore& s) { return s.take_over(id, silent_for); },
@@ -145,20 +145,20 @@ bool RecordService::take_over(std::string id, std::function<void(StoreResult<Tak
               false);
 }
 
-bool RecordService::request_release(std::string id, std::function<void(StoreResult<Ok>)> done) {
+bool RecordService::request_release(std::string id, std::function<void(RecordResult<Ok>)> done) {
   return push(make_job<Ok>(
                   "ask", [id = std::move(id)](RecordStore& s) { return s.request_release(id); }, std::move(done)),
               false);
 }
 
-bool RecordService::find(std::string id, std::function<void(StoreResult<std::optional<SessionRow>>)> done) {
+bool RecordService::find(std::string id, std::function<void(RecordResult<std::optional<SessionRow>>)> done) {
   return push(make_job<std::optional<SessionRow>>(
                   "find", [id = std::move(id)](RecordStore& s) { return s.find(id); }, std::move(done)),
               false);
 }
 
 bool RecordService::open_sessions(std::string owner,
-                                  std::function<void(StoreResult<std::vector<OpenSessionRow>>)> done) {
+                                  std::function<void(RecordResult<std::vector<OpenSessionRow>>)> done) {
   return push(
       make_job<std::vector<OpenSessionRow>>(
           "list", [owner = std::move(owner)](RecordStore& s) { return s.open_sessions(owner); }, std::move(done)),
@@ -166,7 +166,7 @@ bool RecordService::open_sessions(std::string owner,
 }
 
 bool RecordService::request_cancel(std::string owner, std::vector<std::string> ids,
-                                   std::function<void(StoreResult<std::vector<std::string>>)> done) {
+                                   std::function<void(RecordResult<std::vector<std::string>>)> done) {
   return push(
       make_job<std::vector<std::string>>(
           "cancel",
@@ -175,7 +175,7 @@ bool RecordService::request_cancel(std::string owner, std::vector<std::string> i
       false);
 }
 
-void RecordService::checkpoint(Checkpoint checkpoint, std::function<void(StoreResult<Ok>)> done) {
+void RecordService::checkpoint(Checkpoint checkpoint, std::function<void(RecordResult<Ok>)> done) {
   {
     std::unique_lock lock(mutex_);
     if (!stopping_) {
@@ -185,7 +185,7 @@ void RecordService::checkpoint(Checkpoint checkpoint, std::function<void(StoreRe
       return;
     }
   }
-  done(StoreError{"the dealer is stopping"});
+  done(RecordError{"the dealer is stopping"});
 }
 
 void RecordService::write_checkpoints(RecordStore& store, std::vector<PendingCheckpoint> batch) {
@@ -194,8 +194,8 @@ void RecordService::write_checkpoints(RecordStore& store, std::vector<PendingChe
   std::vector<Checkpoint> writes;
   for (auto& c : batch) {
     if (Clock::now() - c.started >= options_.timeout) {
-      StoreResult<Ok> late(
-          StoreError{"the record did not answer within " + std::to_string(options_.timeout.count()) + " ms"});
+      RecordResult<Ok> late(
+          RecordError{"the record did not answer within " + std::to_string(options_.timeout.count()) + " ms"});
       observe("checkpoint", c.started, late);
       c.done(std::move(late));
       continue;
@@ -206,14 +206,14 @@ void RecordService::write_checkpoints(RecordStore& store, std::vector<PendingChe
   if (due.empty()) return;
   auto answers = store.checkpoints(writes);
   for (size_t i = 0; i < due.size(); ++i) {
-    StoreResult<Ok> answer = answers ? std::move((*answers)[i]) : StoreResult<Ok>(answers.error());
+    RecordResult<Ok> answer = answers ? std::move((*answers)[i]) : RecordResult<Ok>(answers.error());
     observe("checkpoint", due[i].started, answer);
     due[i].done(std::move(answer));
   }
 }
 
 void RecordService::close(std::string id, uint64_t epoch, bool ok, std::string json,
-                          std::function<void(StoreResult<Ok>)> done) {
+                          std::function<void(RecordResult<Ok>)> done) {
   push(make_job<Ok>(
            "close",
            [id = std::move(id), epoch, ok, json = std::move(json)](RecordStore& s) {
@@ -223,7 +223,7 @@ void RecordService::close(std::string id, uint64_t epoch, bool ok, std::string j
        true);
 }
 
-void RecordService::release(std::string id, uint64_t epoch, std::function<void(StoreResult<Ok>)> done) {
+void RecordService::release(std::string id, uint64_t epoch, std::function<void(RecordResult<Ok>)> done) {
   push(make_job<Ok>(
            "release", [id = std::move(id), epoch](RecordStore& s) { return s.release(id, epoch); }, std::move(done)),
        true);
@@ -261,7 +261,7 @@ void RecordService::heartbeat_now() {
   const auto started = Clock::now();
   push(make_job<HeartbeatAnswer>(
            "heartbeat", [ttl, after_failure](RecordStore& s) { return s.heartbeat(ttl, after_failure); },
-           [this, started](StoreResult<HeartbeatAnswer> answer) {
+           [this, started](RecordResult<HeartbeatAnswer> answer) {
              std::function<void(HeartbeatNews)> handler;
              {
                std::lock_guard lock(mutex_);
@@ -317,7 +317,7 @@ void RecordService::ticker() {
       const auto retention = options_.retention;
       push(make_job<size_t>(
                "prune", [retention](RecordStore& s) { return s.prune(retention); },
-               [retention](StoreResult<size_t> gone) {
+               [retention](RecordResult<size_t> gone) {
                  if (gone && *gone != 0)
                    log::info("deleted old outcome records", {{"count", *gone}, {"retention_s", retention.count()}});
                  if (!gone) log::error("pruning old outcome records failed", {{"reason", gone.error().reason}});

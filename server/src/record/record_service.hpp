@@ -59,17 +59,17 @@ class RecordService {
   RecordService& operator=(const RecordService&) = delete;
 
   // Admitting calls: false (and no callback) when the queue is full.
-  bool claim(ClaimRequest request, std::function<void(StoreResult<ClaimOutcome>)> done);
-  bool take_over(std::string id, std::function<void(StoreResult<Takeover>)> done);
-  bool request_release(std::string id, std::function<void(StoreResult<Ok>)> done);
-  bool find(std::string id, std::function<void(StoreResult<std::optional<SessionRow>>)> done);
-  bool open_sessions(std::string owner, std::function<void(StoreResult<std::vector<OpenSessionRow>>)> done);
+  bool claim(ClaimRequest request, std::function<void(RecordResult<ClaimOutcome>)> done);
+  bool take_over(std::string id, std::function<void(RecordResult<Takeover>)> done);
+  bool request_release(std::string id, std::function<void(RecordResult<Ok>)> done);
+  bool find(std::string id, std::function<void(RecordResult<std::optional<SessionRow>>)> done);
+  bool open_sessions(std::string owner, std::function<void(RecordResult<std::vector<OpenSessionRow>>)> done);
   bool request_cancel(std::string owner, std::vector<std::string> ids,
-                      std::function<void(StoreResult<std::vector<std::string>>)> done);
+                      std::function<void(RecordResult<std::vector<std::string>>)> done);
   // A running session's writes: always queued, ahead of the admitting calls.
-  void checkpoint(Checkpoint checkpoint, std::function<void(StoreResult<Ok>)> done);
-  void close(std::string id, uint64_t epoch, bool ok, std::string json, std::function<void(StoreResult<Ok>)> done);
-  void release(std::string id, uint64_t epoch, std::function<void(StoreResult<Ok>)> done);
+  void checkpoint(Checkpoint checkpoint, std::function<void(RecordResult<Ok>)> done);
+  void close(std::string id, uint64_t epoch, bool ok, std::string json, std::function<void(RecordResult<Ok>)> done);
+  void release(std::string id, uint64_t epoch, std::function<void(RecordResult<Ok>)> done);
 
   // Called on a store thread after each heartbeat that went through.
   void on_heartbeat(std::function<void(HeartbeatNews)> handler);
@@ -87,18 +87,18 @@ class RecordService {
   struct Job {
     std::string operation;
     std::chrono::steady_clock::time_point deadline;
-    std::function<void(RecordStore&)> run;   // runs the call and its callback
-    std::function<void(StoreError)> expire;  // the callback, when the deadline passed first
+    std::function<void(RecordStore&)> run;    // runs the call and its callback
+    std::function<void(RecordError)> expire;  // the callback, when the deadline passed first
   };
   template <class T>
-  Job make_job(std::string operation, std::function<StoreResult<T>(RecordStore&)> call,
-               std::function<void(StoreResult<T>)> done);
+  Job make_job(std::string operation, std::function<RecordResult<T>(RecordStore&)> call,
+               std::function<void(RecordResult<T>)> done);
   bool push(Job job, bool priority);
   void ticker();
   void heartbeat_now();
   void check_lease();
   template <class T>
-  void observe(const std::string& operation, std::chrono::steady_clock::time_point started, const StoreResult<T>& r);
+  void observe(const std::string& operation, std::chrono::steady_clock::time_point started, const RecordResult<T>& r);
 
   RecordServiceOptions options_;
   Metrics& metrics_;
@@ -112,7 +112,7 @@ class RecordService {
   struct PendingCheckpoint {
     Checkpoint checkpoint;
     std::chrono::steady_clock::time_point started;
-    std::function<void(StoreResult<Ok>)> done;
+    std::function<void(RecordResult<Ok>)> done;
   };
   static constexpr size_t kCheckpointBatch = 32;
   std::deque<PendingCheckpoint> checkpoints_;

@@ -22,18 +22,18 @@
 
 namespace bp::server {
 
-enum class StoreErrorKind {
+enum class RecordErrorKind {
   Down,    // the record failed or did not answer (full, unreachable, read-only, slow): may pass
   Fenced,  // the row is not this replica's at that epoch any more (taken over, closed, expired)
 };
 
-struct StoreError {
+struct RecordError {
   std::string reason;
-  StoreErrorKind kind = StoreErrorKind::Down;
-  bool down() const { return kind == StoreErrorKind::Down; }
+  RecordErrorKind kind = RecordErrorKind::Down;
+  bool down() const { return kind == RecordErrorKind::Down; }
 };
 template <class T>
-using StoreResult = Result<T, StoreError>;
+using RecordResult = Result<T, RecordError>;
 
 // A session's first epoch; each takeover adds one.
 inline constexpr uint64_t kFirstEpoch = 1;
@@ -108,41 +108,41 @@ class RecordStore {
   virtual ~RecordStore() = default;
   // Takes the id for this replica at kFirstEpoch, unless a row (open or closed) already
   // holds it or the owner has its cap of open sessions.
-  virtual StoreResult<ClaimOutcome> claim(const ClaimRequest& request) = 0;
+  virtual RecordResult<ClaimOutcome> claim(const ClaimRequest& request) = 0;
   // Replaces the checkpoint of a session this replica holds at that epoch (else Fenced).
-  virtual StoreResult<Ok> checkpoint(const Checkpoint& checkpoint) = 0;
+  virtual RecordResult<Ok> checkpoint(const Checkpoint& checkpoint) = 0;
   // Several sessions' checkpoints in one transaction (one commit to wait for): each its own
   // answer, or one error for all when the transaction fails.
-  virtual StoreResult<std::vector<StoreResult<Ok>>> checkpoints(const std::vector<Checkpoint>& batch) = 0;
+  virtual RecordResult<std::vector<RecordResult<Ok>>> checkpoints(const std::vector<Checkpoint>& batch) = 0;
   // Closes a session this replica holds at that epoch with its outcome (else Fenced). Closing
   // again with the same outcome succeeds: a retry after an answer lost on the way.
-  virtual StoreResult<Ok> close(const std::string& id, uint64_t epoch, bool ok, const std::string& json) = 0;
+  virtual RecordResult<Ok> close(const std::string& id, uint64_t epoch, bool ok, const std::string& json) = 0;
   // Gives a session up (a drain, or another replica asked for it): it stays open with its
   // checkpoint, and the next replica a party reaches takes it over at once.
-  virtual StoreResult<Ok> release(const std::string& id, uint64_t epoch) = 0;
+  virtual RecordResult<Ok> release(const std::string& id, uint64_t epoch) = 0;
   // Takes an open session over with the next epoch (one conditional update: of replicas
   // racing, one wins) when its holder released it, or has been silent for `silent_for`. A
   // session released to another replica that asked for it is that replica's for
   // `silent_for` first.
-  virtual StoreResult<Takeover> take_over(const std::string& id, std::chrono::milliseconds silent_for) = 0;
+  virtual RecordResult<Takeover> take_over(const std::string& id, std::chrono::milliseconds silent_for) = 0;
   // Asks the live holder of an open session to release it to this replica (the first
   // replica to ask gets it), by the holder's next heartbeat.
-  virtual StoreResult<Ok> request_release(const std::string& id) = 0;
-  virtual StoreResult<std::optional<SessionRow>> find(const std::string& id) = 0;
+  virtual RecordResult<Ok> request_release(const std::string& id) = 0;
+  virtual RecordResult<std::optional<SessionRow>> find(const std::string& id) = 0;
   // The open sessions of one owner, on every replica.
-  virtual StoreResult<std::vector<OpenSessionRow>> open_sessions(const std::string& owner) = 0;
+  virtual RecordResult<std::vector<OpenSessionRow>> open_sessions(const std::string& owner) = 0;
   // Marks the owner's open sessions among `ids` for cancellation by whichever replica runs
   // them; returns the ids it marked.
-  virtual StoreResult<std::vector<std::string>> request_cancel(const std::string& owner,
-                                                               const std::vector<std::string>& ids) = 0;
+  virtual RecordResult<std::vector<std::string>> request_cancel(const std::string& owner,
+                                                                const std::vector<std::string>& ids) = 0;
   // Says this replica is alive (a real write, so it doubles as the health probe), closes the
   // sessions nobody has run for `ttl` with their lost records, and returns what was asked of
   // this replica meanwhile and what it holds. After a failure the probe writes as much as a
   // large record would (`after_failure`), so the store is called healthy again only once a
   // record would fit.
-  virtual StoreResult<HeartbeatAnswer> heartbeat(std::chrono::seconds ttl, bool after_failure) = 0;
+  virtual RecordResult<HeartbeatAnswer> heartbeat(std::chrono::seconds ttl, bool after_failure) = 0;
   // Deletes closed records older than `age`; returns how many went.
-  virtual StoreResult<size_t> prune(std::chrono::seconds age) = 0;
+  virtual RecordResult<size_t> prune(std::chrono::seconds age) = 0;
 };
 
 }  // namespace bp::server

@@ -49,13 +49,13 @@ std::string v2_one_layout(SqlDialect d) {
     sql =
         "ALTER TABLE sessions RENAME TO bp_sessions;"
         "ALTER TABLE replicas RENAME TO bp_replicas;"
-        "ALTER TABLE store_probe RENAME TO bp_store_probe;"
+        "ALTER TABLE store_probe RENAME TO bp_record_probe;"
         "DROP INDEX sessions_recorded_at; DROP INDEX sessions_open; DROP INDEX sessions_open_owner;"
         "CREATE INDEX bp_sessions_recorded_at ON bp_sessions (recorded_at) WHERE NOT open;"
         "CREATE INDEX bp_sessions_open ON bp_sessions (replica) WHERE open;"
         "CREATE INDEX bp_sessions_open_owner ON bp_sessions (owner) WHERE open;";
   else
-    sql = std::string("CREATE TABLE bp_store_probe (k integer PRIMARY KEY, filler ") + t.blob + ");";
+    sql = std::string("CREATE TABLE bp_record_probe (k integer PRIMARY KEY, filler ") + t.blob + ");";
   // epoch: how many times the session changed hands, plus one; every write of its holder
   // names it. checkpoint: what a new holder rebuilds the dealer from (hex of a
   // bp.record.v1.DealerCheckpoint). released: its holder gave it up, to released_to if that
@@ -80,7 +80,7 @@ struct Migration {
 constexpr Migration kMigrations[] = {{1, v1_layout}, {2, v2_one_layout}};
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
-StoreResult<bool> has_table(SqlConnection& c, const char* name) {
+RecordResult<bool> has_table(SqlConnection& c, const char* name) {
   auto found =
       c.dialect() == SqlDialect::Sqlite
           ? c.run("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = $1", {name})
@@ -89,17 +89,17 @@ StoreResult<bool> has_table(SqlConnection& c, const char* name) {
   return !found->rows.empty();
 }
 
-StoreResult<Ok> migrate_locked(SqlConnection& c, int target) {
+RecordResult<Ok> migrate_locked(SqlConnection& c, int target) {
   auto current = schema_version(c);
   if (!current) return current.error();
   if (*current > kSchemaVersion)
-    return StoreError{"the record's schema is version " + std::to_string(*current) + ", newer than this dealer's (" +
-                      std::to_string(kSchemaVersion) + "): run a dealer at least as new as the one that wrote it"};
+    return RecordError{"the record's schema is version " + std::to_string(*current) + ", newer than this dealer's (" +
+                       std::to_string(kSchemaVersion) + "): run a dealer at least as new as the one that wrote it"};
   for (const auto& m : kMigrations) {
     if (m.version <= *current || m.version > target) continue;
     if (auto ran = c.run_script(m.script(c.dialect())); !ran)
-      return StoreError{"migrating the record to schema version " + std::to_string(m.version) + ": " +
-                        ran.error().reason};
+      return RecordError{"migrating the record to schema version " + std::to_string(m.version) + ": " +
+                         ran.error().reason};
     if (m.version >= 2) {
       if (auto set = c.run("UPDATE bp_schema SET version = $1", {m.version}); !set) return set.error();
     }
@@ -109,13 +109,13 @@ StoreResult<Ok> migrate_locked(SqlConnection& c, int target) {
 
 }  // namespace
 
-StoreResult<int> schema_version(SqlConnection& c) {
+RecordResult<int> schema_version(SqlConnection& c) {
   auto versioned = has_table(c, "bp_schema");
   if (!versioned) return versioned.error();
   if (*versioned) {
     auto v = c.run("SELECT version FROM bp_schema");
     if (!v) return v.error();
-    if (v->rows.size() != 1) return StoreError{"the record's bp_schema table does not hold one version"};
+    if (v->rows.size() != 1) return RecordError{"the record's bp_schema table does not hold one version"};
     return static_cast<int>(v->rows[0].integer(0));
   }
   // Before version 2 the layout was the version.
@@ -125,14 +125,14 @@ StoreResult<int> schema_version(SqlConnection& c) {
     auto older = has_table(c, "session_outcomes");
     if (!older) return older.error();
     if (*older)
-      return StoreError{
+      return RecordError{
           "the record was written by a release before the shared record (table session_outcomes); "
           "this dealer cannot upgrade it"};
   }
   return *v1 ? 1 : 0;
 }
 
-StoreResult<Ok> migrate_schema_to(SqlConnection& c, int version) {
+RecordResult<Ok> migrate_schema_to(SqlConnection& c, int version) {
   SqlTransaction tx(c);
   if (auto begun = tx.begin(); !begun) return begun.error();
   // Replicas starting together on PostgreSQL: one migrates, the others then find it done.
@@ -143,6 +143,6 @@ StoreResult<Ok> migrate_schema_to(SqlConnection& c, int version) {
   return tx.commit();
 }
 
-StoreResult<Ok> migrate_schema(SqlConnection& c) { return migrate_schema_to(c, kSchemaVersion); }
+RecordResult<Ok> migrate_schema(SqlConnection& c) { return migrate_schema_to(c, kSchemaVersion); }
 
 }  // namespace bp::server

@@ -10,19 +10,19 @@ namespace bp::server {
 
 // 1: the first layout, one per engine (SQLite tables sessions/replicas/store_probe,
 //    PostgreSQL bp_sessions/bp_replicas), unversioned.
-// 2: one layout for both (bp_sessions, bp_replicas, bp_store_probe, bp_schema), epochs,
+// 2: one layout for both (bp_sessions, bp_replicas, bp_record_probe, bp_schema), epochs,
 //    checkpoints and hand-over for takeover.
 inline constexpr int kSchemaVersion = 2;
 
 // The version a record is at (0: empty).
-StoreResult<int> schema_version(SqlConnection& connection);
+RecordResult<int> schema_version(SqlConnection& connection);
 
 // Brings the record to kSchemaVersion in one transaction (several replicas starting at once
 // migrate it once). Refuses a record newer than this dealer knows.
-StoreResult<Ok> migrate_schema(SqlConnection& connection);
+RecordResult<Ok> migrate_schema(SqlConnection& connection);
 
 // Runs the migrations up to `version` only: for the upgrade test, which writes a record the
 // way an older dealer did and opens it with this one.
-StoreResult<Ok> migrate_schema_to(SqlConnection& connection, int version);
+RecordResult<Ok> migrate_schema_to(SqlConnection& connection, int version);
 
 }  // namespace bp::server

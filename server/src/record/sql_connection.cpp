@@ -55,14 +55,14 @@ SqlTransaction::~SqlTransaction() {
   if (open_) connection_.rollback();
 }
 
-StoreResult<Ok> SqlTransaction::begin() {
+RecordResult<Ok> SqlTransaction::begin() {
   auto begun = connection_.run(connection_.dialect() == SqlDialect::Sqlite ? "BEGIN IMMEDIATE" : "BEGIN");
   if (!begun) return begun.error();
   open_ = true;
   return Ok{};
 }
 
-StoreResult<Ok> SqlTransaction::commit() {
+RecordResult<Ok> SqlTransaction::commit() {
   auto committed = connection_.run("COMMIT");
   if (!committed) return committed.error();  // the destructor rolls back what is left
   open_ = false;

@@ -56,10 +56,10 @@ class SqlConnection {
  public:
   virtual ~SqlConnection() = default;
   virtual SqlDialect dialect() const = 0;
-  // One statement. A failure is StoreErrorKind::Down with the engine's reason.
-  virtual StoreResult<SqlResult> run(const std::string& sql, const SqlParams& params = {}) = 0;
+  // One statement. A failure is RecordErrorKind::Down with the engine's reason.
+  virtual RecordResult<SqlResult> run(const std::string& sql, const SqlParams& params = {}) = 0;
   // Several statements without parameters (the schema's scripts).
-  virtual StoreResult<Ok> run_script(const std::string& sql) = 0;
+  virtual RecordResult<Ok> run_script(const std::string& sql) = 0;
   // Ends an open transaction without committing; never reconnects, never fails.
   virtual void rollback() = 0;
 };
@@ -75,8 +75,8 @@ class SqlTransaction {
   ~SqlTransaction();
   SqlTransaction(const SqlTransaction&) = delete;
   SqlTransaction& operator=(const SqlTransaction&) = delete;
-  StoreResult<Ok> begin();
-  StoreResult<Ok> commit();
+  RecordResult<Ok> begin();
+  RecordResult<Ok> commit();
 
  private:
   SqlConnection& connection_;

@@ -12,7 +12,7 @@ using std::chrono::milliseconds;
 
 int64_t ms(milliseconds d) { return static_cast<int64_t>(d.count()); }
 
-StoreError in(const std::string& what, StoreError e) {
+RecordError in(const std::string& what, RecordError e) {
   e.reason = what + ": " + e.reason;
   return e;
 }
@@ -23,7 +23,7 @@ class SqlRecordStore final : public RecordStore {
       : db_(std::move(connection)), options_(std::move(options)) {}
 
   // Migrates and releases an earlier run's sessions, once per process and connection.
-  StoreResult<Ok> ensure_ready() {
+  RecordResult<Ok> ensure_ready() {
     if (ready_) return Ok{};
     if (auto migrated = migrate_schema(*db_); !migrated) return in("preparing the record", migrated.error());
     // An earlier run under this replica name is gone; its sessions are free to take over.
@@ -36,7 +36,7 @@ class SqlRecordStore final : public RecordStore {
     return Ok{};
   }
 
-  StoreResult<ClaimOutcome> claim(const ClaimRequest& r) override {
+  RecordResult<ClaimOutcome> claim(const ClaimRequest& r) override {
     const std::string what = "claiming session " + r.id;
     if (auto ready = ensure_ready(); !ready) return ready.error();
     auto inserted = db_->run(
@@ -54,17 +54,17 @@ class SqlRecordStore final : public RecordStore {
     return held->rows.empty() ? ClaimOutcome::OwnerAtCap : ClaimOutcome::Taken;
   }
 
-  StoreResult<Ok> checkpoint(const Checkpoint& c) override {
+  RecordResult<Ok> checkpoint(const Checkpoint& c) override {
     if (auto ready = ensure_ready(); !ready) return ready.error();
     return write_checkpoint(c);
   }
 
-  StoreResult<std::vector<StoreResult<Ok>>> checkpoints(const std::vector<Checkpoint>& batch) override {
+  RecordResult<std::vector<RecordResult<Ok>>> checkpoints(const std::vector<Checkpoint>& batch) override {
     if (auto ready = ensure_ready(); !ready) return ready.error();
-    if (batch.size() == 1) return std::vector<StoreResult<Ok>>{write_checkpoint(batch[0])};
+    if (batch.size() == 1) return std::vector<RecordResult<Ok>>{write_checkpoint(batch[0])};
     SqlTransaction tx(*db_);
     if (auto begun = tx.begin(); !begun) return in("checkpointing sessions", begun.error());
-    std::vector<StoreResult<Ok>> answers;
+    std::vector<RecordResult<Ok>> answers;
     for (const auto& c : batch) {
       auto answer = write_checkpoint(c);
       if (!answer && answer.error().down()) return answer.error();  // the transaction is gone
@@ -74,7 +74,7 @@ class SqlRecordStore final : public RecordStore {
     return answers;
   }
 
-  StoreResult<Ok> close(const std::string& id, uint64_t epoch, bool ok, const std::string& json) override {
+  RecordResult<Ok> close(const std::string& id, uint64_t epoch, bool ok, const std::string& json) override {
     const std::string what = "recording session " + id;
     if (auto ready = ensure_ready(); !ready) return ready.error();
     auto updated = db_->run(
@@ -95,7 +95,7 @@ class SqlRecordStore final : public RecordStore {
     return fenced(id, epoch);
   }
 
-  StoreResult<Ok> release(const std::string& id, uint64_t epoch) override {
+  RecordResult<Ok> release(const std::string& id, uint64_t epoch) override {
     if (auto ready = ensure_ready(); !ready) return ready.error();
     auto updated = db_->run(
         "UPDATE bp_sessions SET released = TRUE, released_at = {now}"
@@ -106,7 +106,7 @@ class SqlRecordStore final : public RecordStore {
     return Ok{};
   }
 
-  StoreResult<Takeover> take_over(const std::string& id, milliseconds silent_for) override {
+  RecordResult<Takeover> take_over(const std::string& id, milliseconds silent_for) override {
     const std::string what = "taking session " + id + " over";
     if (auto ready = ensure_ready(); !ready) return ready.error();
     // Released (to anyone, to us, or to a replica that asked but has not come for it), or
@@ -125,7 +125,7 @@ class SqlRecordStore final : public RecordStore {
     Takeover out;
     if (!taken->rows.empty()) {
       auto bytes = from_hex(taken->rows[0].text(1));
-      if (!bytes) return StoreError{what + ": its checkpoint is not hex"};
+      if (!bytes) return RecordError{what + ": its checkpoint is not hex"};
       out.kind = Takeover::Kind::Taken;
       out.epoch = static_cast<uint64_t>(taken->rows[0].integer(0));
       out.checkpoint = std::move(*bytes);
@@ -147,7 +147,7 @@ class SqlRecordStore final : public RecordStore {
     return out;
   }
 
-  StoreResult<Ok> request_release(const std::string& id) override {
+  RecordResult<Ok> request_release(const std::string& id) override {
     if (auto ready = ensure_ready(); !ready) return ready.error();
     auto asked = db_->run(
         "UPDATE bp_sessions SET release_requested = TRUE,"
@@ -158,7 +158,7 @@ class SqlRecordStore final : public RecordStore {
     return Ok{};
   }
 
-  StoreResult<std::optional<SessionRow>> find(const std::string& id) override {
+  RecordResult<std::optional<SessionRow>> find(const std::string& id) override {
     if (auto ready = ensure_ready(); !ready) return ready.error();
     auto found =
         db_->run("SELECT open, json, replica, phase, bits, parties, joined FROM bp_sessions WHERE id = $1", {id});
@@ -174,7 +174,7 @@ class SqlRecordStore final : public RecordStore {
     return std::optional<SessionRow>(std::move(row));
   }
 
-  StoreResult<std::vector<OpenSessionRow>> open_sessions(const std::string& owner) override {
+  RecordResult<std::vector<OpenSessionRow>> open_sessions(const std::string& owner) override {
     if (auto ready = ensure_ready(); !ready) return ready.error();
     auto found = db_->run(
         "SELECT id, replica, phase, bits, parties, joined FROM bp_sessions WHERE open AND owner = $1"
@@ -187,8 +187,8 @@ class SqlRecordStore final : public RecordStore {
     return rows;
   }
 
-  StoreResult<std::vector<std::string>> request_cancel(const std::string& owner,
-                                                       const std::vector<std::string>& ids) override {
+  RecordResult<std::vector<std::string>> request_cancel(const std::string& owner,
+                                                        const std::vector<std::string>& ids) override {
     if (auto ready = ensure_ready(); !ready) return ready.error();
     if (ids.empty()) return std::vector<std::string>{};
     std::string sql = "UPDATE bp_sessions SET cancel_requested = TRUE WHERE open AND owner = $1 AND id IN (";
@@ -203,7 +203,7 @@ class SqlRecordStore final : public RecordStore {
     return first_column(*marked);
   }
 
-  StoreResult<HeartbeatAnswer> heartbeat(std::chrono::seconds ttl, bool after_failure) override {
+  RecordResult<HeartbeatAnswer> heartbeat(std::chrono::seconds ttl, bool after_failure) override {
     if (auto ready = ensure_ready(); !ready) return ready.error();
     // One transaction: this replica is alive exactly when what it holds is read.
     SqlTransaction tx(*db_);
@@ -212,12 +212,12 @@ class SqlRecordStore final : public RecordStore {
     if (!answer) return in("heartbeat", answer.error());
     if (auto committed = tx.commit(); !committed) return in("heartbeat", committed.error());
     if (shared_name_)
-      return StoreError{"another dealer process is running as replica " + options_.replica +
-                        " (replica names must be unique)"};
+      return RecordError{"another dealer process is running as replica " + options_.replica +
+                         " (replica names must be unique)"};
     return answer;
   }
 
-  StoreResult<size_t> prune(std::chrono::seconds age) override {
+  RecordResult<size_t> prune(std::chrono::seconds age) override {
     if (auto ready = ensure_ready(); !ready) return ready.error();
     auto gone = db_->run("DELETE FROM bp_sessions WHERE NOT open AND recorded_at < {ago:1}",
                          {ms(std::chrono::duration_cast<milliseconds>(age))});
@@ -226,7 +226,7 @@ class SqlRecordStore final : public RecordStore {
   }
 
  private:
-  StoreResult<HeartbeatAnswer> heartbeat_in(SqlTransaction&, std::chrono::seconds ttl, bool after_failure) {
+  RecordResult<HeartbeatAnswer> heartbeat_in(SqlTransaction&, std::chrono::seconds ttl, bool after_failure) {
     const std::string& me = options_.replica;
     // Which process beat last under this name: after our first beat, only we may have (two
     // live dealers under one name would take each other's sessions for an earlier run's).
@@ -246,7 +246,7 @@ class SqlRecordStore final : public RecordStore {
     if (after_failure) {
       // As much as a 64-party record: a page freed by a delete would pass a smaller probe.
       auto probe = db_->run(
-          "INSERT INTO bp_store_probe (k, filler) VALUES (1, $1)"
+          "INSERT INTO bp_record_probe (k, filler) VALUES (1, $1)"
           " ON CONFLICT (k) DO UPDATE SET filler = excluded.filler",
           {std::string(65536, 'p')});
       if (!probe) return in("probe write", probe.error());
@@ -281,7 +281,7 @@ class SqlRecordStore final : public RecordStore {
     return answer;
   }
 
-  StoreResult<Ok> write_checkpoint(const Checkpoint& c) {
+  RecordResult<Ok> write_checkpoint(const Checkpoint& c) {
     auto updated = db_->run(
         "UPDATE bp_sessions SET checkpoint = $4, phase = $5, joined = $6"
         " WHERE id = $1 AND replica = $2 AND epoch = $3 AND open AND NOT released",
@@ -292,7 +292,7 @@ class SqlRecordStore final : public RecordStore {
   }
 
   // In memory, the oldest closed records give way to the newest `keep_closed`.
-  StoreResult<Ok> keep_bound() {
+  RecordResult<Ok> keep_bound() {
     if (options_.keep_closed == 0) return Ok{};
     auto bounded = db_->run(
         "DELETE FROM bp_sessions WHERE NOT open AND id NOT IN"
@@ -303,7 +303,7 @@ class SqlRecordStore final : public RecordStore {
   }
 
   // Why a write of a session at `epoch` was refused, for the log and the parties.
-  StoreError fenced(const std::string& id, uint64_t epoch) {
+  RecordError fenced(const std::string& id, uint64_t epoch) {
     std::string why = "this dealer no longer holds session " + id + " (epoch " + std::to_string(epoch) + ")";
     auto row = db_->run("SELECT open, replica, epoch, released FROM bp_sessions WHERE id = $1", {id});
     if (row && !row->rows.empty()) {
@@ -315,7 +315,7 @@ class SqlRecordStore final : public RecordStore {
       else
         why += ": replica " + r.text(1) + " took it over (epoch " + r.text(2) + ")";
     }
-    return StoreError{why, StoreErrorKind::Fenced};
+    return RecordError{why, RecordErrorKind::Fenced};
   }
 
   static uint32_t u32(const SqlRow& r, size_t i) { return static_cast<uint32_t>(r.integer(i)); }

@@ -18,7 +18,7 @@ class SqliteConnection final : public SqlConnection {
 
   SqlDialect dialect() const override { return SqlDialect::Sqlite; }
 
-  StoreResult<SqlResult> run(const std::string& sql, const SqlParams& params) override {
+  RecordResult<SqlResult> run(const std::string& sql, const SqlParams& params) override {
     sqlite3_stmt* stmt = prepared(sql);
     if (!stmt) return failure();
     // Reset on every path, so the statement holds no lock or row between calls.
@@ -60,13 +60,13 @@ class SqliteConnection final : public SqlConnection {
     return result;
   }
 
-  StoreResult<Ok> run_script(const std::string& sql) override {
+  RecordResult<Ok> run_script(const std::string& sql) override {
     char* err = nullptr;
     if (sqlite3_exec(db_, render_sql(sql, SqlDialect::Sqlite).c_str(), nullptr, nullptr, &err) == SQLITE_OK)
       return Ok{};
     const std::string why = err ? err : sqlite3_errmsg(db_);
     sqlite3_free(err);
-    return StoreError{why};
+    return RecordError{why};
   }
 
   void rollback() override {
@@ -87,7 +87,7 @@ class SqliteConnection final : public SqlConnection {
     return stmt;
   }
 
-  StoreError failure() const { return StoreError{sqlite3_errmsg(db_)}; }
+  RecordError failure() const { return RecordError{sqlite3_errmsg(db_)}; }
 
   sqlite3* db_;
   std::unordered_map<std::string, sqlite3_stmt*> statements_;

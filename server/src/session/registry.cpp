@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "session/outcome_json.hpp"
+#include "session/refusals.hpp"
 #include "observability/log.hpp"
 
 namespace bp::server {
@@ -49,9 +50,8 @@ void SessionRegistry::create(const wire::CreateSessionMsg& request, SessionOwner
   std::string id = request.session_id;
   {
     std::lock_guard lock(mutex_);
-    if (!accepting_) return done(std::string("the dealer is shutting down"));
-    if (!records_.healthy())
-      return done("the outcome record is unavailable (" + records_.failure() + "); no new sessions until it is back");
+    if (!accepting_) return done(std::string(refusal::kShuttingDown));
+    if (!records_.healthy()) return done(refusal::no_new_sessions(records_.failure()));
     prune_locked();
     if (sessions_.size() + claiming_.size() + taking_.size() >= config_.max_sessions)
       return done("the dealer runs its maximum of " + std::to_string(config_.max_sessions) + " sessions");
@@ -60,16 +60,16 @@ void SessionRegistry::create(const wire::CreateSessionMsg& request, SessionOwner
     if (auto why = over_cap_locked(owner)) return done(*why);
     if (id.empty()) id = wire::random_session_id();  // 128 random bits: the claim settles the rest
     if (sessions_.count(id) != 0 || claiming_.count(id) != 0 || taking_.count(id) != 0)
-      return done(std::string("session id in use"));
+      return done(std::string(refusal::kIdInUse));
     claiming_.insert(id);
   }
   const uint32_t timeout_ms = request.round_timeout_ms == 0
                                   ? config_.default_round_timeout_ms
                                   : std::min(request.round_timeout_ms, config_.max_round_timeout_ms);
-  SessionTerms terms{
-      id,
-      mpc::SessionParams{request.n, request.parties, mpc::session_label(id, request.n, request.parties, request.label)},
-      request.allowed_parties, std::chrono::milliseconds(timeout_ms), owner};
+  SessionTerms terms{id,
+                     mpc::SessionParams{request.bits, request.parties,
+                                        mpc::session_label(id, request.bits, request.parties, request.label)},
+                     request.allowed_parties, std::chrono::milliseconds(timeout_ms), owner};
   auto checkpoint = first_checkpoint(terms);
   // What the record keeps if no replica finishes the session.
   const std::string lost = outcome_json(SessionOutcome{
@@ -85,13 +85,13 @@ void SessionRegistry::create(const wire::CreateSessionMsg& request, SessionOwner
                                                             : config_.max_anonymous_sessions_per_ip);
   ClaimRequest claim{id,
                      owner_text(owner),
-                     static_cast<uint32_t>(request.n),
+                     static_cast<uint32_t>(request.bits),
                      static_cast<uint32_t>(request.parties),
                      lost,
                      cap,
                      wire::encode_checkpoint(checkpoint)};
   const bool queued =
-      records_.claim(claim, [this, id, terms, checkpoint, done](StoreResult<ClaimOutcome> result) mutable {
+      records_.claim(claim, [this, id, terms, checkpoint, done](RecordResult<ClaimOutcome> result) mutable {
         claimed(id, std::move(terms), std::move(checkpoint), std::move(result), done);
       });
   if (!queued) {
@@ -99,32 +99,31 @@ void SessionRegistry::create(const wire::CreateSessionMsg& request, SessionOwner
       std::lock_guard lock(mutex_);
       claiming_.erase(id);
     }
-    env_.metrics->refused("store_busy");
-    done(std::string("the outcome record is busy; try again shortly"));
+    env_.metrics->refused("record_busy");
+    done(std::string(refusal::kRecordBusy));
   }
 }
 
 void SessionRegistry::claimed(const std::string& id, SessionTerms terms, wire::DealerCheckpoint checkpoint,
-                              StoreResult<ClaimOutcome> claim, const std::function<void(Created)>& done) {
+                              RecordResult<ClaimOutcome> claim, const std::function<void(Created)>& done) {
   std::unique_lock lock(mutex_);
   claiming_.erase(id);
   if (!claim) {
     lock.unlock();
-    return done("the outcome record is unavailable (" + claim.error().reason + "); the session was not created");
+    return done(refusal::record_unavailable(claim.error().reason) + "; the session was not created");
   }
   // A finished session's record (and its signed proof) stays the only one under its id.
-  if (*claim == ClaimOutcome::Taken) return done(std::string("session id in use"));
+  if (*claim == ClaimOutcome::Taken) return done(std::string(refusal::kIdInUse));
   if (*claim == ClaimOutcome::OwnerAtCap)
     return done(std::string(terms.owner.operator_key ? "this operator" : "your address") +
                 " has its limit of open sessions across the dealers sharing this record");
   if (!accepting_) {
     // Claimed, but never to run: close the claim with its abort, so the id does not linger.
     lock.unlock();
-    records_.close(
-        id, kFirstEpoch, false,
-        outcome_json(SessionOutcome{id, terms.params, false, "the dealer is shutting down", {}, std::nullopt}),
-        [](StoreResult<Ok>) {});
-    return done(std::string("the dealer is shutting down"));
+    records_.close(id, kFirstEpoch, false,
+                   outcome_json(SessionOutcome{id, terms.params, false, refusal::kShuttingDown, {}, std::nullopt}),
+                   [](RecordResult<Ok>) {});
+    return done(std::string(refusal::kShuttingDown));
   }
   auto session = std::make_shared<AggregationSession>(ioc_, std::move(terms), std::move(checkpoint), kFirstEpoch, env_);
   sessions_[id] = Entry{session, Clock::now()};
@@ -157,7 +156,7 @@ void SessionRegistry::find_or_take_over(const std::string& id, std::optional<wir
       return;
     }
     if (!records_.healthy())
-      return done(Refusal{"the outcome record is unavailable (" + records_.failure() + ")", kAskAgainMs, std::nullopt});
+      return done(Refusal{refusal::record_unavailable(records_.failure()), kAskAgainMs, std::nullopt});
     if (sessions_.size() + claiming_.size() + taking_.size() >= config_.max_sessions)
       return done(Refusal{"the dealer runs its maximum of " + std::to_string(config_.max_sessions) + " sessions",
                           kAskAgainMs, std::nullopt});
@@ -165,20 +164,19 @@ void SessionRegistry::find_or_take_over(const std::string& id, std::optional<wir
     taking_[id].push_back({party_key, std::move(done)});
   }
   const bool queued =
-      records_.take_over(id, [this, id](StoreResult<Takeover> takeover) { taken_over(id, std::move(takeover)); });
+      records_.take_over(id, [this, id](RecordResult<Takeover> takeover) { taken_over(id, std::move(takeover)); });
   if (!queued) {
-    env_.metrics->refused("store_busy");
-    answer_takers(id, Refusal{"the outcome record is busy", kAskAgainMs, std::nullopt});
+    env_.metrics->refused("record_busy");
+    answer_takers(id, Refusal{refusal::kRecordBusy, kAskAgainMs, std::nullopt});
   }
 }
 
-void SessionRegistry::taken_over(const std::string& id, StoreResult<Takeover> takeover) {
+void SessionRegistry::taken_over(const std::string& id, RecordResult<Takeover> takeover) {
   if (!takeover)
-    return answer_takers(
-        id, Refusal{"the outcome record is unavailable (" + takeover.error().reason + ")", kAskAgainMs, std::nullopt});
+    return answer_takers(id, Refusal{refusal::record_unavailable(takeover.error().reason), kAskAgainMs, std::nullopt});
   switch (takeover->kind) {
-    case Takeover::Kind::Unknown: return answer_takers(id, Refusal{"no such session", 0, std::nullopt});
-    case Takeover::Kind::Ended: return answer_takers(id, Refusal{"the session has ended", 0, takeover->outcome_json});
+    case Takeover::Kind::Unknown: return answer_takers(id, Refusal{refusal::kNoSuchSession, 0, std::nullopt});
+    case Takeover::Kind::Ended: return answer_takers(id, Refusal{refusal::kSessionEnded, 0, takeover->outcome_json});
     case Takeover::Kind::Held: return held_elsewhere(id, *takeover);
     case Takeover::Kind::Taken: break;
   }
@@ -191,7 +189,7 @@ void SessionRegistry::taken_over(const std::string& id, StoreResult<Takeover> ta
         (checkpoint ? std::string(" (it names another session)") : " (" + wire::describe(checkpoint.error()) + ")");
     log::error("session cannot be taken over", {{"session", id}, {"reason", why}});
     records_.close(id, takeover->epoch, false, outcome_json(SessionOutcome{id, {}, false, why, {}, std::nullopt}),
-                   [](StoreResult<Ok>) {});
+                   [](RecordResult<Ok>) {});
     return answer_takers(id, Refusal{why, 0, std::nullopt});
   }
   auto session =
@@ -217,7 +215,7 @@ void SessionRegistry::held_elsewhere(const std::string& id, const Takeover& held
     }
   }
   if (!admitted) return answer_takers(id, Refusal{"session " + id + " runs on dealer replica " + held.holder, 0, {}});
-  records_.request_release(id, [](StoreResult<Ok>) {});
+  records_.request_release(id, [](RecordResult<Ok>) {});
   answer_takers(
       id, Refusal{"session " + id + " is held by dealer replica " + held.holder + ", which was asked to hand it over",
                   kAskAgainMs, std::nullopt});
@@ -273,8 +271,8 @@ void SessionRegistry::manage(const SessionOwner& owner, std::vector<std::string>
   const std::string who = owner_text(owner);
   auto list = [this, owner, who, cancel, cancelled_here, done](std::vector<std::string> cancelled_elsewhere) {
     const bool queued = records_.open_sessions(who, [this, owner, cancel, cancelled_here, cancelled_elsewhere,
-                                                     done](StoreResult<std::vector<OpenSessionRow>> rows) {
-      if (!rows) return done("the outcome record is unavailable (" + rows.error().reason + ")");
+                                                     done](RecordResult<std::vector<OpenSessionRow>> rows) {
+      if (!rows) return done(refusal::record_unavailable(rows.error().reason));
       wire::SessionListMsg answer;
       answer.sessions = local_summaries(owner, cancel);
       for (const auto& row : *rows) {
@@ -296,15 +294,15 @@ void SessionRegistry::manage(const SessionOwner& owner, std::vector<std::string>
       }
       done(std::move(answer));
     });
-    if (!queued) done(std::string("the outcome record is busy; try again shortly"));
+    if (!queued) done(std::string(refusal::kRecordBusy));
   };
   if (elsewhere.empty()) return list({});
   const bool queued =
-      records_.request_cancel(who, elsewhere, [list, done](StoreResult<std::vector<std::string>> marked) {
-        if (!marked) return done("the outcome record is unavailable (" + marked.error().reason + ")");
+      records_.request_cancel(who, elsewhere, [list, done](RecordResult<std::vector<std::string>> marked) {
+        if (!marked) return done(refusal::record_unavailable(marked.error().reason));
         list(std::move(*marked));
       });
-  if (!queued) done(std::string("the outcome record is busy; try again shortly"));
+  if (!queued) done(std::string(refusal::kRecordBusy));
 }
 
 void SessionRegistry::heartbeat(const HeartbeatNews& news) {
@@ -345,7 +343,7 @@ void SessionRegistry::heartbeat(const HeartbeatNews& news) {
     }
   }
   for (const auto& orphan : orphans) {
-    records_.release(orphan.id, orphan.epoch, [id = orphan.id](StoreResult<Ok> released) {
+    records_.release(orphan.id, orphan.epoch, [id = orphan.id](RecordResult<Ok> released) {
       if (released) log::info("released a session this replica no longer runs", {{"session", id}});
     });
   }

@@ -89,8 +89,8 @@ class SessionRegistry {
   void prune_locked();
   std::optional<std::string> over_cap_locked(const SessionOwner& owner) const;
   void claimed(const std::string& id, SessionTerms terms, wire::DealerCheckpoint checkpoint,
-               StoreResult<ClaimOutcome> claim, const std::function<void(Created)>& done);
-  void taken_over(const std::string& id, StoreResult<Takeover> takeover);
+               RecordResult<ClaimOutcome> claim, const std::function<void(Created)>& done);
+  void taken_over(const std::string& id, RecordResult<Takeover> takeover);
   void held_elsewhere(const std::string& id, const Takeover& held);
   void answer_takers(const std::string& id, const Found& found);
   std::vector<wire::SessionSummary> local_summaries(const SessionOwner& owner, const std::vector<std::string>& skip);

@@ -7,6 +7,7 @@
 
 #include "bp/wire/auth.hpp"
 #include "observability/log.hpp"
+#include "session/refusals.hpp"
 
 namespace bp::server {
 
@@ -30,7 +31,7 @@ std::vector<T> collect(std::vector<std::optional<wire::Message>>& inbox) {
 
 wire::DealerCheckpoint first_checkpoint(const SessionTerms& terms) {
   wire::DealerCheckpoint c;
-  c.n = terms.params.n;
+  c.bits = terms.params.n;
   c.parties = terms.params.parties;
   c.transcript_label = terms.params.label;
   c.round_timeout_ms = static_cast<uint32_t>(terms.round_timeout.count());
@@ -45,11 +46,11 @@ wire::DealerCheckpoint first_checkpoint(const SessionTerms& terms) {
 std::optional<SessionTerms> terms_of(const std::string& id, const wire::DealerCheckpoint& c) {
   // The label starts with every parameter and the id itself: a checkpoint stored under
   // another session's row (a damaged record) is refused here.
-  const std::string prefix = mpc::session_label(id, c.n, c.parties, "");
+  const std::string prefix = mpc::session_label(id, c.bits, c.parties, "");
   if (c.transcript_label.rfind(prefix, 0) != 0) return std::nullopt;
   SessionTerms t;
   t.id = id;
-  t.params = mpc::SessionParams{c.n, c.parties, c.transcript_label};
+  t.params = mpc::SessionParams{c.bits, c.parties, c.transcript_label};
   t.allowed = c.allowed_parties;
   t.round_timeout = std::chrono::milliseconds(c.round_timeout_ms);
   t.owner = SessionOwner{c.owner_key, c.owner_address};
@@ -231,7 +232,7 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
         frame_of(wire::AbortMsg{"the session moves to another dealer replica: join again", {}, kReconnectAfterMs}));
     return link->close();
   }
-  if (phase() == Phase::Done) return refuse("the session has ended");
+  if (phase() == Phase::Done) return refuse(refusal::kSessionEnded);
 
   // Which seat: the key's own position in an allow-list session, else any taken seat that
   // the resume token opens, else the first free one.

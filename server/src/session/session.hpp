@@ -58,9 +58,9 @@ struct SessionOutcome {
 class SessionRecord {
  public:
   virtual ~SessionRecord() = default;
-  virtual void checkpoint(Checkpoint checkpoint, std::function<void(StoreResult<Ok>)> done) = 0;
-  virtual void close(const SessionOutcome& outcome, uint64_t epoch, std::function<void(StoreResult<Ok>)> done) = 0;
-  virtual void release(const std::string& id, uint64_t epoch, std::function<void(StoreResult<Ok>)> done) = 0;
+  virtual void checkpoint(Checkpoint checkpoint, std::function<void(RecordResult<Ok>)> done) = 0;
+  virtual void close(const SessionOutcome& outcome, uint64_t epoch, std::function<void(RecordResult<Ok>)> done) = 0;
+  virtual void release(const std::string& id, uint64_t epoch, std::function<void(RecordResult<Ok>)> done) = 0;
 };
 
 // What every session shares with the rest of the daemon.
@@ -185,7 +185,7 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   // waits while one is in flight goes in the next).
   void persist_then(std::function<void()> next);
   void write_checkpoint();
-  void checkpoint_written(StoreResult<Ok> result, std::vector<std::function<void()>> covered);
+  void checkpoint_written(RecordResult<Ok> result, std::vector<std::function<void()>> covered);
   // Ends the session: the outcome goes to the record, and once it is there `announce` tells
   // the parties; if it cannot be recorded they get an abort saying so instead.
   void record_then(SessionOutcome outcome, std::function<void()> announce);

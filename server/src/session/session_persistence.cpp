@@ -28,7 +28,7 @@ std::string one_reason(std::string why) {
 
 wire::DealerCheckpoint AggregationSession::snapshot() const {
   wire::DealerCheckpoint c;
-  c.n = params_.n;
+  c.bits = params_.n;
   c.parties = params_.parties;
   c.transcript_label = params_.label;
   c.round_timeout_ms = static_cast<uint32_t>(terms_.round_timeout.count());
@@ -60,14 +60,14 @@ void AggregationSession::write_checkpoint() {
   Checkpoint c{id(), epoch_, wire::encode_checkpoint(snapshot()), phase_name(phase()),
                static_cast<uint32_t>(seats_taken())};
   env_.record->checkpoint(
-      std::move(c), [self = shared_from_this(), covered = std::move(covered)](StoreResult<Ok> result) mutable {
+      std::move(c), [self = shared_from_this(), covered = std::move(covered)](RecordResult<Ok> result) mutable {
         asio::post(self->strand_, [self, result = std::move(result), covered = std::move(covered)]() mutable {
           self->checkpoint_written(std::move(result), std::move(covered));
         });
       });
 }
 
-void AggregationSession::checkpoint_written(StoreResult<Ok> result, std::vector<std::function<void()>> covered) {
+void AggregationSession::checkpoint_written(RecordResult<Ok> result, std::vector<std::function<void()>> covered) {
   writing_ = false;
   if (phase() == Phase::Done) return;  // ended or moved meanwhile: what waited is moot
   if (!result) {
@@ -108,7 +108,7 @@ void AggregationSession::record_then(SessionOutcome outcome, std::function<void(
 
 void AggregationSession::try_close(std::shared_ptr<const SessionOutcome> outcome,
                                    std::shared_ptr<const std::function<void()>> announce) {
-  env_.record->close(*outcome, epoch_, [self = shared_from_this(), outcome, announce](StoreResult<Ok> result) {
+  env_.record->close(*outcome, epoch_, [self = shared_from_this(), outcome, announce](RecordResult<Ok> result) {
     asio::post(self->strand_, [self, outcome, announce, result = std::move(result)] {
       // Sent on meanwhile (the lease ran out): whatever the record took, its parties learn it
       // from the record when they join again.
@@ -146,7 +146,7 @@ void AggregationSession::hand_over(std::string reason) {
     self->deadline_.cancel();
     self->retry_.cancel();
     self->waiting_.clear();
-    self->env_.record->release(self->id(), self->epoch_, [self, reason](StoreResult<Ok> released) {
+    self->env_.record->release(self->id(), self->epoch_, [self, reason](RecordResult<Ok> released) {
       asio::post(self->strand_, [self, reason, released = std::move(released)] {
         // Released or not, the parties go: a session the record could not release is taken
         // over once this replica's heartbeat is old, or released by its next one.

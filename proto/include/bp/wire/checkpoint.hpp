@@ -30,7 +30,7 @@ struct SeatCheckpoint {
 };
 
 struct DealerCheckpoint {
-  size_t n = 64;
+  size_t bits = 64;
   size_t parties = 1;
   std::string transcript_label;
   uint32_t round_timeout_ms = 0;

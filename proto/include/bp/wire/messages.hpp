@@ -47,7 +47,7 @@ struct HelloMsg {
   friend bool operator==(const HelloMsg&, const HelloMsg&) = default;
 };
 struct CreateSessionMsg {
-  size_t n = 64;
+  size_t bits = 64;
   size_t parties = 1;
   std::string label;
   uint32_t round_timeout_ms = 0;
@@ -70,7 +70,7 @@ struct JoinSessionMsg {
 };
 struct JoinedMsg {
   size_t position = 0;
-  size_t n = 64;
+  size_t bits = 64;
   size_t parties = 1;
   std::string transcript_label;
   std::vector<uint8_t> resume_token;
@@ -87,7 +87,7 @@ struct ManageSessionsMsg {
 inline constexpr size_t kMaxReplicaNameBytes = 128;
 struct SessionSummary {
   std::string session_id;
-  size_t n = 0, parties = 0, joined = 0;
+  size_t bits = 0, parties = 0, joined = 0;
   std::string phase;
   std::string replica;  // 1.2: the dealer replica running it (empty from a 1.1 dealer)
   friend bool operator==(const SessionSummary&, const SessionSummary&) = default;

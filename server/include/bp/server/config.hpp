@@ -13,13 +13,13 @@ struct DealerConfig {
   std::string host = "127.0.0.1";
   uint16_t port = 8700;                      // 0 picks a free port (printed on stdout)
   unsigned threads = 0;                      // 0 = one per core
-  std::string store;                         // the outcome record: a SQLite file, or a postgresql:// URL (or
-                                             // libpq "key=value" string) shared by replicas; empty = memory only
-  std::string store_password_file;           // libpq passfile for the database password (never on the command line)
+  std::string record;                        // a SQLite file, or a postgresql:// URL (or libpq "key=value"
+                                             // string) shared by replicas; empty = memory only
+  std::string record_password_file;          // libpq passfile for the database password (never on the command line)
   std::string replica_name;                  // this dealer's name in a shared record; empty = HOSTNAME:PORT
-  size_t store_connections = 2;              // database connections (threads); SQLite and memory use one
-  size_t store_queue = 256;                  // record calls (claims, reads) that may wait; more are answered busy
-  uint32_t store_timeout_ms = 5000;          // every record call, queueing included
+  size_t record_connections = 2;             // database connections (threads); SQLite and memory use one
+  size_t record_queue = 256;                 // record calls (claims, reads) that may wait; more are answered busy
+  uint32_t record_timeout_ms = 5000;         // every record call, queueing included
   uint32_t heartbeat_ms = 2000;              // how often this replica says in the record that it is alive
   uint32_t takeover_after_ms = 6000;         // a replica silent this long may have its sessions taken over
   uint32_t replica_ttl_s = 60;               // a session no replica has run for this long is closed in the
@@ -42,7 +42,7 @@ struct DealerConfig {
   size_t max_sessions_per_ip = 200;           // open sessions created from one address
   size_t max_anonymous_sessions_per_ip = 20;  // the same for unsigned (--allow-anonymous) creates
   uint64_t outcome_retention_s = 30 * 86400;  // outcome records older than this are deleted; 0 = kept forever
-  size_t outcome_cache = 4096;                // outcomes kept in memory without --store (the only copy)
+  size_t outcome_cache = 4096;                // outcomes kept in memory without --record (the only copy)
   unsigned verify_threads = 1;                // POST /v1/verify runs on these (low-priority) threads, never on
                                               // the threads that serve sessions
   size_t verify_queue = 8;                    // verification requests waiting; more get 503
