@@ -211,6 +211,53 @@ void add_prove_verify_rows(std::vector<Row>& rows, const BulletproofGens& bp_gen
   rows.push_back({"verify", n, m, verify});
 }
 
+// The plots' data (tools/plots): prove and verify of n = 64 against m on every backend this
+// CPU supports (samples interleaved), and batch verification of single proofs against the
+// batch size, per proof, on one thread and the active backend.
+std::vector<Row> sweep_rows(bool quick, const std::function<void()>& yardstick) {
+  const std::vector<size_t> ms = quick ? std::vector<size_t>{1, 2} : std::vector<size_t>{1, 2, 4, 8, 16, 32, 64};
+  const std::vector<size_t> batches =
+      quick ? std::vector<size_t>{1, 4} : std::vector<size_t>{1, 2, 4, 8, 16, 32, 64, 128, 256};
+  const double budget = quick ? 0.1 : 1.0;
+  const int min_runs = quick ? 2 : 5;
+  const BulletproofGens bp_gens(64, ms.back());
+  const PedersenGens pc_gens;
+  const std::vector<Backend> backends = supported_backends();
+  std::vector<Row> rows;
+  for (size_t m : ms) {
+    const Witness w = random_witness(64, m);
+    std::vector<uint8_t> proof_bytes;
+    std::vector<CompressedRistretto> commitments;
+    const auto prove = [&] {
+      Transcript t("bench");
+      auto proved = RangeProof::prove_multiple(bp_gens, pc_gens, t, w.values, w.blindings, 64);
+      if (!proved) std::abort();
+      proof_bytes = proved->proof.to_bytes();
+      commitments = proved->commitments;
+    };
+    add_interleaved_rows(rows, {"prove", 64, m, {}}, backends,
+                         measure_backends(backends, prove, yardstick, min_runs, budget, 100));
+    const RangeProof proof = *RangeProof::from_bytes(proof_bytes);
+    const auto verify = [&] {
+      Transcript t("bench");
+      if (!proof.verify_multiple(bp_gens, pc_gens, t, commitments, 64)) std::abort();
+    };
+    add_interleaved_rows(rows, {"verify", 64, m, {}}, backends,
+                         measure_backends(backends, verify, yardstick, min_runs, budget, 300));
+  }
+  const ProofSet all = make_proofs(bp_gens, pc_gens, 64, 1, batches.back());
+  for (size_t count : batches) {
+    ProofSet set;
+    set.proofs.assign(all.proofs.begin(), all.proofs.begin() + static_cast<long>(count));
+    set.commitments.assign(all.commitments.begin(), all.commitments.begin() + static_cast<long>(count));
+    Row row{"verify_batch", 64, 1,
+            measure([&] { verify_proof_set(bp_gens, pc_gens, set, 1); }, yardstick, min_runs, budget, 200)};
+    row.batch = count;
+    rows.push_back(row);
+  }
+  return rows;
+}
+
 }  // namespace
 
 // `bp bench --repeat OP --m M [--seconds S]`: one operation (n = 64; for batch, a batch
@@ -249,8 +296,86 @@ int run_repeat(const Args& args) {
   return 0;
 }
 
+// The rows as JSON lines (a machine line first) or as tables; `primitives` may be empty
+// (bp bench --sweep).
+int print_rows(const std::vector<Row>& rows, const std::vector<PrimitiveRow>& primitives, bool json) {
+  // Is the preferred backend the fastest wherever the backends were compared in turn?
+  const std::string preferred = backend_name(preferred_backend());
+  std::vector<std::string> slower;
+  for (const auto& r : rows) {
+    if (!r.interleaved || !r.fastest || r.backend == preferred) continue;
+    slower.push_back(r.op + " m=" + std::to_string(r.m) + " (" + r.backend + " is faster)");
+  }
+  std::string verdict = slower.empty() ? "the preferred backend is the fastest on every interleaved row"
+                                       : "the preferred backend is not the fastest on: ";
+  for (size_t k = 0; k < slower.size(); ++k) verdict += (k ? ", " : "") + slower[k];
+
+  if (json) {
+    std::printf("%s\n", JsonObject()
+                            .text("op", "machine")
+                            .text("cpu", cpu_model_name())
+                            .text("backend_choice", backend_choice())
+                            .text("preferred", preferred)
+                            .text("active", backend_name(active_backend()))
+                            .boolean("preferred_is_fastest", slower.empty())
+                            .str()
+                            .c_str());
+    for (const auto& p : primitives) {
+      JsonObject line;
+      line.text("op", "primitive").text("name", p.op).text("note", p.note);
+      if (p.size) line.number("points", p.size);
+      line.number("median_us", p.ns / 1000, 4).number("ns", p.ns, 1).number("yardsticks", p.ns / p.yardstick_ns, 5);
+      std::printf("%s\n", line.str().c_str());
+    }
+    for (const auto& r : rows) {
+      JsonObject line;
+      line.text("op", r.op).number("n", r.n).number("m", r.m).text("backend", r.backend);
+      line.number("median_us", r.t.us, 1).number("yardsticks", r.t.us / r.t.yardstick_us, 2);
+      if (r.op == "aggregate")
+        line.number("bytes_up_per_party", r.bytes_up).number("bytes_down_per_party", r.bytes_down);
+      if (r.interleaved) line.boolean("interleaved", true).boolean("fastest", r.fastest);
+      if (r.op == "verify_batch")
+        line.number("batch", r.batch)
+            .number("threads", r.threads)
+            .number("yardsticks_per_proof", r.t.us / r.t.yardstick_us / static_cast<double>(r.batch), 6);
+      std::printf("%s\n", line.str().c_str());
+    }
+    return 0;
+  }
+  std::printf("CPU: %s\nbackend: %s\n%s\n\n", cpu_model_name().c_str(), backend_choice().c_str(), verdict.c_str());
+  std::printf(
+      "| op | n | m | backend | proof bytes | median µs | yardsticks | notes |\n"
+      "|---|---:|---:|---|---:|---:|---:|---:|\n");
+  for (const auto& r : rows) {
+    if (r.op == "yardstick") {
+      std::printf("| yardstick (libsodium scalarmult) | | | | | %.1f | 1 | |\n", r.t.us);
+      continue;
+    }
+    std::string bytes;
+    if (r.op == "aggregate")
+      bytes = "bytes up / down per party " + std::to_string(r.bytes_up) + " / " + std::to_string(r.bytes_down);
+    if (r.op == "verify_batch") {
+      char per_proof[128];
+      std::snprintf(per_proof, sizeof per_proof, "%zu proofs, %u thread%s: %.2f yardsticks per proof", r.batch,
+                    r.threads, r.threads == 1 ? "" : "s", r.t.us / r.t.yardstick_us / static_cast<double>(r.batch));
+      bytes = per_proof;
+    }
+    if (r.interleaved)
+      bytes += std::string(bytes.empty() ? "" : "; ") + "backends interleaved" + (r.fastest ? ", fastest" : "");
+    std::printf("| %s | %zu | %zu | %s | %zu | %.1f | %.1f | %s |\n", r.op.c_str(), r.n, r.m, r.backend.c_str(),
+                RangeProof::serialized_size(r.n, r.m), r.t.us, r.t.us / r.t.yardstick_us, bytes.c_str());
+  }
+  std::printf(
+      "\n| primitive | points | ns | yardsticks | notes |\n"
+      "|---|---:|---:|---:|---|\n");
+  for (const auto& p : primitives)
+    std::printf("| %s | %s | %.1f | %.4f | %s |\n", p.op.c_str(), p.size ? std::to_string(p.size).c_str() : "", p.ns,
+                p.ns / p.yardstick_ns, p.note.c_str());
+  return 0;
+}
+
 int run_bench(int argc, char** argv) {
-  const Args args(argc, argv, 2, {"repeat", "m", "seconds"}, {"json", "quick"});
+  const Args args(argc, argv, 2, {"repeat", "m", "seconds"}, {"json", "quick", "sweep"});
   if (args.has("repeat")) return run_repeat(args);
   const bool json = args.has("json");
   const bool quick = args.has("quick");
@@ -264,6 +389,7 @@ int run_bench(int argc, char** argv) {
     if (crypto_scalarmult_ristretto255(out, scalar, point) != 0) std::abort();
   };
   const Timing yardstick_alone = measure(yardstick, yardstick, 200, budget, 20000);
+  if (args.has("sweep")) return print_rows(sweep_rows(quick, yardstick), {}, json);
 
   std::vector<std::pair<size_t, size_t>> sizes = {{8, 1},  {16, 1}, {32, 1}, {64, 1},
                                                   {64, 2}, {64, 4}, {64, 8}, {64, 16}};
@@ -349,79 +475,7 @@ int run_bench(int argc, char** argv) {
 
   const auto primitives = bench_primitives(yardstick, quick);
 
-  // Is the preferred backend the fastest wherever the backends were compared in turn?
-  const std::string preferred = backend_name(preferred_backend());
-  std::vector<std::string> slower;
-  for (const auto& r : rows) {
-    if (!r.interleaved || !r.fastest || r.backend == preferred) continue;
-    slower.push_back(r.op + " m=" + std::to_string(r.m) + " (" + r.backend + " is faster)");
-  }
-  std::string verdict = slower.empty() ? "the preferred backend is the fastest on every interleaved row"
-                                       : "the preferred backend is not the fastest on: ";
-  for (size_t k = 0; k < slower.size(); ++k) verdict += (k ? ", " : "") + slower[k];
-
-  if (json) {
-    std::printf("%s\n", JsonObject()
-                            .text("op", "machine")
-                            .text("cpu", cpu_model_name())
-                            .text("backend_choice", backend_choice())
-                            .text("preferred", preferred)
-                            .text("active", backend_name(active_backend()))
-                            .boolean("preferred_is_fastest", slower.empty())
-                            .str()
-                            .c_str());
-    for (const auto& p : primitives) {
-      JsonObject line;
-      line.text("op", "primitive").text("name", p.op).text("note", p.note);
-      if (p.size) line.number("points", p.size);
-      line.number("median_us", p.ns / 1000, 4).number("ns", p.ns, 1).number("yardsticks", p.ns / p.yardstick_ns, 5);
-      std::printf("%s\n", line.str().c_str());
-    }
-    for (const auto& r : rows) {
-      JsonObject line;
-      line.text("op", r.op).number("n", r.n).number("m", r.m).text("backend", r.backend);
-      line.number("median_us", r.t.us, 1).number("yardsticks", r.t.us / r.t.yardstick_us, 2);
-      if (r.op == "aggregate")
-        line.number("bytes_up_per_party", r.bytes_up).number("bytes_down_per_party", r.bytes_down);
-      if (r.interleaved) line.boolean("interleaved", true).boolean("fastest", r.fastest);
-      if (r.op == "verify_batch")
-        line.number("batch", r.batch)
-            .number("threads", r.threads)
-            .number("yardsticks_per_proof", r.t.us / r.t.yardstick_us / static_cast<double>(r.batch), 6);
-      std::printf("%s\n", line.str().c_str());
-    }
-    return 0;
-  }
-  std::printf("CPU: %s\nbackend: %s\n%s\n\n", cpu_model_name().c_str(), backend_choice().c_str(), verdict.c_str());
-  std::printf(
-      "| op | n | m | backend | proof bytes | median µs | yardsticks | notes |\n"
-      "|---|---:|---:|---|---:|---:|---:|---:|\n");
-  for (const auto& r : rows) {
-    if (r.op == "yardstick") {
-      std::printf("| yardstick (libsodium scalarmult) | | | | | %.1f | 1 | |\n", r.t.us);
-      continue;
-    }
-    std::string bytes;
-    if (r.op == "aggregate")
-      bytes = "bytes up / down per party " + std::to_string(r.bytes_up) + " / " + std::to_string(r.bytes_down);
-    if (r.op == "verify_batch") {
-      char per_proof[128];
-      std::snprintf(per_proof, sizeof per_proof, "%zu proofs, %u thread%s: %.2f yardsticks per proof", r.batch,
-                    r.threads, r.threads == 1 ? "" : "s", r.t.us / r.t.yardstick_us / static_cast<double>(r.batch));
-      bytes = per_proof;
-    }
-    if (r.interleaved)
-      bytes += std::string(bytes.empty() ? "" : "; ") + "backends interleaved" + (r.fastest ? ", fastest" : "");
-    std::printf("| %s | %zu | %zu | %s | %zu | %.1f | %.1f | %s |\n", r.op.c_str(), r.n, r.m, r.backend.c_str(),
-                RangeProof::serialized_size(r.n, r.m), r.t.us, r.t.us / r.t.yardstick_us, bytes.c_str());
-  }
-  std::printf(
-      "\n| primitive | points | ns | yardsticks | notes |\n"
-      "|---|---:|---:|---:|---|\n");
-  for (const auto& p : primitives)
-    std::printf("| %s | %s | %.1f | %.4f | %s |\n", p.op.c_str(), p.size ? std::to_string(p.size).c_str() : "", p.ns,
-                p.ns / p.yardstick_ns, p.note.c_str());
-  return 0;
+  return print_rows(rows, primitives, json);
 }
 
 }  // namespace bp::cli
