@@ -13,7 +13,9 @@ inline constexpr const char* kNoSuchSession = "no such session";
 inline constexpr const char* kSessionEnded = "the session has ended";
 
 // The record failed a call: "the outcome record is unavailable (WHY)".
-inline std::string record_unavailable(const std::string& why) { return "the outcome record is unavailable (" + why + ")"; }
+inline std::string record_unavailable(const std::string& why) {
+  return "the outcome record is unavailable (" + why + ")";
+}
 // While it fails, no session is created here.
 inline std::string no_new_sessions(const std::string& why) {
   return record_unavailable(why) + "; no new sessions until it is back";
