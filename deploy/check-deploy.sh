@@ -37,8 +37,8 @@ services=$(docker-compose -f deploy/docker-compose.scale-out.yml config --servic
 [ "$services" = "balancer dealer1 dealer2 dealer3 init operator party0 party1 party2 party3 records " ] ||
   fail "unexpected scale-out services: $services"
 [ "$(grep -c 'BP_DEALER_URL: ws://balancer:8700' <<<"$scale")" = 5 ] || fail "not every scale-out client goes through the balancer"
-grep -q '^store = postgresql://' deploy/scale-out/dealer.conf || fail "the scale-out dealers do not share a PostgreSQL record"
-! grep -qE '^store = postgresql://[^@]*:[^@]*@' deploy/scale-out/dealer.conf || fail "the scale-out store URL carries a password"
+grep -q '^record = postgresql://' deploy/scale-out/dealer.conf || fail "the scale-out dealers do not share a PostgreSQL record"
+! grep -qE '^record = postgresql://[^@]*:[^@]*@' deploy/scale-out/dealer.conf || fail "the scale-out record URL carries a password"
 for replica in dealer1 dealer2 dealer3; do
   grep -q "BP_DEALER_REPLICA_NAME: $replica" <<<"$scale" || fail "the scale-out replica $replica has no name of its own"
   grep -q "$replica:8700" deploy/docker-compose.scale-out.yml || fail "the balancer does not route to $replica"

@@ -53,7 +53,7 @@ new_id() { python3 -c 'import secrets; print(secrets.token_hex(16))'; }
 # ---- servers ----
 "$party" keygen --out "$work/dealer.key" >/dev/null
 
-# start_dealer NAME STORE [FLAGS...]: a replica on a free loopback port, the shared dealer key
+# start_dealer NAME RECORD [FLAGS...]: a replica on a free loopback port, the shared dealer key
 start_dealer() {
   local name=$1 store=$2
   shift 2
@@ -65,7 +65,7 @@ start_dealer() {
     --max-connects-per-ip-per-s 100000 --max-sessions-per-ip 1000 --max-anonymous-sessions-per-ip 1000 \
     --log-level info "$@" >>"$work/$name.out" 2>>"$work/$name.log" &
   dealer_pid[$name]=$!
-  for _ in $(seq 200); do grep -q listening "$work/$name.out" && break; sleep 0.05; done
+  for _ in $(seq 200); do grep -qs listening "$work/$name.out" && break; sleep 0.05; done
   dealer_port[$name]=$(sed -nE 's/.*listening on .*:([0-9]+)$/\1/p' "$work/$name.out" | tail -1)
   [ -n "${dealer_port[$name]}" ] || { echo "error: $name did not start:" >&2; tail "$work/$name.log" >&2; exit 1; }
 }

@@ -52,7 +52,8 @@ dealer_port=$(free_port)
 "$build/server/bp-dealer" --listen "127.0.0.1:$dealer_port" --allow-anonymous --round-timeout-ms 1500 \
   --tls-cert "$work/dealer.crt" --tls-key "$work/dealer.tls.key" >"$work/dealer.out" 2>"$work/dealer.log" &
 pids+=($!)
-for _ in $(seq 100); do grep -q listening "$work/dealer.out" && break; sleep 0.05; done
+for _ in $(seq 400); do grep -qs listening "$work/dealer.out" && break; sleep 0.05; done
+grep -qs listening "$work/dealer.out" || { echo "error: the dealer did not listen within 20 s:" >&2; cat "$work/dealer.log" >&2; exit 1; }
 prom_port=$(free_port)
 cp "$rules" "$work/rules.yml"
 cat >"$work/prometheus.yml" <<CONF

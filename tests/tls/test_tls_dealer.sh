@@ -49,7 +49,9 @@ start_dealer() {
   "$dealer_bin" --listen "127.0.0.1:$port" --allow-anonymous --tls-cert "$work/served.crt" --tls-key "$work/served.key" \
     --round-timeout-ms 20000 "$@" >"$work/dealer.out" 2>>"$work/dealer.log" &
   dealer_pid=$!
-  for _ in $(seq 100); do grep -q listening "$work/dealer.out" && return 0; sleep 0.05; done
+  # 20 s: on a loaded 2-core CI machine the dealer's start has taken longer than 5 s.
+  for _ in $(seq 400); do grep -qs listening "$work/dealer.out" && return 0; sleep 0.05; done
+  echo "   FAIL: the TLS dealer did not listen on 127.0.0.1:$port within 20 s; its log:" >&2
   cat "$work/dealer.log" >&2
   return 1
 }
@@ -93,7 +95,11 @@ stop_dealer
 
 echo "== 3. SIGHUP reloads the certificate without dropping a session"
 start_dealer
-expiry() { curl -s --cacert "$1" "https://127.0.0.1:$port/metrics" | sed -n 's/^bp_tls_certificate_expiry_timestamp_seconds //p'; }
+expiry() {
+  local metrics
+  metrics=$(curl -sS --max-time 10 --cacert "$1" "https://127.0.0.1:$port/metrics" 2>&1) || { echo "no /metrics: $metrics"; return 0; }
+  sed -n 's/^bp_tls_certificate_expiry_timestamp_seconds //p' <<<"$metrics"
+}
 expiry_one=$(expiry "$work/one.ca.crt")
 expected_one=$(date -d "$(openssl x509 -in "$work/one.crt" -noout -enddate | cut -d= -f2)" +%s)
 if [ "$expiry_one" = "$expected_one" ]; then
