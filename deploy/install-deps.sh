@@ -16,8 +16,8 @@ declare -A sets=(
   # The Python package and the Go module over libbp.
   [bindings]="golang-go python3-venv python3-pip python3-setuptools python3-wheel python3-pytest"
   # The g++ build with its tests: doctest, the constant-time check, clang-tidy's check, the
-  # integration tests' certificates and HTTP, the docs check.
-  [gcc]="ccache valgrind clang-tidy doctest-dev openssl curl sqlite3 python3-yaml"
+  # integration tests' certificates and HTTP, the docs check and its figures' script.
+  [gcc]="ccache valgrind clang-tidy doctest-dev openssl curl sqlite3 python3-yaml python3-matplotlib"
   # The sanitizer builds.
   [clang]="clang clang-14 libclang-rt-14-dev ccache doctest-dev"
   # Real servers the cluster, fault, TLS and Prometheus stages start.

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <functional>
 #include <string>
 #include <thread>
@@ -21,6 +20,7 @@
 #include "bp/mpc/session.hpp"
 #include "commands.hpp"
 #include "in_process.hpp"
+#include "../common/machine.hpp"
 
 namespace bp::cli {
 namespace {
@@ -116,22 +116,6 @@ std::vector<Backend> supported_backends() {
   for (Backend b : {Backend::portable, Backend::avx2, Backend::avx512ifma})
     if (backend_supported(b)) out.push_back(b);
   return out;
-}
-
-// The CPU as /proc/cpuinfo names it ("unknown" elsewhere).
-std::string cpu_model_name() {
-  std::FILE* f = std::fopen("/proc/cpuinfo", "r");
-  if (!f) return "unknown";
-  char line[512];
-  std::string name = "unknown";
-  while (std::fgets(line, sizeof line, f)) {
-    if (std::strncmp(line, "model name", 10) != 0) continue;
-    const char* colon = std::strchr(line, ':');
-    if (colon) name = std::string(colon + 2, std::strcspn(colon + 2, "\n"));
-    break;
-  }
-  std::fclose(f);
-  return name;
 }
 
 // m random values of n bits and their blindings.
@@ -313,7 +297,7 @@ int print_rows(const std::vector<Row>& rows, const std::vector<PrimitiveRow>& pr
   if (json) {
     std::printf("%s\n", JsonObject()
                             .text("op", "machine")
-                            .text("cpu", cpu_model_name())
+                            .text("cpu", tools::cpu_model_name())
                             .text("backend_choice", backend_choice())
                             .text("preferred", preferred)
                             .text("active", backend_name(active_backend()))
@@ -342,7 +326,8 @@ int print_rows(const std::vector<Row>& rows, const std::vector<PrimitiveRow>& pr
     }
     return 0;
   }
-  std::printf("CPU: %s\nbackend: %s\n%s\n\n", cpu_model_name().c_str(), backend_choice().c_str(), verdict.c_str());
+  std::printf("CPU: %s\nbackend: %s\n%s\n\n", tools::cpu_model_name().c_str(), backend_choice().c_str(),
+              verdict.c_str());
   std::printf(
       "| op | n | m | backend | proof bytes | median µs | yardsticks | notes |\n"
       "|---|---:|---:|---|---:|---:|---:|---:|\n");

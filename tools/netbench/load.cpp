@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "../bp/in_process.hpp"
+#include "bp/json.hpp"
 #include "bp/random.hpp"
 #include "bp/wire/json.hpp"
 #include "dealer_child.hpp"
@@ -91,7 +92,7 @@ int run_load_table(const std::string& dealer_path, double seconds_per_row) {
   return status;
 }
 
-int run_target_load(const std::string& url, size_t bits, size_t parties, size_t in_flight, double seconds) {
+int run_target_load(const std::string& url, size_t bits, size_t parties, size_t in_flight, double seconds, bool json) {
   const auto dealer = client::parse_endpoint(url);
   if (!dealer) {
     std::fprintf(stderr, "error: --target %s is not a ws:// or wss:// URL\n", url.c_str());
@@ -99,6 +100,21 @@ int run_target_load(const std::string& url, size_t bits, size_t parties, size_t 
   }
   const auto run = keep_in_flight(*dealer, bits, parties, in_flight, seconds);
   const double rate = static_cast<double>(run.latencies_ms.size()) / std::max(run.seconds, 1e-9);
+  if (json) {
+    std::printf("%s\n", JsonObject()
+                            .text("op", "target")
+                            .text("target", url)
+                            .number("bits", bits)
+                            .number("parties", parties)
+                            .number("in_flight", in_flight)
+                            .number("sessions_per_s", rate, 2)
+                            .number("p50_ms", quantile(run.latencies_ms, 0.5), 2)
+                            .number("p99_ms", quantile(run.latencies_ms, 0.99), 2)
+                            .number("failed", run.failed)
+                            .str()
+                            .c_str());
+    return run.failed == 0 ? 0 : 1;
+  }
   std::printf("| %s | %zu | %zu | %zu | %.1f | %.1f | %.1f | %zu |\n", url.c_str(), bits, parties, in_flight, rate,
               quantile(run.latencies_ms, 0.5), quantile(run.latencies_ms, 0.99), run.failed);
   return run.failed == 0 ? 0 : 1;

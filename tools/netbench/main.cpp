@@ -6,8 +6,11 @@
 // every frame a party sends. --soak N and --load-table run the real bp-dealer binary under
 // hostile traffic instead (soak.cpp, load.cpp). --record puts the in-process dealer's record in a
 // SQLite file or a PostgreSQL database (memory by default), and the load row then says what
-// the record's writes cost: each session's checkpoints and outcome.
+// the record's writes cost: each session's checkpoints and outcome. --sweep-in-flight prints
+// session latency against sessions in flight instead (in_flight_sweep.cpp); --json makes it
+// and --target print JSON lines, the plots' input (tools/plots).
 #include <sodium.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -24,6 +27,7 @@
 #include <vector>
 
 #include "../bp/in_process.hpp"
+#include "in_flight_sweep.hpp"
 #include "modes.hpp"
 #include "record_latency.hpp"
 #include "sessions.hpp"
@@ -40,16 +44,17 @@ double median(std::vector<double> v) { return bp::netbench::quantile(std::move(v
 
 constexpr const char* kUsage =
     "usage: bp-netbench [--quick] [--latency-ms N] [--bandwidth-kbps N] [--load-seconds N] [--record FILE|URL]\n"
+    "       bp-netbench --sweep-in-flight [--quick] [--json] [--load-seconds N] [--record FILE|URL]\n"
     "       bp-netbench --soak N [--bits B] [--parties M] [--parallel P] [--max-slope-kib K] [--dealer PATH]\n"
     "       bp-netbench --load-table [--load-seconds N] [--dealer PATH]\n"
-    "       bp-netbench --target ws://HOST:PORT [--bits B] [--parties M] [--parallel P] [--load-seconds N]\n"
+    "       bp-netbench --target ws://HOST:PORT [--bits B] [--parties M] [--parallel P] [--load-seconds N] [--json]\n"
     "           (one row: target | bits | parties | in flight | sessions/s | p50 ms | p99 ms | failed)\n";
 
 }  // namespace
 
 int main(int argc, char** argv) {
   if (sodium_init() < 0) return 1;
-  bool quick = false, load_table = false;
+  bool quick = false, load_table = false, sweep_in_flight = false, json = false;
   std::string target;
   bp::client::Options options;
   bp::client::LinkEmulation link;
@@ -87,6 +92,10 @@ int main(int argc, char** argv) {
       soak.max_slope_kib = static_cast<double>(value("--max-slope-kib"));
     else if (a == "--dealer" && i + 1 < argc)
       soak.dealer_path = argv[++i];
+    else if (a == "--sweep-in-flight")
+      sweep_in_flight = true;
+    else if (a == "--json")
+      json = true;
     else if (a == "--load-table")
       load_table = true;
     else if (a == "--target" && i + 1 < argc)
@@ -98,12 +107,15 @@ int main(int argc, char** argv) {
       return 64;
     }
   }
+  // The in-process dealer logs through spdlog's default logger, which writes to stdout: the
+  // tables and JSON lines own stdout, so its lines go to stderr.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("bp-netbench"));
   try {
     if (soak.sessions != 0) return bp::netbench::run_soak(soak);
     if (load_table) return bp::netbench::run_load_table(soak.dealer_path, load_seconds);
     if (!target.empty()) {
       spdlog::set_level(spdlog::level::warn);
-      return bp::netbench::run_target_load(target, soak.bits, soak.parties, soak.parallel, load_seconds);
+      return bp::netbench::run_target_load(target, soak.bits, soak.parties, soak.parallel, load_seconds, json);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
@@ -123,6 +135,12 @@ int main(int argc, char** argv) {
   bp::server::DealerServer server(config);
   std::thread dealer_thread([&] { server.run(); });
   const bp::client::Endpoint dealer{"127.0.0.1", server.port(), false, ""};
+  if (sweep_in_flight) {
+    const int status = bp::netbench::run_in_flight_sweep(dealer, {quick, json, load_seconds, 64, 4});
+    server.stop();
+    dealer_thread.join();
+    return status;
+  }
 
   std::printf("dealer and parties on loopback; added latency %lld ms per frame, bandwidth %s\n\n",
               static_cast<long long>(link.added_latency.count()),

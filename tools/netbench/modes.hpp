@@ -24,7 +24,9 @@ int run_soak(const SoakOptions& options);
 int run_load_table(const std::string& dealer_path, double seconds_per_row);
 
 // Sessions/s and latency through a dealer that is already running (a balancer in front of
-// replicas, say): `in_flight` sessions kept going for `seconds`; one table row.
-int run_target_load(const std::string& url, size_t bits, size_t parties, size_t in_flight, double seconds);
+// replicas, say): `in_flight` sessions kept going for `seconds`; one table row, or one JSON
+// line with `json`.
+int run_target_load(const std::string& url, size_t bits, size_t parties, size_t in_flight, double seconds,
+                    bool json = false);
 
 }  // namespace bp::netbench

@@ -5,11 +5,14 @@
 # the dealers' record-write latency from their own histograms, and the sessions/s the
 # primary takes from pgbench running one session's writes (its claim, four checkpoints of an
 # m = 4 session, its close).
-#   tools/netbench/scale-out-bench.sh BUILD_DIR [SECONDS_PER_ROW]   (root: runs PostgreSQL as postgres)
+# With JSON_OUT, each row is also written there as a JSON line (the plots' input, tools/plots).
+#   tools/netbench/scale-out-bench.sh BUILD_DIR [SECONDS_PER_ROW [JSON_OUT]]   (root: runs PostgreSQL as postgres)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "$1" && pwd)
 seconds=${2:-10}
+json_out=${3:-}
+[ -z "$json_out" ] || : >"$json_out"
 # shellcheck source=tests/cluster/postgres.sh
 source "$root/tests/cluster/postgres.sh"
 work=$(mktemp -d /tmp/bp-scale.XXXXXX)
@@ -82,6 +85,10 @@ for le, n in edges:
 
 flags=$(grep -m1 -o -w -E 'avx512ifma|avx2' /proc/cpuinfo | sort -u | tr '\n' ' ' || true)
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores (${flags:-no AVX2}); dealers, parties, nginx and PostgreSQL share them"
+[ -z "$json_out" ] || python3 -c 'import json, os, sys
+cpu = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
+print(json.dumps({"op": "machine", "cpu": cpu, "cores": os.cpu_count(), "note": sys.argv[1]}))' \
+  "dealers, parties, nginx and PostgreSQL share the cores; sessions of n = 8, m = 2, 8 in flight, $seconds s a row" >>"$json_out"
 echo "sessions of n = 8, m = 2 (the record's share of the work is largest); 8 in flight; $seconds s a row"
 echo
 echo "| record | replicas | sessions/s | p50 ms | p99 ms | failed | record write p50 ms | p99 ms |"
@@ -90,10 +97,10 @@ for backend in sqlite postgresql; do
   for n in 1 2 3; do
     start_dealers "$backend" "$n"
     route
-    row=$("$build/tools/bp-netbench" --target "ws://127.0.0.1:$lb" --bits 8 --parties 2 --parallel 8 \
-      --load-seconds "$seconds" || true)
-    IFS='|' read -r _ _ _ _ _ rate p50 p99 failed _ <<<"$row"
-    echo "| $backend | $n | ${rate// /} | ${p50// /} | ${p99// /} | ${failed// /} | $(close_quantile 0.5) | $(close_quantile 0.99) |"
+    line=$("$build/tools/bp-netbench" --target "ws://127.0.0.1:$lb" --bits 8 --parties 2 --parallel 8 \
+      --load-seconds "$seconds" --json || true)
+    write_p50=$(close_quantile 0.5) write_p99=$(close_quantile 0.99)
+    "$root/tools/netbench/replicas_row.py" "$line" "$backend" "$n" "$write_p50" "$write_p99" "$json_out"
     [ "${KEEP_WORK:-}" = 1 ] && for k in $(seq "$n"); do cp "$work/d$k.log" "$work/$backend-$n-d$k.log"; done
     stop_dealers
   done
