@@ -370,6 +370,11 @@ TEST_CASE("SQLite record: two replicas sharing one file; takeover, expiry, resta
   const std::string id = random_hex(16);
   REQUIRE(store->claim(claim_of(id)).ok());
   REQUIRE(store->close(id, kFirstEpoch, false, "{}").ok());
+  // A closed session keeps its outcome, not its checkpoint (only an open one is taken over).
+  auto raw = open_sqlite_connection(path, 1000ms)->run("SELECT checkpoint FROM bp_sessions WHERE id = $1", {id});
+  REQUIRE(raw.ok());
+  REQUIRE(raw->rows.size() == 1);
+  CHECK(raw->rows[0].text(0).empty());
   std::this_thread::sleep_for(50ms);
   CHECK(*store->prune(0s) >= 1);
   CHECK_FALSE(store->find(id)->has_value());

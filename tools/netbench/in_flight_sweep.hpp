@@ -9,9 +9,9 @@
 namespace bp::netbench {
 
 struct SweepOptions {
-  bool quick = false;        // 1 and 4 in flight, 1 s each: enough to check the output's format
-  bool json = false;         // JSON lines (a machine line first) instead of a table
-  double seconds = 5;        // per row
+  bool quick = false;  // 1 and 4 in flight, 1 s each: enough to check the output's format
+  bool json = false;   // JSON lines (a machine line first) instead of a table
+  double seconds = 5;  // per row
   size_t bits = 64, parties = 4;
 };
 

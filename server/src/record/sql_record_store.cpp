@@ -78,7 +78,9 @@ class SqlRecordStore final : public RecordStore {
     const std::string what = "recording session " + id;
     if (auto ready = ensure_ready(); !ready) return ready.error();
     auto updated = db_->run(
-        "UPDATE bp_sessions SET open = FALSE, ok = $4, json = $5, phase = 'done', recorded_at = {now}"
+        // The checkpoint goes with the session's end: only an open session is taken over, and
+        // kept it would double each record's size on disk.
+        "UPDATE bp_sessions SET open = FALSE, ok = $4, json = $5, phase = 'done', checkpoint = '', recorded_at = {now}"
         " WHERE id = $1 AND replica = $2 AND epoch = $3 AND open AND NOT released",
         {id, options_.replica, epoch, ok, json});
     if (!updated) return in(what, updated.error());
@@ -254,7 +256,7 @@ class SqlRecordStore final : public RecordStore {
     HeartbeatAnswer answer;
     // Sessions nobody runs: released and not taken over, or held by a replica gone silent.
     auto expired = db_->run(
-        "UPDATE bp_sessions SET open = FALSE, ok = FALSE, phase = 'done', recorded_at = {now}"
+        "UPDATE bp_sessions SET open = FALSE, ok = FALSE, phase = 'done', checkpoint = '', recorded_at = {now}"
         " WHERE open AND ((released AND released_at < {ago:2})"
         "   OR (NOT released AND replica <> $1 AND replica IN"
         "       (SELECT name FROM bp_replicas WHERE heartbeat_at < {ago:2})))",
