@@ -19,6 +19,8 @@ constexpr const char* kUsage =
     "            \"commitments\",\"proof\"} per line) in one batch verification; names the failing ones\n"
     "  bp aggregate --bits N --values v1,...,vm [--label L]   (m from 1 to 64, parties and dealer in process)\n"
     "  bp bench  [--json] [--quick]\n"
+    "  bp bench  --sweep [--json] [--quick]   prove/verify of n = 64 against m on every backend, batch\n"
+    "            verification against the batch size (tools/plots' data)\n"
     "  bp bench  --repeat prove|verify|aggregate|batch [--m M] [--seconds S]   one operation (n = 64; batch: 64 "
     "proofs) in a loop, for a profiler\n";
 
