@@ -54,16 +54,27 @@ def need(row, keys, path):
             raise FormatError(f"{path}: a row with op = {row.get('op')} lacks '{key}': {row}")
 
 
+def rows_of(rows, op, keys, path):
+    """The rows of one op, each checked for the keys its figure reads."""
+    chosen = [row for row in rows if row.get("op") == op]
+    for row in chosen:
+        need(row, keys, path)
+    return chosen
+
+
+def save(plt, figure, path):
+    figure.tight_layout()
+    figure.savefig(path, dpi=80)
+    plt.close(figure)
+
+
 def prove_verify_figure(plt, sweep_path, reference_path, out):
     machine, rows = read_lines(sweep_path)
     ref_machine, reference = read_lines(reference_path, required=False)
     figure, axes = plt.subplots(1, 2, figsize=(11, 4.2))
     for axis, op in zip(axes, ("prove", "verify")):
         series = {}
-        for row in rows:
-            if row.get("op") != op:
-                continue
-            need(row, ("n", "m", "backend", "median_us"), sweep_path)
+        for row in rows_of(rows, op, ("n", "m", "backend", "median_us"), sweep_path):
             if row["n"] == 64:
                 series.setdefault(row["backend"], []).append((row["m"], row["median_us"] / 1000))
         if not series:
@@ -90,19 +101,14 @@ def prove_verify_figure(plt, sweep_path, reference_path, out):
     if ref_machine and ref_machine.get("cpu") != machine.get("cpu"):
         note += f"; reference run on {ref_machine.get('cpu')}: do not compare"
     figure.suptitle(note, fontsize=9)
-    figure.tight_layout()
-    figure.savefig(out / "prove-verify-vs-m.png", dpi=80)
-    plt.close(figure)
+    save(plt, figure, out / "prove-verify-vs-m.png")
 
 
 def batch_figure(plt, sweep_path, out):
     machine, rows = read_lines(sweep_path)
-    points = []
-    for row in rows:
-        if row.get("op") == "verify_batch":
-            need(row, ("batch", "median_us", "m", "backend"), sweep_path)
-            if row["m"] == 1 and row.get("threads", 1) == 1:
-                points.append((row["batch"], row["median_us"] / row["batch"] / 1000, row["backend"]))
+    points = [(row["batch"], row["median_us"] / row["batch"] / 1000, row["backend"])
+              for row in rows_of(rows, "verify_batch", ("batch", "median_us", "m", "backend"), sweep_path)
+              if row["m"] == 1 and row.get("threads", 1) == 1]
     if not points:
         raise FormatError(f"{sweep_path}: no verify_batch rows of m = 1 on one thread")
     points.sort()
@@ -119,18 +125,12 @@ def batch_figure(plt, sweep_path, out):
     axis.set_title(f"batch verification, one thread\nCPU: {machine.get('cpu', 'unknown')}", fontsize=9)
     axis.grid(alpha=0.3)
     axis.legend(fontsize=8)
-    figure.tight_layout()
-    figure.savefig(out / "batch-per-proof.png", dpi=80)
-    plt.close(figure)
+    save(plt, figure, out / "batch-per-proof.png")
 
 
 def in_flight_figure(plt, path, out):
     machine, rows = read_lines(path)
-    points = []
-    for row in rows:
-        if row.get("op") == "in_flight":
-            need(row, ("in_flight", "sessions_per_s", "p50_ms", "p99_ms", "bits", "parties"), path)
-            points.append(row)
+    points = rows_of(rows, "in_flight", ("in_flight", "sessions_per_s", "p50_ms", "p99_ms", "bits", "parties"), path)
     if not points:
         raise FormatError(f"{path}: no in_flight rows")
     points.sort(key=lambda r: r["in_flight"])
@@ -153,18 +153,14 @@ def in_flight_figure(plt, path, out):
     left.set_title(f"one dealer, sessions of n = {points[0]['bits']}, m = {points[0]['parties']}; "
                    f"parties on the same {machine.get('cores', '?')} cores\nCPU: {machine.get('cpu', 'unknown')}",
                    fontsize=9)
-    figure.tight_layout()
-    figure.savefig(out / "latency-vs-in-flight.png", dpi=80)
-    plt.close(figure)
+    save(plt, figure, out / "latency-vs-in-flight.png")
 
 
 def replicas_figure(plt, path, out):
     machine, rows = read_lines(path)
     series = {}
-    for row in rows:
-        if row.get("op") == "replicas":
-            need(row, ("record", "replicas", "sessions_per_s", "p99_ms"), path)
-            series.setdefault(row["record"], []).append((row["replicas"], row["sessions_per_s"]))
+    for row in rows_of(rows, "replicas", ("record", "replicas", "sessions_per_s", "p99_ms"), path):
+        series.setdefault(row["record"], []).append((row["replicas"], row["sessions_per_s"]))
     if not series:
         raise FormatError(f"{path}: no replicas rows")
     figure, axis = plt.subplots(figsize=(6.5, 4))
@@ -179,9 +175,7 @@ def replicas_figure(plt, path, out):
                    fontsize=8)
     axis.grid(alpha=0.3)
     axis.legend(fontsize=8)
-    figure.tight_layout()
-    figure.savefig(out / "sessions-vs-replicas.png", dpi=80)
-    plt.close(figure)
+    save(plt, figure, out / "sessions-vs-replicas.png")
 
 
 def main():
