@@ -13,6 +13,8 @@ enum class ProofError {
   InvalidGeneratorsLength,  // the generators are too few for n or m
   WrongNumBlindingFactors,  // values and blindings differ in count
   ValueOutOfRange,          // a value is not below 2^n
+  InvalidBounds,            // a value's min exceeds its max, or n does not cover max - min (bounds.hpp)
+  ValueOutOfBounds,         // a value lies outside its bounds
   FormatError,              // the proof bytes are malformed (length, non-canonical scalar)
   VerificationError,        // the proof does not verify (including identity or undecodable points)
 };
