@@ -63,6 +63,44 @@ TEST_CASE("bp prove prints JSON that bp verify accepts, under the same label onl
   CHECK(bad.out.rfind("fail: ", 0) == 0);
 }
 
+TEST_CASE("bp prove --min/--max proves values within bounds; bp verify derives the positions itself") {
+  // Three values: [40, 50], a minimum only, and [0, 10]: five positions, padded to eight.
+  const Run proved = run("prove --values 42,1000,7 --min 40,999,0 --max 50,,10 --label bounded");
+  REQUIRE(proved.exit_code == 0);
+  const auto doc = nlohmann::json::parse(proved.out);
+  CHECK(doc["bits"] == 64);  // a minimum alone covers anything below 2^64
+  CHECK(doc["label"] == "bounded");
+  CHECK(doc["transcript_label"] == "bounded bounds=40..50,999..,0..10");
+  CHECK(doc["bounds"][1] == nlohmann::json{{"min", 999}});
+  REQUIRE(doc["commitments"].size() == 3);
+  REQUIRE(doc["positions"].size() == 8);
+  const std::string common = "--bits 64 --commitments " + join(doc["commitments"]) + " --proof " +
+                             doc["proof"].get<std::string>() + " --label bounded";
+  CHECK(run("verify " + common + " --min 40,999,0 --max 50,,10").out == "ok\n");
+  // Against other bounds, or none, it does not verify.
+  CHECK(run("verify " + common + " --min 41,999,0 --max 50,,10").exit_code == 1);
+  CHECK(run("verify " + common + " --min 40,999,0 --max 50,,9").exit_code == 1);
+  CHECK(run("verify " + common).exit_code == 1);
+  // A standard range proof over the printed positions, under the transcript label.
+  CHECK(run("verify --bits 64 --commitments " + join(doc["positions"]) + " --proof " + doc["proof"].get<std::string>() +
+            " --label '" + doc["transcript_label"].get<std::string>() + "'")
+            .out == "ok\n");
+  // n is the least that covers max - min, unless --bits says more.
+  CHECK(nlohmann::json::parse(run("prove --values 300 --min 100 --max 355").out)["bits"] == 8);
+  CHECK(nlohmann::json::parse(run("prove --values 300 --min 100 --max 356").out)["bits"] == 16);
+  CHECK(nlohmann::json::parse(run("prove --bits 32 --values 300 --min 100 --max 355").out)["bits"] == 32);
+
+  // A value outside its bounds is refused before anything is proved; bad bounds are usage errors.
+  const Run outside = run("prove --values 39 --min 40 --max 50");
+  CHECK(outside.exit_code == 1);
+  CHECK(outside.out.find("out of bounds") != std::string::npos);
+  CHECK(run("prove --values 5 --min 6 --max 5").exit_code == 2);
+  CHECK(run("prove --bits 8 --values 5 --min 0 --max 256").exit_code == 2);
+  CHECK(run("prove --values 5,6 --min 0,1,2").exit_code == 2);
+  CHECK(run("verify " + common + " --min 40,999,0 --max 50,,10 --session x --dealer-key 00 --signature 00").exit_code ==
+        2);
+}
+
 TEST_CASE("given blindings make the commitments deterministic") {
   const std::string blinding = "0100000000000000000000000000000000000000000000000000000000000000";
   const Run a = run("prove --bits 8 --values 0 --blindings " + blinding);

@@ -13,7 +13,10 @@ namespace {
 constexpr const char* kUsage =
     "usage:\n"
     "  bp prove  --bits N --values v1,v2,... [--blindings h1,h2,...] [--label L]\n"
-    "  bp verify --bits N --commitments h1,h2,... --proof HEX [--label L]\n"
+    "  bp prove  [--bits N] --values v1,... --min a1,... [--max b1,...] [--blindings ...] [--label L]\n"
+    "            each value within public bounds (one entry per value or one for all; an empty --max\n"
+    "            entry: a minimum only); n defaults to the least of 8..64 covering max - min\n"
+    "  bp verify --bits N --commitments h1,h2,... --proof HEX [--label L] [--min a1,... --max b1,...]\n"
     "            [--session ID --dealer-key HEX|FILE --signature HEX]   also check the dealer's signature\n"
     "  bp verify --batch FILE|- [--threads T]   every proof of a JSON-lines file ({\"bits\",\"label\",\n"
     "            \"commitments\",\"proof\"} per line) in one batch verification; names the failing ones\n"

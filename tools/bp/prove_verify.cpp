@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "args.hpp"
+#include "bounded.hpp"
 #include "bp/hex.hpp"
 #include "bp/random.hpp"
 #include "bp/range_proof.hpp"
@@ -33,10 +34,11 @@ std::vector<uint8_t> parse_hex(const std::string& h, const std::string& what, si
 }  // namespace
 
 int run_prove(int argc, char** argv) {
-  const Args args(argc, argv, 2, {"bits", "values", "blindings", "label"}, {});
-  const size_t n = parse_bits(args);
+  const Args args(argc, argv, 2, {"bits", "values", "blindings", "label", "min", "max"}, {});
   std::vector<uint64_t> values;
   for (const auto& v : split_commas(args.required("values"))) values.push_back(parse_u64(v, "value"));
+  const auto bounds = parse_bounds(args, values.size());
+  const size_t n = bounds && !args.has("bits") ? 0 : parse_bits(args);  // bounded: n may follow from them
   std::vector<Scalar> blindings;
   if (args.has("blindings")) {
     for (const auto& h : split_commas(args.required("blindings"))) {
@@ -50,8 +52,9 @@ int run_prove(int argc, char** argv) {
     SystemRandom rng;
     for (size_t j = 0; j < values.size(); ++j) blindings.push_back(Scalar::random(rng));
   }
-  if (!is_power_of_two(values.size())) throw UsageError("the number of values must be a power of two");
   const std::string label = args.get("label", kDefaultLabel);
+  if (bounds) return prove_bounded(args, values, blindings, *bounds, label);
+  if (!is_power_of_two(values.size())) throw UsageError("the number of values must be a power of two");
 
   const BulletproofGens bp_gens(n, values.size());
   const PedersenGens pc_gens;
@@ -98,9 +101,10 @@ int run_verify_batch(const Args& args) {
 }
 
 int run_verify(int argc, char** argv) {
-  const Args args(argc, argv, 2,
-                  {"bits", "commitments", "proof", "label", "session", "dealer-key", "signature", "batch", "threads"},
-                  {});
+  const Args args(
+      argc, argv, 2,
+      {"bits", "commitments", "proof", "label", "session", "dealer-key", "signature", "batch", "threads", "min", "max"},
+      {});
   if (args.has("batch")) return run_verify_batch(args);
   const size_t n = parse_bits(args);
   std::vector<CompressedRistretto> commitments;
@@ -119,6 +123,11 @@ int run_verify(int argc, char** argv) {
   };
   auto proof = RangeProof::from_bytes(proof_bytes);
   if (!proof) return fail(proof.error());
+  if (const auto bounds = parse_bounds(args, commitments.size())) {
+    if (args.has("dealer-key") || args.has("signature") || args.has("session"))
+      throw UsageError("--min and --max are for proofs made with bp prove: sessions do not carry bounds yet");
+    return verify_bounded(n, commitments, *proof, *bounds, label);
+  }
   size_t party_capacity = 1;
   while (party_capacity < commitments.size()) party_capacity *= 2;
   const BulletproofGens bp_gens(n, party_capacity);

@@ -1,0 +1,114 @@
+#include "bounded.hpp"
+
+#include <cstdio>
+
+#include "bp/json.hpp"
+
+namespace bp::cli {
+namespace {
+
+// One entry per value, or one for all.
+std::vector<std::string> entries(const Args& args, const std::string& flag, size_t count) {
+  auto list = split_commas(args.required(flag));
+  if (list.size() == 1) list.assign(count, list[0]);
+  if (list.size() != count) throw UsageError("--" + flag + " must have one entry per value, or one for all");
+  return list;
+}
+
+// The positions, padded to a power of two with (0, 0) positions, whose commitment is the
+// identity: what the proof is over, on both sides.
+void pad_positions(std::vector<CompressedRistretto>& positions) {
+  while (!is_power_of_two(positions.size())) positions.push_back(CompressedRistretto{});
+}
+
+}  // namespace
+
+std::optional<std::vector<ValueBounds>> parse_bounds(const Args& args, size_t count) {
+  if (!args.has("min") && !args.has("max")) return std::nullopt;
+  std::vector<ValueBounds> bounds(count);
+  if (args.has("min")) {
+    const auto mins = entries(args, "min", count);
+    for (size_t i = 0; i < count; ++i) bounds[i].min = parse_u64(mins[i], "--min");
+  }
+  if (args.has("max")) {
+    const auto maxes = entries(args, "max", count);
+    for (size_t i = 0; i < count; ++i)
+      if (!maxes[i].empty()) bounds[i].max = parse_u64(maxes[i], "--max");
+  }
+  for (const auto& b : bounds)
+    if (b.max && *b.max < b.min)
+      throw UsageError("--min " + std::to_string(b.min) + " is above --max " + std::to_string(*b.max));
+  return bounds;
+}
+
+int prove_bounded(const Args& args, std::span<const uint64_t> values, std::span<Scalar> blindings,
+                  const std::vector<ValueBounds>& bounds, const std::string& label) {
+  const auto covering = bits_covering(bounds);
+  if (!covering) throw UsageError(std::string(describe(covering.error())));
+  const size_t n = args.has("bits") ? parse_bits(args) : *covering;
+  if (!check_bounds(bounds, n)) throw UsageError("--bits " + std::to_string(n) + " does not cover max - min");
+  const PedersenGens pc_gens;
+  std::vector<CompressedRistretto> commitments;
+  for (size_t i = 0; i < values.size(); ++i)
+    commitments.push_back(pc_gens.commit(Scalar::from_u64(values[i]), blindings[i]).compress());
+  auto witness = bounded_witness(values, blindings, bounds, n);
+  for (auto& b : blindings) b.wipe();
+  if (!witness) {
+    std::fprintf(stderr, "error: %s\n", std::string(describe(witness.error())).c_str());
+    return 1;
+  }
+  while (!is_power_of_two(witness->values.size())) {
+    witness->values.push_back(0);
+    witness->blindings.push_back(Scalar::zero());
+  }
+  const std::string transcript_label = bounded_label(label, bounds);
+  const BulletproofGens bp_gens(n, witness->values.size());
+  Transcript transcript(transcript_label);
+  auto proved = RangeProof::prove_multiple(bp_gens, pc_gens, transcript, witness->values, witness->blindings, n);
+  witness->wipe();
+  if (!proved) {
+    std::fprintf(stderr, "error: %s\n", std::string(describe(proved.error())).c_str());
+    return 1;
+  }
+  std::string bounds_json = "[";
+  for (const auto& b : bounds) {
+    JsonObject o;
+    o.number("min", b.min);
+    if (b.max) o.number("max", *b.max);
+    bounds_json += (bounds_json.size() > 1 ? "," : "") + o.str();
+  }
+  bounds_json += "]";
+  const auto to_bytes = [](const CompressedRistretto& c) { return std::span<const uint8_t>(c.bytes); };
+  std::puts(JsonObject()
+                .number("bits", n)
+                .text("label", label)
+                .json("bounds", bounds_json)
+                .hex_strings("commitments", commitments, to_bytes)
+                .hex_strings("positions", proved->commitments, to_bytes)
+                .text("transcript_label", transcript_label)
+                .hex("proof", proved->proof.to_bytes())
+                .str()
+                .c_str());
+  return 0;
+}
+
+int verify_bounded(size_t n, std::span<const CompressedRistretto> commitments, const RangeProof& proof,
+                   const std::vector<ValueBounds>& bounds, const std::string& label) {
+  auto fail = [](ProofError e) {
+    std::printf("fail: %s\n", std::string(describe(e)).c_str());
+    return 1;
+  };
+  if (auto checked = check_bounds(bounds, n); !checked) return fail(checked.error());
+  const PedersenGens pc_gens;
+  auto positions = bounded_commitments(pc_gens, commitments, bounds);
+  if (!positions) return fail(positions.error());
+  pad_positions(*positions);
+  const BulletproofGens bp_gens(n, positions->size());
+  Transcript transcript(bounded_label(label, bounds));
+  if (auto status = proof.verify_multiple(bp_gens, pc_gens, transcript, *positions, n); !status)
+    return fail(status.error());
+  std::puts("ok");
+  return 0;
+}
+
+}  // namespace bp::cli
