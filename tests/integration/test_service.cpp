@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <sodium.h>
 
+#include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/write.hpp>
 #include <filesystem>
@@ -467,6 +468,15 @@ TEST_CASE("a dealer restarted on its record, killed or stopped, goes on with its
     Outcomes first;
     std::thread waiting([&] { first = run_parties_at(dealer->endpoint(), session, {5}, {patient}); });
     wait_for_seated(*dealer, 1);
+    // Seated on the dealer's side is not yet seated on the party's: until its Joined arrives,
+    // a lost dealer makes it join afresh rather than resume, and the check below needs a resume.
+    const auto party_joined = [&] {
+      std::lock_guard lock(events_mutex);
+      return std::any_of(events.begin(), events.end(),
+                         [](const client::PartyEvent& e) { return e.kind == client::PartyEvent::Kind::Joined; });
+    };
+    for (int i = 0; i < 400 && !party_joined(); ++i) std::this_thread::sleep_for(25ms);
+    REQUIRE(party_joined());
     if (graceful)
       CHECK(dealer->terminate_and_wait() == 0);  // a rolling restart: released, parties sent away
     else
