@@ -1,5 +1,6 @@
 #include "bp/wire/proof_records.hpp"
 
+#include <algorithm>
 #include <deque>
 #include <nlohmann/json.hpp>
 
@@ -20,9 +21,10 @@ Result<ProofRecord, std::string> parse_proof_record(std::string_view text) {
     record.label = label->get<std::string>();
   }
   const auto commitments = doc.find("commitments");
+  const bool bounded = doc.contains("bounds");
   if (commitments == doc.end() || !commitments->is_array() || commitments->empty() || commitments->size() > 64 ||
-      !is_power_of_two(commitments->size()))
-    return std::string("commitments: an array of 1 to 64 (a power of two)");
+      (!bounded && !is_power_of_two(commitments->size())))
+    return std::string("commitments: an array of 1 to 64 (a power of two without bounds)");
   for (const auto& c : *commitments) {
     const auto bytes = c.is_string() ? from_hex(c.get<std::string>()) : std::nullopt;
     if (!bytes || bytes->size() != 32) return std::string("commitments: not 32 bytes of hex");
@@ -30,10 +32,28 @@ Result<ProofRecord, std::string> parse_proof_record(std::string_view text) {
     std::copy(bytes->begin(), bytes->end(), point.bytes.begin());
     record.commitments.push_back(point);
   }
+  if (bounded) {
+    const auto& bounds = doc["bounds"];
+    if (!bounds.is_array() || bounds.size() != record.commitments.size())
+      return std::string("bounds: an array of one {\"min\", \"max\"} per commitment");
+    for (const auto& b : bounds) {
+      if (!b.is_object()) return std::string("bounds: an array of one {\"min\", \"max\"} per commitment");
+      const auto min = b.find("min"), max = b.find("max");
+      if ((min != b.end() && !min->is_number_unsigned()) || (max != b.end() && !max->is_number_unsigned()))
+        return std::string("bounds: min and max are unsigned 64-bit integers");
+      ValueBounds vb;
+      if (min != b.end()) vb.min = min->get<uint64_t>();
+      if (max != b.end()) vb.max = max->get<uint64_t>();
+      record.bounds.push_back(vb);
+    }
+    if (!check_bounds(record.bounds, record.n))
+      return std::string("bounds: ") + std::string(describe(ProofError::InvalidBounds));
+    if (record.positions() > 64) return std::string("bounds: more than 64 positions");
+  }
   const auto proof = doc.find("proof");
   const auto bytes = proof != doc.end() && proof->is_string() ? from_hex(proof->get<std::string>()) : std::nullopt;
   if (!bytes) return std::string("proof: not hex");
-  if (bytes->size() != RangeProof::serialized_size(record.n, record.commitments.size()))
+  if (bytes->size() != RangeProof::serialized_size(record.n, record.positions()))
     return std::string("proof: the wrong length for bits and the number of commitments");
   auto parsed = RangeProof::from_bytes(*bytes);
   if (!parsed) return std::string("proof: ") + std::string(describe(parsed.error()));
@@ -101,16 +121,42 @@ Result<OutcomeRecord, std::string> parse_outcome_record(std::string_view text) {
   return OutcomeRecord{std::move(result)};
 }
 
+size_t ProofRecord::positions() const {
+  if (bounds.empty()) return commitments.size();
+  size_t padded = 1;
+  while (padded < bounded_positions(bounds)) padded *= 2;
+  return padded;
+}
+
 BatchOutcome verify_records(const std::vector<ProofRecord>& records, const BulletproofGens& bp_gens,
                             const PedersenGens& pc_gens, unsigned threads) {
   std::deque<Transcript> transcripts;
+  std::deque<std::vector<CompressedRistretto>> positions;
   std::vector<BatchItem> items;
+  std::vector<size_t> record_of;  // batch item -> record index
+  BatchOutcome outcome;
   items.reserve(records.size());
-  for (const auto& r : records) {
-    transcripts.emplace_back(r.label);
-    items.push_back({&r.proof, r.commitments, r.n, &transcripts.back()});
+  for (size_t k = 0; k < records.size(); ++k) {
+    const auto& r = records[k];
+    if (r.bounds.empty()) {
+      transcripts.emplace_back(r.label);
+      items.push_back({&r.proof, r.commitments, r.n, &transcripts.back()});
+    } else {
+      auto derived = bounded_commitments(pc_gens, r.commitments, r.bounds);
+      if (!derived) {
+        outcome.failed.push_back(k);
+        continue;
+      }
+      derived->resize(r.positions(), CompressedRistretto{});  // padding: the identity
+      positions.push_back(std::move(*derived));
+      transcripts.emplace_back(bounded_label(r.label, r.bounds));
+      items.push_back({&r.proof, positions.back(), r.n, &transcripts.back()});
+    }
+    record_of.push_back(k);
   }
-  return verify_batch(bp_gens, pc_gens, items, threads);
+  for (size_t i : verify_batch(bp_gens, pc_gens, items, threads).failed) outcome.failed.push_back(record_of[i]);
+  std::sort(outcome.failed.begin(), outcome.failed.end());
+  return outcome;
 }
 
 }  // namespace bp::wire

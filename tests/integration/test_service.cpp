@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "bp/bounds.hpp"
 #include "bp/hex.hpp"
 #include "bp/mpc/party.hpp"
 #include "bp/wire/json.hpp"
@@ -410,6 +411,33 @@ TEST_CASE("POST /v1/verify batch-verifies proofs sent as JSON lines") {
   std::tie(status, body) = http_post(dealer.port(), "/v1/verify", "{\"bits\":7}\n");
   CHECK(status == 400);
   CHECK(body.find("line 1: bits") != std::string::npos);
+
+  // A bounded statement (42 in [40, 50]) as bp prove --min/--max prints it: the dealer derives
+  // the positions from the commitment and the bounds; against other bounds it fails.
+  SystemRandom rng;
+  const PedersenGens pc_gens;
+  const uint64_t value = 42;
+  const Scalar gamma = Scalar::random(rng);
+  const std::vector<ValueBounds> bounds{{40, 50}};
+  auto witness = bounded_witness({&value, 1}, {&gamma, 1}, bounds, 8);
+  REQUIRE(witness.ok());
+  Transcript transcript(bounded_label("b", bounds));
+  auto proved =
+      RangeProof::prove_multiple(BulletproofGens(8, 2), pc_gens, transcript, witness->values, witness->blindings, 8);
+  REQUIRE(proved.ok());
+  const auto bounded_line = [&](const char* bounds_json) {
+    return "{\"bits\":8,\"label\":\"b\",\"bounds\":" + std::string(bounds_json) + ",\"commitments\":[\"" +
+           to_hex(pc_gens.commit(Scalar::from_u64(value), gamma).compress().bytes) + "\"],\"proof\":\"" +
+           to_hex(proved->proof.to_bytes()) + "\"}\n";
+  };
+  std::tie(status, body) =
+      http_post(dealer.port(), "/v1/verify",
+                bounded_line("[{\"min\":40,\"max\":50}]") + line + "\n" + bounded_line("[{\"min\":41,\"max\":50}]"));
+  CHECK(status == 200);
+  CHECK(body == "{\"ok\":false,\"proofs\":3,\"failed\":[2]}\n");
+  std::tie(status, body) = http_post(dealer.port(), "/v1/verify", bounded_line("[{\"min\":60,\"max\":50}]"));
+  CHECK(status == 400);
+  CHECK(body.find("line 1: bounds") != std::string::npos);
 }
 
 TEST_CASE("a party whose connection drops mid-session takes its seat back by itself and the session completes") {

@@ -226,5 +226,21 @@ TEST_CASE("bp verify --batch checks a JSON-lines file in one batch and names the
   const Run malformed = run("verify --batch " + path);
   CHECK(malformed.exit_code != 0);
   CHECK(malformed.out.find("line 3: commitments") != std::string::npos);
+
+  // Bounded statements, as bp prove --min/--max prints them, join the same batch (three
+  // values take five positions, padded to eight); shown against other bounds, one fails.
+  const Run bounded = run("prove --values 42,1000,7 --min 40,999,0 --max 50,,10");
+  REQUIRE(bounded.exit_code == 0);
+  const std::string bounded_line = bounded.out.substr(0, bounded.out.find('\n'));
+  auto rebounded = nlohmann::json::parse(bounded_line);
+  rebounded["bounds"][0]["min"] = 41;
+  write({proofs[0], bounded_line, rebounded.dump(), proofs[2]});
+  CHECK(run("verify --batch " + path).out == "fail: 1 of 4 proofs do not verify: [2] (0-based, in file order)\n");
+  rebounded["bounds"][0]["min"] = 51;  // above its max
+  write({bounded_line, rebounded.dump()});
+  CHECK(run("verify --batch " + path).out.find("line 3: bounds") != std::string::npos);
+  rebounded["bounds"] = nlohmann::json::array({nlohmann::json{{"min", 0}}});  // one for three commitments
+  write({rebounded.dump()});
+  CHECK(run("verify --batch " + path).out.find("line 1: bounds") != std::string::npos);
   std::remove(path.c_str());
 }

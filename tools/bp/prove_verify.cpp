@@ -83,7 +83,7 @@ int run_verify_batch(const Args& args) {
   auto records = wire::parse_proof_records(text, 1000000);
   if (!records) throw UsageError(path + ": " + records.error());
   size_t max_m = 1;
-  for (const auto& r : *records) max_m = std::max(max_m, r.commitments.size());
+  for (const auto& r : *records) max_m = std::max(max_m, r.positions());
   const unsigned threads = args.has("threads") ? static_cast<unsigned>(parse_u64(args.required("threads"), "--threads"))
                                                : std::max(1u, std::thread::hardware_concurrency());
   const BulletproofGens bp_gens(64, max_m);

@@ -1,6 +1,7 @@
 // Proofs as JSON lines, the form every front end prints ({"bits","label","commitments",
-// "proof"}, other keys ignored), and their batch verification: what `bp verify --batch`
-// and the dealer's POST /v1/verify share.
+// "proof"}, other keys ignored; a bounded statement adds "bounds", one {"min","max"} per
+// commitment, as `bp prove --min/--max` prints), and their batch verification: what
+// `bp verify --batch` and the dealer's POST /v1/verify share.
 #pragma once
 
 #include <string>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "bp/batch_verification.hpp"
+#include "bp/bounds.hpp"
 #include "bp/errors.hpp"
 #include "bp/wire/messages.hpp"
 
@@ -17,8 +19,13 @@ namespace bp::wire {
 struct ProofRecord {
   size_t n = 64;
   std::string label = "bp";
-  std::vector<CompressedRistretto> commitments;
+  std::vector<CompressedRistretto> commitments;  // the values' own, bounded or not
+  std::vector<ValueBounds> bounds;               // empty: each value in [0, 2^n)
   RangeProof proof;
+
+  // The positions the proof is over: the commitments, or the bounded positions padded to a
+  // power of two.
+  size_t positions() const;
 };
 
 // One JSON object; the reason on failure ("commitments: not 32 bytes of hex", ...).
@@ -34,7 +41,9 @@ Result<std::vector<ProofRecord>, std::string> parse_proof_records(std::string_vi
 using OutcomeRecord = std::variant<ResultMsg, AbortMsg>;
 Result<OutcomeRecord, std::string> parse_outcome_record(std::string_view json);
 
-// Each record under Transcript(label); the failed indices are record indices.
+// Each record under Transcript(label), a bounded one over the positions derived from its
+// commitments and bounds under bounded_label (one whose commitments do not decode fails);
+// the failed indices are record indices. The generators must cover every record's positions().
 BatchOutcome verify_records(const std::vector<ProofRecord>& records, const BulletproofGens& bp_gens,
                             const PedersenGens& pc_gens, unsigned threads = 1);
 
