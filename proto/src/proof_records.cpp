@@ -121,12 +121,7 @@ Result<OutcomeRecord, std::string> parse_outcome_record(std::string_view text) {
   return OutcomeRecord{std::move(result)};
 }
 
-size_t ProofRecord::positions() const {
-  if (bounds.empty()) return commitments.size();
-  size_t padded = 1;
-  while (padded < bounded_positions(bounds)) padded *= 2;
-  return padded;
-}
+size_t ProofRecord::positions() const { return bounds.empty() ? commitments.size() : padded_positions(bounds); }
 
 BatchOutcome verify_records(const std::vector<ProofRecord>& records, const BulletproofGens& bp_gens,
                             const PedersenGens& pc_gens, unsigned threads) {
@@ -147,7 +142,6 @@ BatchOutcome verify_records(const std::vector<ProofRecord>& records, const Bulle
         outcome.failed.push_back(k);
         continue;
       }
-      derived->resize(r.positions(), CompressedRistretto{});  // padding: the identity
       positions.push_back(std::move(*derived));
       transcripts.emplace_back(bounded_label(r.label, r.bounds));
       items.push_back({&r.proof, positions.back(), r.n, &transcripts.back()});

@@ -20,8 +20,8 @@ struct Statement {
   std::string label;
 };
 
-// Proves values within bounds as one range proof over the positions, padded to a power of
-// two with (0, 0) positions, whose commitment is the identity.
+// Proves values within bounds as one range proof over their positions (padded by
+// bounded_witness to a power of two).
 Result<Statement> prove_bounded(std::span<const uint64_t> values, std::span<const ValueBounds> bounds, size_t n) {
   SystemRandom rng;
   const PedersenGens pc_gens;
@@ -33,10 +33,6 @@ Result<Statement> prove_bounded(std::span<const uint64_t> values, std::span<cons
   }
   auto w = bounded_witness(values, blindings, bounds, n);
   if (!w) return w.error();
-  while (!is_power_of_two(w->values.size())) {
-    w->values.push_back(0);
-    w->blindings.push_back(Scalar::zero());
-  }
   const BulletproofGens bp_gens(n, w->values.size());
   s.n = n;
   s.label = bounded_label("test", bounds);
@@ -52,7 +48,6 @@ Status verify_bounded(const Statement& s, std::span<const ValueBounds> bounds) {
   const PedersenGens pc_gens;
   auto positions = bounded_commitments(pc_gens, s.commitments, bounds);
   if (!positions) return positions.error();
-  while (!is_power_of_two(positions->size())) positions->push_back(RistrettoPoint::identity().compress());
   const BulletproofGens bp_gens(s.n, positions->size());
   Transcript t(bounded_label("test", bounds));
   return s.proof.verify_multiple(bp_gens, pc_gens, t, *positions, s.n);

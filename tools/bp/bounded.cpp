@@ -15,12 +15,6 @@ std::vector<std::string> entries(const Args& args, const std::string& flag, size
   return list;
 }
 
-// The positions, padded to a power of two with (0, 0) positions, whose commitment is the
-// identity: what the proof is over, on both sides.
-void pad_positions(std::vector<CompressedRistretto>& positions) {
-  while (!is_power_of_two(positions.size())) positions.push_back(CompressedRistretto{});
-}
-
 }  // namespace
 
 std::optional<std::vector<ValueBounds>> parse_bounds(const Args& args, size_t count) {
@@ -56,10 +50,6 @@ int prove_bounded(const Args& args, std::span<const uint64_t> values, std::span<
   if (!witness) {
     std::fprintf(stderr, "error: %s\n", std::string(describe(witness.error())).c_str());
     return 1;
-  }
-  while (!is_power_of_two(witness->values.size())) {
-    witness->values.push_back(0);
-    witness->blindings.push_back(Scalar::zero());
   }
   const std::string transcript_label = bounded_label(label, bounds);
   const BulletproofGens bp_gens(n, witness->values.size());
@@ -102,7 +92,6 @@ int verify_bounded(size_t n, std::span<const CompressedRistretto> commitments, c
   const PedersenGens pc_gens;
   auto positions = bounded_commitments(pc_gens, commitments, bounds);
   if (!positions) return fail(positions.error());
-  pad_positions(*positions);
   const BulletproofGens bp_gens(n, positions->size());
   Transcript transcript(bounded_label(label, bounds));
   if (auto status = proof.verify_multiple(bp_gens, pc_gens, transcript, *positions, n); !status)

@@ -26,8 +26,10 @@ struct ValueBounds {
   size_t positions() const { return max ? 2 : 1; }
 };
 
-// Positions taken by values with these bounds, in order.
+// Positions taken by values with these bounds, in order; and that many padded to a power
+// of two with (0, 0) positions, whose commitment is the identity: what the proof is over.
 size_t bounded_positions(std::span<const ValueBounds> bounds);
+size_t padded_positions(std::span<const ValueBounds> bounds);
 
 // The least of 8, 16, 32 and 64 that covers every max − min; 64 when a value has only a
 // minimum (v − min may then be anything below 2^64). InvalidBounds when a min exceeds its max.
@@ -36,7 +38,8 @@ Result<size_t> bits_covering(std::span<const ValueBounds> bounds);
 // Whether n covers these bounds: each min <= max and max − min < 2^n (InvalidBounds if not).
 Status check_bounds(std::span<const ValueBounds> bounds, size_t n);
 
-// The prover's positions: for each value, v − min with γ, then (with a max) max − v with −γ.
+// The prover's positions: for each value, v − min with γ, then (with a max) max − v with −γ;
+// then the padding's (0, 0).
 // ValueOutOfBounds when a value lies outside its bounds (the only bit about the values it
 // reveals, as the caller learns it anyway). `wipe()` clears the secrets.
 struct BoundedWitness {
@@ -47,8 +50,9 @@ struct BoundedWitness {
 Result<BoundedWitness> bounded_witness(std::span<const uint64_t> values, std::span<const Scalar> blindings,
                                        std::span<const ValueBounds> bounds, size_t n);
 
-// The verifier's positions: V − min·B, then (with a max) max·B − V, for each commitment.
-// FormatError when a commitment is not a valid encoding.
+// The verifier's positions: V − min·B, then (with a max) max·B − V, for each commitment;
+// then the padding's identity. Variable time (public data). FormatError when a commitment is
+// not a valid encoding.
 Result<std::vector<CompressedRistretto>> bounded_commitments(const PedersenGens& pc_gens,
                                                              std::span<const CompressedRistretto> commitments,
                                                              std::span<const ValueBounds> bounds);
