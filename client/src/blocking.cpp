@@ -24,6 +24,13 @@ ClientResult<PartyOutcome> join_and_prove(const Endpoint& dealer, const std::str
   });
 }
 
+ClientResult<PartyOutcome> join_and_prove(const Endpoint& dealer, const std::string& session_id, PartyValues values,
+                                          const Options& options) {
+  return run_blocking<PartyOutcome>([&](boost::asio::io_context& ioc, auto handler) {
+    async_join_and_prove(ioc, dealer, session_id, std::move(values), options, std::move(handler));
+  });
+}
+
 ClientResult<SessionInfo> create_session(const Endpoint& dealer, const SessionRequest& request,
                                          const Options& options) {
   return run_blocking<SessionInfo>([&](boost::asio::io_context& ioc, auto handler) {

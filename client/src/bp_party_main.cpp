@@ -13,6 +13,7 @@
 #include "bp/hex.hpp"
 #include "bp/json.hpp"
 #include "bp/random.hpp"
+#include "bp/wire/bounds_text.hpp"
 #include "bp/wire/identity.hpp"
 #include "bp/wire/json.hpp"
 
@@ -25,13 +26,22 @@ constexpr const char* kUsage =
     "      public key to FILE.pub; prints the public key in hex\n"
     "  bp-party create-session --dealer ws[s]://HOST:PORT --bits N --parties M --key OPERATOR_KEY_FILE\n"
     "                          --allow KEY1,KEY2,... [--label L] [--round-timeout-ms T]\n"
-    "                          [--session-id ID]\n"
-    "      the keys (hex or .pub files) of the parties, in position order; prints the session id\n"
-    "      (ID, 32 hex characters, if given; else a random one)\n"
-    "  bp-party join --dealer ws[s]://HOST:PORT --session ID --value V --key KEY_FILE [--blinding HEX]\n"
-    "                [--timeout-ms T] [--reconnect-attempts N] [--reconnect-give-up-ms T] [--events FILE]\n"
-    "      prints the final JSON (bits, label, commitments, proof, padding, position, session,\n"
-    "      dealer_key, dealer_signature); on an abort exits 2 with 'abort: <reason> blamed=[..]'.\n"
+    "                          [--session-id ID] [--values-per-party K1,K2,...] [--min A --max B]\n"
+    "      the keys (hex or .pub files) of the parties, in seat order; prints the session id\n"
+    "      (ID, 32 hex characters, if given; else a random one). --values-per-party: how many\n"
+    "      values each party proves (default one each); --min/--max: public bounds on every\n"
+    "      value (one entry for all, or one per value in party order; an empty --max entry: a\n"
+    "      minimum only). A value with both bounds takes two positions; --bits must cover\n"
+    "      max - min (8, 16, 32 or 64). A dealer holds up to its --max-positions (at most 256).\n"
+    "  bp-party join --dealer ws[s]://HOST:PORT --session ID --value V1[,V2,...] --key KEY_FILE\n"
+    "                [--blinding HEX1[,HEX2,...]] [--min A --max B] [--timeout-ms T]\n"
+    "                [--reconnect-attempts N] [--reconnect-give-up-ms T] [--events FILE]\n"
+    "      proves each value in one seat (one message per round for all of them); with --min or\n"
+    "      --max the session's bounds must be these, and a value outside them is refused before\n"
+    "      anything is sent. Prints the final JSON (bits, label, commitments, proof, padding,\n"
+    "      position, position_count, session, dealer_key, dealer_signature; a bounded session adds\n"
+    "      bounds, positions' commitments and transcript_label, as bp prove --min does); on an\n"
+    "      abort exits 2 with 'abort: <reason> blamed=[..]'.\n"
     "      A dropped connection, or a dealer that hands the session to another replica, is\n"
     "      followed by joining again with the seat's token: at most N connections (default 20)\n"
     "      and T ms (default 60000) per outage, each noted on stderr. --events appends one JSON\n"
@@ -75,6 +85,10 @@ bool parse_u64(const std::string& s, uint64_t& out) {
   errno = 0;
   out = std::strtoull(s.c_str(), nullptr, 10);
   return errno != ERANGE;
+}
+
+std::optional<std::string> optional_flag(const Flags& f, const std::string& name) {
+  return f.has(name) ? std::optional<std::string>(f.get(name)) : std::nullopt;
 }
 
 int usage_error(const std::string& what) {
@@ -126,7 +140,7 @@ int client_failure(const bp::client::ClientError& e) {
 int create_session(int argc, char** argv) {
   const Flags f = parse(argc, argv,
                         {"dealer", "bits", "parties", "label", "round-timeout-ms", "ca", "insecure-skip-verify", "key",
-                         "allow", "dealer-key", "session-id"});
+                         "allow", "dealer-key", "session-id", "values-per-party", "min", "max"});
   if (!f.error.empty()) return usage_error(f.error);
   const auto dealer = bp::client::parse_endpoint(f.get("dealer"));
   if (!dealer) return usage_error("--dealer must be ws://HOST:PORT or wss://HOST:PORT");
@@ -140,6 +154,26 @@ int create_session(int argc, char** argv) {
   if (!options) return usage_error(error);
   bp::client::SessionRequest request{
       bits, parties, f.get("label", "bp"), static_cast<uint32_t>(timeout), f.get("session-id"), {}};
+  size_t values = parties;
+  if (f.has("values-per-party")) {
+    auto counts = bp::wire::parse_u64_list(f.get("values-per-party"), "--values-per-party");
+    if (!counts) return usage_error(counts.error());
+    if (counts->size() != parties) return usage_error("--values-per-party: one count per party");
+    values = 0;
+    for (uint64_t k : *counts) {
+      if (k == 0 || k > 256) return usage_error("--values-per-party: each party brings 1 to 256 values");
+      request.values_per_party.push_back(static_cast<uint32_t>(k));
+      values += k;
+    }
+  }
+  if (f.has("min") || f.has("max")) {
+    auto bounds = bp::wire::parse_bounds_text(optional_flag(f, "min"), optional_flag(f, "max"), values);
+    if (!bounds) return usage_error(bounds.error());
+    if (!bp::check_bounds(*bounds, bits))
+      return usage_error("--bits " + std::to_string(bits) + " does not cover max - min (the least that does is " +
+                         std::to_string(bp::bits_covering(*bounds).value()) + ")");
+    request.bounds = std::move(*bounds);
+  }
   const std::string allow = f.get("allow");
   for (size_t start = 0; start < allow.size();) {
     const size_t comma = std::min(allow.find(',', start), allow.size());
@@ -193,24 +227,38 @@ void report(const bp::client::PartyEvent& e, std::FILE* events) {
 int join(int argc, char** argv) {
   const Flags f = parse(argc, argv,
                         {"dealer", "session", "value", "blinding", "timeout-ms", "ca", "insecure-skip-verify", "key",
-                         "dealer-key", "reconnect-attempts", "reconnect-give-up-ms", "events"});
+                         "dealer-key", "reconnect-attempts", "reconnect-give-up-ms", "events", "min", "max"});
   if (!f.error.empty()) return usage_error(f.error);
   const auto dealer = bp::client::parse_endpoint(f.get("dealer"));
   if (!dealer) return usage_error("--dealer must be ws://HOST:PORT or wss://HOST:PORT");
-  uint64_t value, timeout = 120000;
-  if (!parse_u64(f.get("value"), value)) return usage_error("--value must be an unsigned 64-bit integer");
+  uint64_t timeout = 120000;
+  if (!f.has("value")) return usage_error("--value is required");
+  auto parsed_values = bp::wire::parse_u64_list(f.get("value"), "--value");
+  if (!parsed_values) return usage_error(parsed_values.error());
+  if (parsed_values->size() > 256) return usage_error("--value: at most 256 values");
   if (!f.has("session")) return usage_error("--session is required");
   if (f.has("timeout-ms") && !parse_u64(f.get("timeout-ms"), timeout)) return usage_error("bad --timeout-ms");
-  bp::Scalar blinding;
+  bp::client::PartyValues input{std::move(*parsed_values), {}, std::nullopt};
   if (f.has("blinding")) {
-    const auto bytes = bp::from_hex(f.get("blinding"));
-    if (!bytes || bytes->size() != 32) return usage_error("--blinding must be 32 bytes of hex");
-    auto s = bp::Scalar::from_canonical_bytes(std::span<const uint8_t, 32>(bytes->data(), 32));
-    if (!s) return usage_error("--blinding is not a canonical scalar");
-    blinding = *s;
+    const std::string list = f.get("blinding");
+    for (size_t start = 0; start <= list.size();) {
+      const size_t comma = std::min(list.find(',', start), list.size());
+      const auto bytes = bp::from_hex(list.substr(start, comma - start));
+      if (!bytes || bytes->size() != 32) return usage_error("--blinding must be 32 bytes of hex per value");
+      auto s = bp::Scalar::from_canonical_bytes(std::span<const uint8_t, 32>(bytes->data(), 32));
+      if (!s) return usage_error("--blinding is not a canonical scalar");
+      input.blindings.push_back(*s);
+      start = comma + 1;
+    }
+    if (input.blindings.size() != input.values.size()) return usage_error("--blinding: one per value");
   } else {
     bp::SystemRandom rng;
-    blinding = bp::Scalar::random(rng);
+    for (size_t i = 0; i < input.values.size(); ++i) input.blindings.push_back(bp::Scalar::random(rng));
+  }
+  if (f.has("min") || f.has("max")) {
+    auto bounds = bp::wire::parse_bounds_text(optional_flag(f, "min"), optional_flag(f, "max"), input.values.size());
+    if (!bounds) return usage_error(bounds.error());
+    input.bounds = std::move(*bounds);
   }
   std::string error;
   auto common = common_options(f, error);
@@ -229,11 +277,12 @@ int join(int argc, char** argv) {
   if (f.has("events") && !(events = std::fopen(f.get("events").c_str(), "a")))
     return usage_error("cannot open --events file " + f.get("events") + ": " + std::strerror(errno));
   options.on_event = [events](const bp::client::PartyEvent& e) { report(e, events); };
-  auto outcome = bp::client::join_and_prove(*dealer, f.get("session"), value, blinding, options);
-  blinding.wipe();
+  auto outcome = bp::client::join_and_prove(*dealer, f.get("session"), std::move(input), options);
   if (events) std::fclose(events);
   if (!outcome) return client_failure(outcome.error());
-  std::printf("%s\n", bp::wire::result_json(outcome->result, outcome->position, outcome->attestation).c_str());
+  std::printf("%s\n", bp::wire::result_json(outcome->result, outcome->position, outcome->attestation, outcome->bounds,
+                                            outcome->positions)
+                          .c_str());
   return 0;
 }
 

@@ -163,6 +163,10 @@ class WebSocketConversation final : public Conversation,
     auto step = dialogue_->on_message(std::move(message), channel_);
     if (!step) return fail(step.error());
     for (auto& m : step->send) enqueue(m);
+    if (step->fail_after) {
+      finish();  // the close waits for the frames queued before it
+      return dialogue_->on_fail(std::move(*step->fail_after));
+    }
     if (step->done) return finish();
     read();
   }

@@ -7,6 +7,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ inline constexpr size_t kMaxDealerFrameBytes = size_t{1} << 20;
 struct Step {
   std::vector<wire::Message> send;
   bool done = false;
+  // With done: the conversation ends in this error once `send` is written (the party tells
+  // the dealer why it leaves, then reports it).
+  std::optional<ClientError> fail_after = std::nullopt;
 };
 
 // The side of a conversation that knows the protocol. Called on the conversation's strand.

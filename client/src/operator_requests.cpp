@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "bp/client/party_client.hpp"
+#include "bp/mpc/session.hpp"
 #include "conversation.hpp"
 #include "signing.hpp"
 
@@ -53,16 +54,27 @@ void async_create_session(asio::io_context& ioc, const Endpoint& dealer, const S
                           const Options& options, std::function<void(ClientResult<SessionInfo>)> handler) {
   const std::string session_id = request_in.session_id.empty() ? wire::random_session_id() : request_in.session_id;
   auto build = [r = request_in, session_id, identity = options.identity](const wire::ChannelContext& channel) {
-    wire::CreateSessionMsg create{r.bits,       r.parties, r.label, r.round_timeout_ms, r.allowed_parties,
-                                  std::nullopt, session_id};
+    wire::CreateSessionMsg create{
+        r.bits,     r.parties,          r.label, r.round_timeout_ms, r.allowed_parties, std::nullopt,
+        session_id, r.values_per_party, r.bounds};
     create.operator_auth = detail::signed_by(
         identity, [&](const wire::PublicKey& key) { return wire::create_statement(channel, create, key); });
     return wire::Message{std::move(create)};
   };
-  auto accept = [session_id](const wire::Message& message) -> ClientResult<SessionInfo> {
+  // The label states the terms: a dealer before 1.4 would drop the values and bounds it
+  // does not know and open a session of one unbounded value per party.
+  size_t values = request_in.values_per_party.empty() ? request_in.parties : 0;
+  for (uint32_t k : request_in.values_per_party) values += k;
+  const size_t positions = request_in.bounds.empty() ? values : bounded_positions(request_in.bounds);
+  const std::string expected_label =
+      mpc::session_transcript_label(session_id, request_in.bits, positions, request_in.label, request_in.bounds);
+  auto accept = [session_id, expected_label](const wire::Message& message) -> ClientResult<SessionInfo> {
     auto* created = std::get_if<wire::SessionCreatedMsg>(&message);
     if (!created) return protocol_error("expected SessionCreated");
     if (created->session_id != session_id) return protocol_error("the dealer created another session id than ours");
+    if (created->transcript_label != expected_label)
+      return protocol_error("the dealer opened the session on other terms (its label is \"" +
+                            created->transcript_label + "\"): a dealer before wire 1.4 holds one value per party");
     return SessionInfo{created->session_id, created->transcript_label};
   };
   request<SessionInfo>(ioc, dealer, session_id, options, std::move(build), std::move(accept), std::move(handler));

@@ -8,6 +8,7 @@
 #include <sodium.h>
 
 #include <algorithm>
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <map>
 #include <memory>
@@ -17,6 +18,7 @@
 #include "bp/client/link_emulation.hpp"
 #include "bp/client/party_client.hpp"
 #include "bp/hex.hpp"
+#include "bp/wire/json.hpp"
 #include "bp/mpc/party.hpp"
 #include "conversation.hpp"
 #include "signing.hpp"
@@ -69,13 +71,12 @@ std::chrono::milliseconds jittered(std::chrono::milliseconds base) {
 
 class PartyRun final : public detail::Dialogue, public std::enable_shared_from_this<PartyRun> {
  public:
-  PartyRun(asio::io_context& ioc, Endpoint dealer, std::string session_id, uint64_t value, const Scalar& blinding,
-           Options options, LinkEmulation link, std::function<void(ClientResult<PartyOutcome>)> handler)
+  PartyRun(asio::io_context& ioc, Endpoint dealer, std::string session_id, PartyValues input, Options options,
+           LinkEmulation link, std::function<void(ClientResult<PartyOutcome>)> handler)
       : ioc_(ioc),
         dealer_(std::move(dealer)),
         session_id_(std::move(session_id)),
-        value_(value),
-        blinding_(blinding),
+        input_(std::move(input)),
         options_(std::move(options)),
         link_(link),
         handler_(std::move(handler)),
@@ -83,7 +84,32 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
         seat_token_(wire::kResumeTokenBytes) {
     randombytes_buf(seat_token_.data(), seat_token_.size());
   }
-  ~PartyRun() override { blinding_.wipe(); }
+  ~PartyRun() override { wipe_input(); }
+
+  // What the input allows before anything is sent: a value per blinding, at most a session's
+  // positions, and bounds that hold them (the one thing checked about the values' secrets).
+  std::optional<ClientError> check_input() {
+    const auto refused = [](std::string why) { return ClientError{ClientErrorKind::Refused, std::move(why), {}}; };
+    if (input_.values.empty() || input_.values.size() > wire::kMaxPositions)
+      return refused("a party brings 1 to " + std::to_string(wire::kMaxPositions) + " values");
+    if (input_.values.size() != input_.blindings.size()) return refused("one blinding per value");
+    if (input_.bounds) {
+      if (input_.bounds->size() != input_.values.size()) return refused("bounds: one per value");
+      auto n = bits_covering(*input_.bounds);
+      if (!n) return refused("bounds: a minimum above its maximum");
+      auto witness = bounded_witness(input_.values, input_.blindings, *input_.bounds, *n);
+      if (!witness) return refused("a value lies outside its bounds");
+      witness->wipe();
+    }
+    return std::nullopt;
+  }
+
+  // Input refused before any connection: the handler hears it from the io_context, as it
+  // would any other outcome.
+  void refuse_now(ClientError error) {
+    asio::post(ioc_,
+               [self = shared_from_this(), error = std::move(error)]() mutable { self->finish(std::move(error)); });
+  }
 
   void connect() {
     emit({PartyEvent::Kind::Connecting, outage_connections_, position_, 0, {}, {}, {}});
@@ -95,6 +121,8 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
     // Before we have a seat, we name the token we want for it (a 1.3 dealer takes it): a join
     // again after a Joined lost on the way then finds the seat it made.
     if (resume_token_.empty() && channel.dealer_minor_version >= 3) join.seat_token = seat_token_;
+    // 1.4: the number of values we bring, which the dealer fits to a seat.
+    if (channel.dealer_minor_version >= 4) join.values = static_cast<uint32_t>(input_.values.size());
     join.party_auth = detail::signed_by(
         options_.identity, [&](const wire::PublicKey& key) { return wire::join_statement(channel, join, key); });
     return wire::Message{std::move(join)};
@@ -137,29 +165,69 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
   using State = std::variant<std::monostate, mpc::PartyAwaitingBitChallenge, mpc::PartyAwaitingPolyChallenge,
                              mpc::PartyAwaitingResult>;
 
-  ClientResult<Step> handle(const wire::JoinedMsg& joined, const wire::ChannelContext&) {
+  ClientResult<Step> handle(const wire::JoinedMsg& joined, const wire::ChannelContext& channel) {
     outage_started_.reset();  // a seat held again ends the outage
-    if (!std::holds_alternative<std::monostate>(state_)) {
+    if (!states_.empty()) {
       // Our seat back after a reconnection (on this replica or another that rebuilt the
       // session): the same seat of the same session, and our last message again.
-      if (joined.position != position_ || joined.transcript_label != label_)
+      if (joined.position != position_ || joined.positions != states_.size() || joined.transcript_label != label_)
         return protocol_error("resumed at another position or in another session");
       resume_token_ = joined.resume_token;
       emit({PartyEvent::Kind::Resumed, 0, position_, 0, {}, {}, {}});
       return last_sent_ ? send(*last_sent_) : Step{};
     }
+    if (input_.values.size() > 1 && channel.dealer_minor_version < 4)
+      return withdraw(ClientErrorKind::Refused, "the dealer speaks wire 1." +
+                                                    std::to_string(channel.dealer_minor_version) +
+                                                    ": one value per party (several need 1.4)");
+    // The seat must be for our values: as many, and bounded as we insist (or as the session
+    // says, which our values must then lie within).
+    const auto& bounds = joined.bounds;
+    const size_t values = bounds.empty() ? joined.positions : bounds.size();
+    if (values != input_.values.size())
+      return withdraw(ClientErrorKind::Refused, "the seat holds " + std::to_string(values) + " values; we bring " +
+                                                    std::to_string(input_.values.size()));
+    if (input_.bounds && *input_.bounds != bounds)
+      return withdraw(ClientErrorKind::Refused, "the session's bounds " + wire::bounds_json(bounds) +
+                                                    " are not the ones we prove " + wire::bounds_json(*input_.bounds));
     const mpc::SessionParams params{joined.bits, joined.parties, joined.transcript_label};
-    auto party = mpc::PartyAwaitingPosition::create(generators(params.n, params.padded_m()), pedersen(), params, value_,
-                                                    blinding_);
-    if (!party) return from_mpc(party.error());
-    auto next = std::move(*party).assign_position(joined.position);
-    if (!next) return from_mpc(next.error());
+    BoundedWitness witness;
+    if (bounds.empty()) {
+      witness.values = input_.values;
+      witness.blindings = input_.blindings;
+    } else {
+      auto bounded = bounded_witness(input_.values, input_.blindings, bounds, joined.bits);
+      if (!bounded)
+        return withdraw(ClientErrorKind::Refused, bounded.error() == ProofError::ValueOutOfBounds
+                                                      ? "a value lies outside the session's bounds"
+                                                      : "the session's bounds do not fit its bit size");
+      witness = std::move(*bounded);
+      witness.values.resize(joined.positions);  // our positions, without the proof's padding
+      witness.blindings.resize(joined.positions);
+    }
+    std::vector<BitCommitment> commitments;
+    for (size_t k = 0; k < joined.positions; ++k) {
+      auto party = mpc::PartyAwaitingPosition::create(generators(params.n, params.padded_m()), pedersen(), params,
+                                                      witness.values[k], witness.blindings[k]);
+      if (!party) {
+        witness.wipe();
+        return withdraw(from_mpc(party.error()));
+      }
+      auto next = std::move(*party).assign_position(joined.position + k);
+      if (!next) {
+        witness.wipe();
+        return withdraw(from_mpc(next.error()));
+      }
+      states_.emplace_back(std::move(next->first));
+      commitments.push_back(next->second);
+    }
+    witness.wipe();
+    wipe_input();  // the states hold what they need
     position_ = joined.position;
     label_ = joined.transcript_label;
     resume_token_ = joined.resume_token;
-    state_ = std::move(next->first);
     emit({PartyEvent::Kind::Joined, 0, position_, 0, {}, {}, {}});
-    return send(next->second);
+    return send(batch(std::move(commitments)));
   }
 
   ClientResult<Step> handle(const mpc::BitChallengeMsg& challenge, const wire::ChannelContext&) {
@@ -171,10 +239,17 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
   }
 
   ClientResult<Step> handle(wire::ResultMsg& signed_result, const wire::ChannelContext& channel) {
-    auto* s = std::get_if<mpc::PartyAwaitingResult>(&state_);
-    if (!s) return protocol_error("a result out of order");
-    auto checked = s->check_result(signed_result.result);
-    if (!checked) return from_mpc(checked.error());
+    if (states_.empty()) return protocol_error("a result out of order");
+    for (const auto& state : states_) {
+      auto* s = std::get_if<mpc::PartyAwaitingResult>(&state);
+      if (!s) return protocol_error("a result out of order");
+      auto checked = s->check_result(signed_result.result);
+      if (!checked) return from_mpc(checked.error());
+    }
+    // A bounded session's result states its bounds: they must be the ones its label ends with.
+    if (!signed_result.bounds.empty() && !wire::bounded_statement(signed_result.result, signed_result.bounds))
+      return ClientError{
+          ClientErrorKind::MaliciousDealer, "the result's bounds are not the ones it was made under", {}};
     // The signature is what a backend will show later: it must be this dealer's, over this
     // session's result.
     const auto& a = signed_result.attestation;
@@ -182,7 +257,8 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
         !wire::attestation_valid(signed_result))
       return ClientError{ClientErrorKind::MaliciousDealer, "the result's dealer signature is missing or wrong", {}};
     count_bytes_of_connection();
-    finish(PartyOutcome{position_, std::move(signed_result.result), *a, bytes_sent_, bytes_received_});
+    finish(PartyOutcome{position_, states_.size(), std::move(signed_result.result), std::move(signed_result.bounds), *a,
+                        bytes_sent_, bytes_received_});
     return Step{{}, true};
   }
 
@@ -191,23 +267,62 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
     return protocol_error("an unexpected message from the dealer");
   }
 
-  // A challenge moves Awaiting to Answered; one that comes again after a reconnection
-  // (we are already Answered) gets the reply we gave, recomputed by mpc's replay.
+  // A challenge moves every position from Awaiting to Answered; one that comes again after a
+  // reconnection (we are already Answered) gets the replies we gave, recomputed by mpc's replay.
   template <class Awaiting, class Answered, class Challenge>
   ClientResult<Step> answer(const Challenge& challenge, const char* what) {
-    if (auto* answered = std::get_if<Answered>(&state_)) {
-      auto again = answered->replay(challenge);
-      if (!again) return from_mpc(again.error());  // a different challenge: never answered
+    if (states_.empty()) return protocol_error(std::string(what) + " out of order");
+    if (std::holds_alternative<Answered>(states_.front())) {
+      std::vector<std::decay_t<decltype(std::get<Answered>(states_.front()).replay(challenge).value())>> again;
+      for (const auto& state : states_) {
+        auto* answered = std::get_if<Answered>(&state);
+        if (!answered) return protocol_error(std::string(what) + " out of order");
+        auto reply = answered->replay(challenge);
+        if (!reply) return from_mpc(reply.error());  // a different challenge: never answered
+        again.push_back(std::move(*reply));
+      }
       emit({PartyEvent::Kind::Replayed, 0, position_, round_of(challenge), challenge_hex(challenge), {}, {}});
-      return send(std::move(*again));
+      return send(batch(std::move(again)));
     }
-    auto* awaiting = std::get_if<Awaiting>(&state_);
-    if (!awaiting) return protocol_error(std::string(what) + " out of order");
-    auto next = std::move(*awaiting).apply_challenge(challenge);
-    if (!next) return from_mpc(next.error());
-    state_ = std::move(next->first);
+    // Every position answers, or none does: a refusal leaves the states as they were.
+    for (const auto& state : states_)
+      if (!std::holds_alternative<Awaiting>(state)) return protocol_error(std::string(what) + " out of order");
+    using Reply = std::decay_t<decltype(std::declval<Awaiting&&>().apply_challenge(challenge).value().second)>;
+    std::vector<Reply> replies;
+    std::vector<State> next_states;
+    for (auto& state : states_) {
+      auto next = std::move(std::get<Awaiting>(state)).apply_challenge(challenge);
+      if (!next) return from_mpc(next.error());
+      next_states.emplace_back(std::move(next->first));
+      replies.push_back(std::move(next->second));
+    }
+    states_ = std::move(next_states);
     emit({PartyEvent::Kind::Answered, 0, position_, round_of(challenge), challenge_hex(challenge), {}, {}});
-    return send(std::move(next->second));
+    return send(batch(std::move(replies)));
+  }
+
+  // One position's message is sent as a 1.3 party sends it (any dealer reads it); several go
+  // in one 1.4 frame.
+  template <class Item>
+  static wire::Message batch(std::vector<Item> items) {
+    if (items.size() == 1) return wire::Message{std::move(items.front())};
+    if constexpr (std::is_same_v<Item, BitCommitment>) return wire::Message{wire::BitCommitments{std::move(items)}};
+    if constexpr (std::is_same_v<Item, PolyCommitment>) return wire::Message{wire::PolyCommitments{std::move(items)}};
+    if constexpr (std::is_same_v<Item, ProofShare>) return wire::Message{wire::ProofShares{std::move(items)}};
+  }
+
+  // We give up before our values take part: the dealer hears why (and ends the session at
+  // once, blaming us) rather than waiting out our seat.
+  ClientResult<Step> withdraw(ClientErrorKind kind, std::string why) { return withdraw(ClientError{kind, why, {}}); }
+  ClientResult<Step> withdraw(ClientError error) {
+    Step step{{wire::Message{wire::AbortMsg{"the party withdraws: " + error.detail, {}}}}, true};
+    step.fail_after = std::move(error);
+    return step;
+  }
+
+  void wipe_input() {
+    if (!input_.values.empty()) sodium_memzero(input_.values.data(), input_.values.size() * sizeof input_.values[0]);
+    for (auto& b : input_.blindings) b.wipe();
   }
 
   void emit(PartyEvent event) const {
@@ -239,15 +354,14 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
   asio::io_context& ioc_;
   Endpoint dealer_;
   std::string session_id_;
-  uint64_t value_;
-  Scalar blinding_;
+  PartyValues input_;
   Options options_;
   LinkEmulation link_;
   std::function<void(ClientResult<PartyOutcome>)> handler_;
   asio::steady_timer retry_timer_;
   std::weak_ptr<detail::Conversation> conversation_;
-  State state_;
-  size_t position_ = 0;
+  std::vector<State> states_;  // one per position we hold, all in the same round
+  size_t position_ = 0;        // our first
   std::string label_;
   std::vector<uint8_t> seat_token_;  // picked once: the seat we ask for, until a Joined names ours
   std::vector<uint8_t> resume_token_;
@@ -262,10 +376,25 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
 
 }  // namespace
 
+void async_join_and_prove(asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id,
+                          PartyValues values, const Options& options, const LinkEmulation& link,
+                          std::function<void(ClientResult<PartyOutcome>)> handler) {
+  auto run = std::make_shared<PartyRun>(ioc, dealer, session_id, std::move(values), options, link, std::move(handler));
+  if (auto why = run->check_input()) return run->refuse_now(std::move(*why));
+  run->connect();
+}
+
+void async_join_and_prove(asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id,
+                          PartyValues values, const Options& options,
+                          std::function<void(ClientResult<PartyOutcome>)> handler) {
+  async_join_and_prove(ioc, dealer, session_id, std::move(values), options, LinkEmulation{}, std::move(handler));
+}
+
 void async_join_and_prove(asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id, uint64_t value,
                           const Scalar& blinding, const Options& options, const LinkEmulation& link,
                           std::function<void(ClientResult<PartyOutcome>)> handler) {
-  std::make_shared<PartyRun>(ioc, dealer, session_id, value, blinding, options, link, std::move(handler))->connect();
+  async_join_and_prove(ioc, dealer, session_id, PartyValues{{value}, {blinding}, std::nullopt}, options, link,
+                       std::move(handler));
 }
 
 void async_join_and_prove(asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id, uint64_t value,

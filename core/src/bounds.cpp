@@ -108,6 +108,26 @@ Result<std::vector<CompressedRistretto>> bounded_commitments(const PedersenGens&
   return out;
 }
 
+Result<std::vector<CompressedRistretto>> value_commitments_of(const PedersenGens& pc_gens,
+                                                              std::span<const CompressedRistretto> positions,
+                                                              std::span<const ValueBounds> bounds) {
+  if (positions.size() != bounded_positions(bounds)) return ProofError::InvalidBounds;
+  std::vector<CompressedRistretto> out;
+  out.reserve(bounds.size());
+  size_t p = 0;
+  for (const auto& b : bounds) {
+    const auto low = RistrettoPoint::decompress(positions[p++]);
+    if (!low) return ProofError::FormatError;
+    if (b.max) {
+      const auto high = RistrettoPoint::decompress(positions[p++]);
+      if (!high) return ProofError::FormatError;
+      if (!(*low + *high == times_B_vartime(pc_gens, *b.max - b.min))) return ProofError::InvalidBounds;
+    }
+    out.push_back((*low + times_B_vartime(pc_gens, b.min)).compress());
+  }
+  return out;
+}
+
 std::string bounded_label(std::string_view label, std::span<const ValueBounds> bounds) {
   std::string out(label);
   out += " bounds=";

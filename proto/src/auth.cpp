@@ -49,7 +49,16 @@ std::vector<uint8_t> create_statement(const ChannelContext& channel, const Creat
   s.number(create.bits).number(create.parties).field(create.label).number(create.round_timeout_ms);
   s.number(create.allowed_parties.size());
   for (const auto& key : create.allowed_parties) s.field(key);
-  return s.field(operator_key).take();
+  s.field(operator_key);
+  // 1.4: the values of each party and their bounds, after the fields a 1.3 dealer signs (so
+  // one that would drop them finds the signature wrong and refuses).
+  if (!create.values_per_party.empty() || !create.bounds.empty()) {
+    s.number(create.values_per_party.size());
+    for (uint32_t k : create.values_per_party) s.number(k);
+    s.number(create.bounds.size());
+    for (const auto& b : create.bounds) s.number(b.min).number(b.max ? 1 : 0).number(b.max.value_or(0));
+  }
+  return s.take();
 }
 
 std::vector<uint8_t> manage_statement(const ChannelContext& channel, const ManageSessionsMsg& manage,

@@ -41,6 +41,8 @@ std::vector<uint8_t> encode_checkpoint(const DealerCheckpoint& c) {
   }
   for (const auto& b : c.bit_commitments) fill(m.add_bit_commitments(), b);
   for (const auto& p : c.poly_commitments) fill(m.add_poly_commitments(), p);
+  for (uint32_t k : c.values_per_party) m.add_values_per_party(k);
+  fill_bounds(m.mutable_bounds(), c.bounds);
   std::vector<uint8_t> out(m.ByteSizeLong());
   m.SerializeToArray(out.data(), static_cast<int>(out.size()));
   return out;
@@ -56,11 +58,24 @@ Result<DealerCheckpoint, CodecError> decode_checkpoint(std::span<const uint8_t> 
   if (m.parties() == 0 || m.parties() > limits.max_parties)
     return error(CodecErrorKind::TooMany, "parties must be 1.." + std::to_string(limits.max_parties));
   if (m.transcript_label().size() > 2 * limits.max_label_bytes) return error(CodecErrorKind::TooMany, "label too long");
-  if (m.owner_address().size() > 64 || m.seats_size() != static_cast<int>(m.parties()))
+  // Seats are one per party: per values_per_party entry, else (one value each) per position.
+  const int seats = m.values_per_party_size() != 0 ? m.values_per_party_size()
+                    : m.bounds_size() != 0         ? m.bounds_size()
+                                                   : static_cast<int>(m.parties());
+  if (m.owner_address().size() > 64 || m.seats_size() != seats || seats > static_cast<int>(m.parties()))
     return error(CodecErrorKind::BadLength, "one seat per party");
-  if (m.allowed_parties_size() != 0 && m.allowed_parties_size() != static_cast<int>(m.parties()))
+  if (m.allowed_parties_size() != 0 && m.allowed_parties_size() != seats)
     return error(CodecErrorKind::BadLength, "the allow-list names one key per party or none");
-  // Round 2 is decided only after round 1; each round holds every party's message or none.
+  size_t values = m.values_per_party_size() == 0 ? m.parties() : 0;
+  for (uint32_t k : m.values_per_party()) {
+    if (k == 0 || k > limits.max_parties) return error(CodecErrorKind::BadLength, "a party holds 1 to 256 values");
+    values += k;
+  }
+  BP_TRY(bounds, value_bounds(m.bounds(), values));
+  const size_t positions = bounds.empty() ? values : bounded_positions(bounds);
+  if ((!bounds.empty() && bounds.size() != values) || positions != m.parties())
+    return error(CodecErrorKind::BadLength, "the values and bounds do not take the session's positions");
+  // Round 2 is decided only after round 1; each round holds every position's message or none.
   const int parties = static_cast<int>(m.parties());
   if ((m.bit_commitments_size() != 0 && m.bit_commitments_size() != parties) ||
       (m.poly_commitments_size() != 0 && m.poly_commitments_size() != parties) ||
@@ -107,6 +122,8 @@ Result<DealerCheckpoint, CodecError> decode_checkpoint(std::span<const uint8_t> 
     BP_TRY(c, poly_commitment(p));
     out.poly_commitments.push_back(c);
   }
+  out.values_per_party.assign(m.values_per_party().begin(), m.values_per_party().end());
+  out.bounds = std::move(bounds);
   return out;
 }
 

@@ -47,17 +47,42 @@ Result<Message, CodecError> decode_message(const pb::PolyChallenge& m, const Lim
 }
 
 Result<Message, CodecError> decode_message(const pb::ProofShare& m, const Limits& limits) {
-  ProofShare out;
-  BP_TRY(t_x, scalar(m.t_x(), "t_x"));
-  BP_TRY(t_x_blinding, scalar(m.t_x_blinding(), "t_x_blinding"));
-  BP_TRY(e_blinding, scalar(m.e_blinding(), "e_blinding"));
-  BP_TRY(l, scalars(m.l(), "l", limits.max_bits));
-  BP_TRY(r, scalars(m.r(), "r", limits.max_bits));
-  out.t_x = t_x;
-  out.t_x_blinding = t_x_blinding;
-  out.e_blinding = e_blinding;
-  out.l_vec = std::move(l);
-  out.r_vec = std::move(r);
+  return as_message(proof_share(m, limits.max_bits));
+}
+
+// 1.4: one party's messages of a round, one per position it holds (at least one).
+Result<Message, CodecError> decode_message(const pb::BitCommitments& m, const Limits& limits) {
+  if (m.items_size() == 0 || static_cast<size_t>(m.items_size()) > limits.max_parties)
+    return error(CodecErrorKind::TooMany,
+                 "bit commitments for 1 to " + std::to_string(limits.max_parties) + " positions");
+  BitCommitments out;
+  for (const auto& c : m.items()) {
+    BP_TRY(d, bit_commitment(c));
+    out.items.push_back(d);
+  }
+  return Message{std::move(out)};
+}
+
+Result<Message, CodecError> decode_message(const pb::PolyCommitments& m, const Limits& limits) {
+  if (m.items_size() == 0 || static_cast<size_t>(m.items_size()) > limits.max_parties)
+    return error(CodecErrorKind::TooMany,
+                 "poly commitments for 1 to " + std::to_string(limits.max_parties) + " positions");
+  PolyCommitments out;
+  for (const auto& c : m.items()) {
+    BP_TRY(d, poly_commitment(c));
+    out.items.push_back(d);
+  }
+  return Message{std::move(out)};
+}
+
+Result<Message, CodecError> decode_message(const pb::ProofShares& m, const Limits& limits) {
+  if (m.items_size() == 0 || static_cast<size_t>(m.items_size()) > limits.max_parties)
+    return error(CodecErrorKind::TooMany, "proof shares for 1 to " + std::to_string(limits.max_parties) + " positions");
+  ProofShares out;
+  for (const auto& c : m.items()) {
+    BP_TRY(d, proof_share(c, limits.max_bits));
+    out.items.push_back(std::move(d));
+  }
   return Message{std::move(out)};
 }
 
@@ -86,7 +111,10 @@ Result<Message, CodecError> decode_message(const pb::AggregationResult& m, const
       std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(m.proof().data()), m.proof().size()));
   if (!proof) return error(CodecErrorKind::NonCanonical, "the proof does not parse");
   out.proof = std::move(*proof);
-  ResultMsg message{std::move(out), std::nullopt};
+  BP_TRY(bounds, value_bounds(m.bounds(), count));
+  ResultMsg message{std::move(out), std::nullopt, std::move(bounds)};
+  if (!message.bounds.empty() && padded_positions(message.bounds) != count)
+    return error(CodecErrorKind::BadLength, "the bounds do not take the result's positions");
   if (!m.session_id().empty() || !m.dealer_key().empty() || !m.dealer_signature().empty()) {
     if (!valid_session_id(m.session_id())) return error(CodecErrorKind::BadLength, "malformed session id");
     BP_TRY(key, fixed<kPublicKeyBytes>(m.dealer_key(), "dealer key"));
@@ -129,6 +157,19 @@ Result<Message, CodecError> decode_message(const pb::CreateSession& m, const Lim
   if (!m.session_id().empty() && !valid_session_id(m.session_id()))
     return error(CodecErrorKind::BadLength, "malformed proposed session id");
   out.session_id = m.session_id();
+  if (m.values_per_party_size() != 0 && static_cast<uint32_t>(m.values_per_party_size()) != m.parties())
+    return error(CodecErrorKind::BadLength, "values_per_party names one count per party or none");
+  size_t values = m.values_per_party_size() == 0 ? m.parties() : 0;
+  for (uint32_t k : m.values_per_party()) {
+    if (k == 0 || k > limits.max_parties) return error(CodecErrorKind::BadLength, "a party brings 1 to 256 values");
+    values += k;
+    out.values_per_party.push_back(k);
+  }
+  if (values > limits.max_parties) return error(CodecErrorKind::TooMany, "more values than positions allowed");
+  BP_TRY(bounds, value_bounds(m.bounds(), values));
+  if (!bounds.empty() && bounds.size() != values)
+    return error(CodecErrorKind::BadLength, "the bounds name one per value or none");
+  out.bounds = std::move(bounds);
   return Message{std::move(out)};
 }
 
@@ -144,22 +185,34 @@ Result<Message, CodecError> decode_message(const pb::JoinSession& m, const Limit
     return error(CodecErrorKind::BadLength, "a resume token is 16 bytes");
   if (!m.seat_token().empty() && m.seat_token().size() != kResumeTokenBytes)
     return error(CodecErrorKind::BadLength, "a seat token is 16 bytes");
+  if (m.values() > kMaxPositions) return error(CodecErrorKind::TooMany, "more values than a session holds");
   BP_TRY(auth, key_signature(m.party_key(), m.signature(), "party key"));
   return Message{JoinSessionMsg{m.session_id(),
                                 {m.resume_token().begin(), m.resume_token().end()},
                                 auth,
-                                {m.seat_token().begin(), m.seat_token().end()}}};
+                                {m.seat_token().begin(), m.seat_token().end()},
+                                m.values()}};
 }
 
 Result<Message, CodecError> decode_message(const pb::Joined& m, const Limits& limits) {
   if (!is_valid_bitsize(m.bits())) return error(CodecErrorKind::BadLength, "bits is not 8, 16, 32 or 64");
-  if (m.parties() == 0 || m.parties() > limits.max_parties || m.position() >= m.parties())
+  const uint32_t positions = m.positions() == 0 ? 1 : m.positions();  // 0: a 1.3 dealer's one
+  if (m.parties() == 0 || m.parties() > limits.max_parties || m.position() >= m.parties() ||
+      positions > m.parties() - m.position())
     return error(CodecErrorKind::BadLength, "position or parties out of range");
+  BP_TRY(bounds, value_bounds(m.bounds(), positions));
+  if (!bounds.empty() && bounded_positions(bounds) != positions)
+    return error(CodecErrorKind::BadLength, "the seat's bounds do not take its positions");
   if (m.transcript_label().size() > 2 * limits.max_label_bytes) return error(CodecErrorKind::TooMany, "label too long");
   if (m.resume_token().size() != kResumeTokenBytes)
     return error(CodecErrorKind::BadLength, "a resume token is 16 bytes");
-  return Message{JoinedMsg{
-      m.position(), m.bits(), m.parties(), m.transcript_label(), {m.resume_token().begin(), m.resume_token().end()}}};
+  return Message{JoinedMsg{m.position(),
+                           m.bits(),
+                           m.parties(),
+                           m.transcript_label(),
+                           {m.resume_token().begin(), m.resume_token().end()},
+                           positions,
+                           std::move(bounds)}};
 }
 
 Result<Message, CodecError> decode_message(const pb::Hello& m, const Limits&) {
@@ -214,6 +267,9 @@ Result<Message, CodecError> decode_body(const pb::Envelope& env, const Limits& l
     case pb::Envelope::kHello: return decode_message(env.hello(), limits);
     case pb::Envelope::kManageSessions: return decode_message(env.manage_sessions(), limits);
     case pb::Envelope::kSessionList: return decode_message(env.session_list(), limits);
+    case pb::Envelope::kBitCommitments: return decode_message(env.bit_commitments(), limits);
+    case pb::Envelope::kPolyCommitments: return decode_message(env.poly_commitments(), limits);
+    case pb::Envelope::kProofShares: return decode_message(env.proof_shares(), limits);
     case pb::Envelope::BODY_NOT_SET: break;
   }
   return error(CodecErrorKind::MissingBody, "the envelope carries no message");

@@ -24,13 +24,18 @@ std::vector<uint8_t> encode(const Message& message) {
       m->set_x(bytes_of(c.x));
       for (const auto& p : c.poly_commitments) fill(m->add_commitments(), p);
     }
-    void operator()(const ProofShare& s) {
-      auto* m = env.mutable_proof_share();
-      m->set_t_x(bytes_of(s.t_x));
-      m->set_t_x_blinding(bytes_of(s.t_x_blinding));
-      m->set_e_blinding(bytes_of(s.e_blinding));
-      m->set_l(bytes_of(s.l_vec));
-      m->set_r(bytes_of(s.r_vec));
+    void operator()(const ProofShare& s) { fill(env.mutable_proof_share(), s); }
+    void operator()(const BitCommitments& b) {
+      auto* m = env.mutable_bit_commitments();
+      for (const auto& c : b.items) fill(m->add_items(), c);
+    }
+    void operator()(const PolyCommitments& p) {
+      auto* m = env.mutable_poly_commitments();
+      for (const auto& c : p.items) fill(m->add_items(), c);
+    }
+    void operator()(const ProofShares& p) {
+      auto* m = env.mutable_proof_shares();
+      for (const auto& s : p.items) fill(m->add_items(), s);
     }
     void operator()(const ResultMsg& message) {
       const auto& r = message.result;
@@ -46,6 +51,7 @@ std::vector<uint8_t> encode(const Message& message) {
       for (size_t j : r.padding_positions) m->add_padding_positions(static_cast<uint32_t>(j));
       const auto proof = r.proof.to_bytes();
       m->set_proof(std::string(proof.begin(), proof.end()));
+      fill_bounds(m->mutable_bounds(), message.bounds);
     }
     void operator()(const AbortMsg& a) {
       auto* m = env.mutable_abort();
@@ -61,6 +67,8 @@ std::vector<uint8_t> encode(const Message& message) {
       m->set_round_timeout_ms(c.round_timeout_ms);
       for (const auto& k : c.allowed_parties) m->add_allowed_parties(text_of(k));
       m->set_session_id(c.session_id);
+      for (uint32_t k : c.values_per_party) m->add_values_per_party(k);
+      fill_bounds(m->mutable_bounds(), c.bounds);
       if (c.operator_auth) {
         m->set_operator_key(text_of(c.operator_auth->key));
         m->set_signature(text_of(c.operator_auth->signature));
@@ -84,6 +92,7 @@ std::vector<uint8_t> encode(const Message& message) {
       m->set_session_id(j.session_id);
       m->set_resume_token(std::string(j.resume_token.begin(), j.resume_token.end()));
       m->set_seat_token(std::string(j.seat_token.begin(), j.seat_token.end()));
+      m->set_values(j.values);
       if (j.party_auth) {
         m->set_party_key(text_of(j.party_auth->key));
         m->set_signature(text_of(j.party_auth->signature));
@@ -117,6 +126,9 @@ std::vector<uint8_t> encode(const Message& message) {
       m->set_parties(static_cast<uint32_t>(j.parties));
       m->set_transcript_label(j.transcript_label);
       m->set_resume_token(std::string(j.resume_token.begin(), j.resume_token.end()));
+      // 1.4: a one-position seat says nothing new, so its frame is the one a 1.3 dealer sends.
+      if (j.positions != 1) m->set_positions(static_cast<uint32_t>(j.positions));
+      fill_bounds(m->mutable_bounds(), j.bounds);
     }
   };
   std::visit(Visitor{env}, message);

@@ -44,6 +44,22 @@ inline void fill(pb::PolyCommitment* out, const PolyCommitment& c) {
   out->set_t2(bytes_of(c.T_2_j));
 }
 
+inline void fill(pb::ValueBounds* out, const ValueBounds& b) {
+  out->set_min(b.min);
+  if (b.max) out->set_max(*b.max);
+}
+template <class Repeated>
+void fill_bounds(Repeated* out, const std::vector<ValueBounds>& bounds) {
+  for (const auto& b : bounds) fill(out->Add(), b);
+}
+inline void fill(pb::ProofShare* m, const ProofShare& s) {
+  m->set_t_x(bytes_of(s.t_x));
+  m->set_t_x_blinding(bytes_of(s.t_x_blinding));
+  m->set_e_blinding(bytes_of(s.e_blinding));
+  m->set_l(bytes_of(s.l_vec));
+  m->set_r(bytes_of(s.r_vec));
+}
+
 // ---- decoding: every field checked ----
 
 inline Result<CompressedRistretto, CodecError> point(const std::string& b, const char* what) {
@@ -115,6 +131,39 @@ inline Result<PolyCommitment, CodecError> poly_commitment(const pb::PolyCommitme
   BP_TRY(T1, point(m.t1(), "T1"));
   BP_TRY(T2, point(m.t2(), "T2"));
   return PolyCommitment{T1, T2};
+}
+
+inline Result<ProofShare, CodecError> proof_share(const pb::ProofShare& m, size_t max_bits) {
+  ProofShare out;
+  BP_TRY(t_x, scalar(m.t_x(), "t_x"));
+  BP_TRY(t_x_blinding, scalar(m.t_x_blinding(), "t_x_blinding"));
+  BP_TRY(e_blinding, scalar(m.e_blinding(), "e_blinding"));
+  BP_TRY(l, scalars(m.l(), "l", max_bits));
+  BP_TRY(r, scalars(m.r(), "r", max_bits));
+  out.t_x = t_x;
+  out.t_x_blinding = t_x_blinding;
+  out.e_blinding = e_blinding;
+  out.l_vec = std::move(l);
+  out.r_vec = std::move(r);
+  return out;
+}
+
+// 1.4 bounds: at most `limit` of them, each min <= max (whether a bit size covers them is
+// the session's check).
+template <class Repeated>
+Result<std::vector<ValueBounds>, CodecError> value_bounds(const Repeated& in, size_t limit) {
+  if (static_cast<size_t>(in.size()) > limit) return error(CodecErrorKind::TooMany, "more bounds than values");
+  std::vector<ValueBounds> out;
+  out.reserve(static_cast<size_t>(in.size()));
+  for (const auto& b : in) {
+    ValueBounds v{b.min(), std::nullopt};
+    if (b.has_max()) {
+      if (b.max() < b.min()) return error(CodecErrorKind::BadLength, "bounds with min above max");
+      v.max = b.max();
+    }
+    out.push_back(v);
+  }
+  return out;
 }
 
 }  // namespace bp::wire::detail

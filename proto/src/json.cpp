@@ -20,11 +20,51 @@ std::string proof_json(size_t bits, const std::string& label, const std::vector<
   return proof_fields(bits, label, commitments, proof).str();
 }
 
+std::string bounds_json(const std::vector<ValueBounds>& bounds) {
+  return "[" +
+         comma_separated(bounds,
+                         [](const ValueBounds& b) {
+                           JsonObject o;
+                           o.number("min", b.min);
+                           if (b.max) o.number("max", *b.max);
+                           return o.str();
+                         }) +
+         "]";
+}
+
+std::optional<BoundedStatement> bounded_statement(const mpc::AggregationResult& r,
+                                                  const std::vector<ValueBounds>& bounds) {
+  static const PedersenGens pc_gens;
+  const std::string suffix = bounded_label("", bounds);
+  const size_t used = bounded_positions(bounds);
+  if (bounds.empty() || r.label.size() < suffix.size() || used > r.commitments.size() ||
+      r.label.compare(r.label.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return std::nullopt;
+  auto values = value_commitments_of(pc_gens, std::span(r.commitments).first(used), bounds);
+  if (!values) return std::nullopt;
+  return BoundedStatement{r.label.substr(0, r.label.size() - suffix.size()), std::move(*values)};
+}
+
+void add_statement(JsonObject& out, const mpc::AggregationResult& r, const std::vector<ValueBounds>& bounds) {
+  const auto to_bytes = [](const CompressedRistretto& c) { return std::span<const uint8_t>(c.bytes); };
+  out.number("bits", r.n);
+  if (auto statement = bounded_statement(r, bounds)) {
+    out.text("label", statement->label).json("bounds", bounds_json(bounds));
+    out.hex_strings("commitments", statement->commitments, to_bytes);
+    out.hex_strings("positions", r.commitments, to_bytes).text("transcript_label", r.label);
+  } else {
+    out.text("label", r.label).hex_strings("commitments", r.commitments, to_bytes);
+  }
+}
+
 std::string result_json(const mpc::AggregationResult& r, std::optional<size_t> position,
-                        const std::optional<Attestation>& attestation) {
-  JsonObject out = proof_fields(r.n, r.label, r.commitments, r.proof.to_bytes());
+                        const std::optional<Attestation>& attestation, const std::vector<ValueBounds>& bounds,
+                        size_t position_count) {
+  JsonObject out;
+  add_statement(out, r, bounds);
+  out.hex("proof", r.proof.to_bytes());
   out.numbers("padding", r.padding_positions);
-  if (position) out.number("position", *position);
+  if (position) out.number("position", *position).number("position_count", position_count);
   if (attestation)
     out.text("session", attestation->session_id)
         .hex("dealer_key", attestation->dealer_key)

@@ -22,9 +22,9 @@ Result<ProofRecord, std::string> parse_proof_record(std::string_view text) {
   }
   const auto commitments = doc.find("commitments");
   const bool bounded = doc.contains("bounds");
-  if (commitments == doc.end() || !commitments->is_array() || commitments->empty() || commitments->size() > 64 ||
-      (!bounded && !is_power_of_two(commitments->size())))
-    return std::string("commitments: an array of 1 to 64 (a power of two without bounds)");
+  if (commitments == doc.end() || !commitments->is_array() || commitments->empty() ||
+      commitments->size() > kMaxPositions || (!bounded && !is_power_of_two(commitments->size())))
+    return std::string("commitments: an array of 1 to 256 (a power of two without bounds)");
   for (const auto& c : *commitments) {
     const auto bytes = c.is_string() ? from_hex(c.get<std::string>()) : std::nullopt;
     if (!bytes || bytes->size() != 32) return std::string("commitments: not 32 bytes of hex");
@@ -48,7 +48,7 @@ Result<ProofRecord, std::string> parse_proof_record(std::string_view text) {
     }
     if (!check_bounds(record.bounds, record.n))
       return std::string("bounds: ") + std::string(describe(ProofError::InvalidBounds));
-    if (record.positions() > 64) return std::string("bounds: more than 64 positions");
+    if (record.positions() > kMaxPositions) return std::string("bounds: more than 256 positions");
   }
   const auto proof = doc.find("proof");
   const auto bytes = proof != doc.end() && proof->is_string() ? from_hex(proof->get<std::string>()) : std::nullopt;
@@ -95,7 +95,7 @@ Result<OutcomeRecord, std::string> parse_outcome_record(std::string_view text) {
   };
   if (status == "aborted") {
     const auto reason = doc.find("reason");
-    const auto blamed = positions("blamed", 64);
+    const auto blamed = positions("blamed", kMaxPositions);
     if (reason == doc.end() || !reason->is_string() || reason->get<std::string>().size() > 1024 || !blamed)
       return std::string("an abort record needs a reason and blamed positions");
     return OutcomeRecord{AbortMsg{reason->get<std::string>(), *blamed}};
@@ -103,11 +103,22 @@ Result<OutcomeRecord, std::string> parse_outcome_record(std::string_view text) {
   if (status != "completed") return std::string("status: neither completed nor aborted");
   auto proof = parse_proof_record(text);
   if (!proof) return proof.error();
-  const auto padding = positions("padding", proof->commitments.size());
+  const auto padding = positions("padding", proof->positions());
   if (!padding) return std::string("padding: positions inside the proof's commitments");
+  // A bounded session's record states the values and their bounds; the signed result is over
+  // the positions they give, under the label that ends with the bounds.
+  auto label = proof->label;
+  auto commitments = proof->commitments;
+  if (!proof->bounds.empty()) {
+    static const PedersenGens pc_gens;
+    auto derived = bounded_commitments(pc_gens, proof->commitments, proof->bounds);
+    if (!derived) return std::string("commitments: not valid points");
+    commitments = std::move(*derived);
+    label = bounded_label(label, proof->bounds);
+  }
   ResultMsg result{
-      mpc::AggregationResult{proof->n, proof->label, proof->commitments, *padding, std::move(proof->proof)},
-      std::nullopt};
+      mpc::AggregationResult{proof->n, std::move(label), std::move(commitments), *padding, std::move(proof->proof)},
+      std::nullopt, proof->bounds};
   const auto id = doc.value("session_id", std::string());
   const auto key = from_hex(doc.value("dealer_key", std::string()));
   const auto signature = from_hex(doc.value("dealer_signature", std::string()));

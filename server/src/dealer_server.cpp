@@ -102,7 +102,7 @@ struct DealerServer::Impl {
   std::string replica;
   RecordService records;
   DealerRecord session_record{records};
-  BulletproofGens bp_gens{64, mpc::kMaxParties};
+  BulletproofGens bp_gens;  // 64 bits for config.max_positions positions
   PedersenGens pc_gens;
   std::optional<TlsCredentials> tls;  // set when the dealer serves wss:// and https://
   Admission admission;
@@ -125,6 +125,7 @@ struct DealerServer::Impl {
         auth(config),
         replica(config.replica_name.empty() ? default_replica_name(config) : config.replica_name),
         records(record_factory(config, replica), record_options(config, replica), metrics),
+        bp_gens(64, std::max<size_t>(config.max_positions, 1)),
         admission(config.max_connections, config.max_connections_per_ip, config.max_connects_per_ip_per_s),
         ioc(static_cast<int>(config.threads)),
         registry(ioc, config,

@@ -160,7 +160,7 @@ TEST_CASE("session management messages are validated") {
 
 TEST_CASE("session set-up messages are validated") {
   CHECK(decode(encode(Message{CreateSessionMsg{12, 2, "x", 0, {}, {}, {}}})).error().kind == CodecErrorKind::BadLength);
-  CHECK(decode(encode(Message{CreateSessionMsg{64, 65, "x", 0, {}, {}, {}}})).error().kind == CodecErrorKind::TooMany);
+  CHECK(decode(encode(Message{CreateSessionMsg{64, 257, "x", 0, {}, {}, {}}})).error().kind == CodecErrorKind::TooMany);
   CHECK(decode(encode(Message{CreateSessionMsg{64, 0, "x", 0, {}, {}, {}}})).error().kind == CodecErrorKind::TooMany);
   // An allow-list names every party or none.
   CHECK(decode(encode(Message{CreateSessionMsg{64, 3, "x", 0, {PublicKey{1}}, {}, {}}})).error().kind ==
@@ -235,7 +235,7 @@ TEST_CASE("points and scalars of the wrong length or non-canonical are refused")
 
 TEST_CASE("oversized vectors and inconsistent results are refused") {
   auto env = envelope_of(Message{sample().bit_challenge});
-  while (env.bit_challenge().commitments_size() <= 64)
+  while (env.bit_challenge().commitments_size() <= 256)
     *env.mutable_bit_challenge()->add_commitments() = env.bit_challenge().commitments(0);
   CHECK(decode_error(env) == CodecErrorKind::TooMany);
 
@@ -259,7 +259,7 @@ TEST_CASE("1.3: a seat token in a join, the dealer's minor version in Hello") {
   CHECK(decode(encode(Message{JoinSessionMsg{std::string(32, 'a'), {}, std::nullopt, {1, 2}}})).error().kind ==
         CodecErrorKind::BadLength);
   const HelloMsg hello{{5}, PublicKey{7}, false, false, kWireMinorVersion};
-  CHECK(round_trip(hello).minor_version == 3);
+  CHECK(round_trip(hello).minor_version == 4);
   // The join statement signs a seat token when there is one, and is a 1.2 statement without.
   const ChannelContext channel{{1}, PublicKey{2}, {}, 3};
   JoinSessionMsg without{std::string(32, 'a'), {}, std::nullopt};
@@ -312,4 +312,57 @@ TEST_CASE("a dealer checkpoint round-trips, and every field read back from a rec
   CHECK(refused([](DealerCheckpoint& b) { b.bit_commitments[0].A_j.bytes[31] = 0xff; }));  // not a point
   CHECK_FALSE(decode_checkpoint(std::vector<uint8_t>{0xff, 0x01}).ok());
   CHECK(hash_resume_token(std::vector<uint8_t>(16, 1)) != hash_resume_token(std::vector<uint8_t>(16, 2)));
+}
+
+TEST_CASE("1.4: several positions per party, values per party and bounds") {
+  const auto s = sample();
+  const BitCommitments bits{{s.bit, s.bit}};
+  CHECK(round_trip(bits) == bits);
+  const PolyCommitments polys{{s.poly}};
+  CHECK(round_trip(polys) == polys);
+  const ProofShares shares{{s.share, s.share}};
+  CHECK(round_trip(shares) == shares);
+  CHECK(decode_error(envelope_of(Message{BitCommitments{}})) == CodecErrorKind::TooMany);  // no items
+
+  const JoinedMsg joined{2, 16, 6, "l", std::vector<uint8_t>(16, 1), 3, {{5, 9}, {7, std::nullopt}}};
+  CHECK(round_trip(joined) == joined);
+  auto env = envelope_of(Message{joined});
+  env.mutable_joined()->set_positions(2);  // the bounds take three
+  CHECK(decode_error(env) == CodecErrorKind::BadLength);
+  env = envelope_of(Message{joined});
+  env.mutable_joined()->set_positions(5);  // past the session's positions
+  CHECK(decode_error(env) == CodecErrorKind::BadLength);
+  // A one-position seat's frame is the one a 1.3 dealer sends, and a 1.3 Joined means one.
+  const JoinedMsg one{1, 64, 2, "l", std::vector<uint8_t>(16, 1)};
+  CHECK(envelope_of(Message{one}).joined().positions() == 0);
+  CHECK(round_trip(one).positions == 1);
+
+  const CreateSessionMsg create{64, 2, "x", 0, {}, std::nullopt, {}, {2, 1}, {{0, 10}, {0, 10}, {3, std::nullopt}}};
+  CHECK(round_trip(create) == create);
+  CHECK(decode(encode(Message{CreateSessionMsg{64, 2, "x", 0, {}, std::nullopt, {}, {2}, {}}})).error().kind ==
+        CodecErrorKind::BadLength);  // a count for each party
+  CHECK(decode(encode(Message{CreateSessionMsg{64, 1, "x", 0, {}, std::nullopt, {}, {}, {{0, 1}, {0, 1}}}}))
+            .error()
+            .kind == CodecErrorKind::TooMany);  // more bounds than values
+  CHECK(decode(encode(Message{CreateSessionMsg{64, 1, "x", 0, {}, std::nullopt, {}, {}, {{9, 1}}}})).error().kind ==
+        CodecErrorKind::BadLength);  // min above max
+  CHECK(decode(encode(Message{CreateSessionMsg{64, 2, "x", 0, {}, std::nullopt, {}, {200, 57}, {}}})).error().kind ==
+        CodecErrorKind::TooMany);  // 257 positions
+  // The operator's signature covers the values and bounds: changing them changes the statement.
+  ChannelContext here;
+  const auto op = Identity::generate();
+  auto other = create;
+  other.bounds[2].min = 4;
+  CHECK(create_statement(here, create, op.public_key()) != create_statement(here, other, op.public_key()));
+  other = create;
+  other.values_per_party = {1, 2};
+  CHECK(create_statement(here, create, op.public_key()) != create_statement(here, other, op.public_key()));
+  // A one-value session's statement is the one a 1.3 dealer checks.
+  CHECK(create_statement(here, CreateSessionMsg{64, 1, "x", 0, {}, {}, {}}, op.public_key()).size() <
+        create_statement(here, CreateSessionMsg{64, 1, "x", 0, {}, {}, {}, {1}, {}}, op.public_key()).size());
+
+  ResultMsg bounded{s.result, std::nullopt, {{0, 5}, {0, 5}}};  // the sample's 4 positions
+  CHECK(round_trip(bounded).bounds == bounded.bounds);
+  bounded.bounds = {{0, 5}, {0, 5}, {0, 5}};  // 6 positions (8 padded), not the result's 4
+  CHECK(decode_error(envelope_of(Message{bounded})) == CodecErrorKind::BadLength);
 }

@@ -8,169 +8,11 @@
 // the same proof, and a session whose writes are fenced stops and sends its parties away.
 #include <doctest/doctest.h>
 
-#include <boost/asio/io_context.hpp>
-#include <map>
-#include <memory>
-
-#include "bp/mpc/party.hpp"
-#include "bp/random.hpp"
-#include "bp/wire/auth.hpp"
-#include "session/session.hpp"
-#include <spdlog/spdlog.h>
+#include "session_harness.hpp"
 
 using namespace bp;
 using namespace bp::server;
-
-namespace {
-
-[[maybe_unused]] const bool kQuiet = (spdlog::set_level(spdlog::level::off), true);  // the session logs every step
-
-// A party's connection as the session sees it: what it was sent, whether it was closed.
-class FakeLink final : public PartyLink {
- public:
-  void seated(std::weak_ptr<AggregationSession> session, size_t position) override {
-    this->session = std::move(session);
-    this->position = position;
-  }
-  void send(std::shared_ptr<const std::vector<uint8_t>> frame) override {
-    auto decoded = wire::decode(*frame, wire::Limits{1 << 20});
-    REQUIRE(decoded);
-    received.push_back(std::move(*decoded));
-  }
-  void close() override { closed = true; }
-  std::string peer() const override { return "fake"; }
-
-  template <class T>
-  const T* last() const {
-    return received.empty() ? nullptr : std::get_if<T>(&received.back());
-  }
-
-  std::weak_ptr<AggregationSession> session;
-  std::optional<size_t> position;
-  std::vector<wire::Message> received;
-  bool closed = false;
-};
-
-// The record as a session sees it: what was written, and the answers the test chooses.
-class FakeRecord final : public SessionRecord {
- public:
-  void checkpoint(Checkpoint c, std::function<void(RecordResult<Ok>)> done) override {
-    checkpoints.push_back(c);
-    answer(std::move(done));
-  }
-  void close(const SessionOutcome& outcome, uint64_t, std::function<void(RecordResult<Ok>)> done) override {
-    recorded.push_back(outcome);
-    answer(std::move(done));
-  }
-  void release(const std::string&, uint64_t, std::function<void(RecordResult<Ok>)> done) override {
-    ++releases;
-    done(Ok{});
-  }
-
-  // The latest checkpoint, decoded.
-  wire::DealerCheckpoint last() const {
-    REQUIRE_FALSE(checkpoints.empty());
-    auto decoded = wire::decode_checkpoint(checkpoints.back().bytes);
-    REQUIRE(decoded);
-    return *decoded;
-  }
-
-  std::vector<Checkpoint> checkpoints;
-  std::vector<SessionOutcome> recorded;
-  int releases = 0;
-  std::optional<RecordError> failure;  // every write fails so, while set
-  int failures_left = -1;              // >= 0: that many failures, then success
-  bool hold = false;                   // answers wait in `held` until released by the test
-  std::vector<std::function<void()>> held;
-
- private:
-  void answer(std::function<void(RecordResult<Ok>)> done) {
-    auto reply = [this, done = std::move(done)] {
-      if (failure && failures_left != 0) {
-        if (failures_left > 0) --failures_left;
-        return done(*failure);
-      }
-      done(Ok{});
-    };
-    if (hold)
-      held.push_back(std::move(reply));
-    else
-      reply();
-  }
-};
-
-const std::string kSessionId = "00112233445566778899aabbccddeeff";
-
-struct Harness {
-  explicit Harness(size_t parties, std::chrono::milliseconds round_timeout = std::chrono::seconds(30),
-                   std::optional<wire::DealerCheckpoint> from = std::nullopt, uint64_t epoch = kFirstEpoch)
-      : params{8, parties, mpc::session_label(kSessionId, 8, parties, "unit")} {
-    SessionTerms terms{kSessionId, params, {}, round_timeout, {}};
-    SessionEnv env{&bp_gens, &pc_gens,   &metrics, std::chrono::milliseconds(50), std::chrono::milliseconds(100),
-                   &record,  &dealer_key};
-    session = std::make_shared<AggregationSession>(ioc, terms, from ? *from : first_checkpoint(terms), epoch, env);
-    session->start();
-    poll();
-  }
-
-  // What is ready now (no timer is waited for).
-  void poll() {
-    ioc.restart();
-    ioc.poll();
-  }
-  // Until nothing is left, timers included: for the deadline cases.
-  void run() {
-    ioc.restart();
-    ioc.run();
-  }
-  // Timers due within `span` too (a retry), but not the session's deadlines.
-  void run_for(std::chrono::milliseconds span) {
-    ioc.restart();
-    ioc.run_for(span);
-  }
-
-  std::shared_ptr<FakeLink> join(std::vector<uint8_t> token = {}) {
-    auto link = std::make_shared<FakeLink>();
-    session->join(link, std::move(token), std::nullopt);
-    poll();
-    return link;
-  }
-
-  void deliver(const std::shared_ptr<FakeLink>& link, wire::Message m) {
-    session->deliver(*link->position, link, std::move(m));
-    poll();
-  }
-
-  std::vector<SessionOutcome>& recorded() { return record.recorded; }
-
-  boost::asio::io_context ioc;
-  BulletproofGens bp_gens{8, 4};
-  PedersenGens pc_gens;
-  Metrics metrics;
-  wire::Identity dealer_key = wire::Identity::generate();
-  mpc::SessionParams params;
-  FakeRecord record;
-  std::shared_ptr<AggregationSession> session;
-};
-
-// A real party at the position its link was given, answering every round.
-struct Party {
-  Party(Harness& h, const std::shared_ptr<FakeLink>& link, uint64_t value) {
-    SystemRandom rng;
-    auto start = mpc::PartyAwaitingPosition::create(h.bp_gens, h.pc_gens, h.params, value, Scalar::random(rng));
-    REQUIRE(start);
-    auto seated = std::move(*start).assign_position(*link->position);
-    REQUIRE(seated);
-    awaiting_bits.emplace(std::move(seated->first));
-    commitment = seated->second;
-  }
-  std::optional<mpc::PartyAwaitingBitChallenge> awaiting_bits;
-  std::optional<mpc::PartyAwaitingPolyChallenge> awaiting_poly;
-  std::optional<mpc::PartyAwaitingResult> awaiting_result;
-  BitCommitment commitment;
-};
-
-}  // namespace
+using namespace bp::server::testing;
 
 TEST_CASE("a session runs to a signed result that is recorded before any party hears it") {
   Harness h(2);
@@ -215,7 +57,7 @@ TEST_CASE("a message of the wrong round aborts the session and blames its sender
   Harness h(2);
   auto a = h.join(), b = h.join();
   Party pa(h, a, 1);
-  h.deliver(b, wire::AbortMsg{"not a round message", {}});
+  h.deliver(b, wire::SessionCreatedMsg{kSessionId, "not a round message"});
   REQUIRE(h.recorded().size() == 1);
   CHECK_FALSE(h.recorded()[0].ok);
   CHECK(h.recorded()[0].blamed == std::vector<size_t>{1});

@@ -3,36 +3,17 @@
 #include <cstdio>
 
 #include "bp/json.hpp"
+#include "bp/wire/bounds_text.hpp"
 
 namespace bp::cli {
-namespace {
-
-// One entry per value, or one for all.
-std::vector<std::string> entries(const Args& args, const std::string& flag, size_t count) {
-  auto list = split_commas(args.required(flag));
-  if (list.size() == 1) list.assign(count, list[0]);
-  if (list.size() != count) throw UsageError("--" + flag + " must have one entry per value, or one for all");
-  return list;
-}
-
-}  // namespace
-
 std::optional<std::vector<ValueBounds>> parse_bounds(const Args& args, size_t count) {
   if (!args.has("min") && !args.has("max")) return std::nullopt;
-  std::vector<ValueBounds> bounds(count);
-  if (args.has("min")) {
-    const auto mins = entries(args, "min", count);
-    for (size_t i = 0; i < count; ++i) bounds[i].min = parse_u64(mins[i], "--min");
-  }
-  if (args.has("max")) {
-    const auto maxes = entries(args, "max", count);
-    for (size_t i = 0; i < count; ++i)
-      if (!maxes[i].empty()) bounds[i].max = parse_u64(maxes[i], "--max");
-  }
-  for (const auto& b : bounds)
-    if (b.max && *b.max < b.min)
-      throw UsageError("--min " + std::to_string(b.min) + " is above --max " + std::to_string(*b.max));
-  return bounds;
+  const auto text = [&](const char* flag) {
+    return args.has(flag) ? std::optional<std::string>(args.required(flag)) : std::nullopt;
+  };
+  auto bounds = wire::parse_bounds_text(text("min"), text("max"), count);
+  if (!bounds) throw UsageError(bounds.error());
+  return std::move(*bounds);
 }
 
 int prove_bounded(const Args& args, std::span<const uint64_t> values, std::span<Scalar> blindings,

@@ -24,6 +24,7 @@ struct ValueBounds {
   std::optional<uint64_t> max;  // none: v >= min only
 
   size_t positions() const { return max ? 2 : 1; }
+  friend bool operator==(const ValueBounds&, const ValueBounds&) = default;
 };
 
 // Positions taken by values with these bounds, in order; and that many padded to a power
@@ -56,6 +57,15 @@ Result<BoundedWitness> bounded_witness(std::span<const uint64_t> values, std::sp
 Result<std::vector<CompressedRistretto>> bounded_commitments(const PedersenGens& pc_gens,
                                                              std::span<const CompressedRistretto> commitments,
                                                              std::span<const ValueBounds> bounds);
+
+// The other way, for a dealer that holds the positions a party committed to: each value's V
+// (its first position plus min·B), given that a value with a max has positions adding up to
+// (max − min)·B. `positions` holds bounded_positions(bounds) of them, no padding. Variable
+// time (public data). InvalidBounds when a value's two positions do not add up; FormatError
+// when one does not decode.
+Result<std::vector<CompressedRistretto>> value_commitments_of(const PedersenGens& pc_gens,
+                                                              std::span<const CompressedRistretto> positions,
+                                                              std::span<const ValueBounds> bounds);
 
 // The transcript label of a bounded statement: the caller's label and every value's
 // bounds, so that a proof cannot be presented against other bounds. "L bounds=a..b,c.."

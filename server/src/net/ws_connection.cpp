@@ -48,7 +48,8 @@ void WsConnection<Stream>::run(HttpRequest upgrade) {
   timeouts.idle_timeout = std::chrono::milliseconds(env_.config->idle_timeout_ms);
   timeouts.keep_alive_pings = true;
   ws_.set_option(timeouts);
-  ws_.read_message_max(env_.config->max_frame_bytes);
+  frame_limit_ = env_.config->max_frame_bytes;
+  ws_.read_message_max(frame_limit_);
   ws_.binary(true);
   auto req = std::make_shared<HttpRequest>(std::move(upgrade));
   ws_.async_accept(*req, [self = shared_from_this(), req](beast::error_code ec) {
@@ -100,7 +101,7 @@ void WsConnection<Stream>::on_frame(beast::error_code ec, size_t bytes) {
     const auto session = state_ == State::Seated ? seat_session() : nullptr;
     if (ec == websocket::error::message_too_big) {
       if (session) session->misbehaved(position_, shared_from_this(), "frame over the size limit");
-      log::warn("frame over the size limit", {{"remote", peer_}, {"limit_bytes", env_.config->max_frame_bytes}});
+      log::warn("frame over the size limit", {{"remote", peer_}, {"limit_bytes", frame_limit_}});
     } else if (session) {
       session->disconnected(position_, shared_from_this());
     }
@@ -109,8 +110,7 @@ void WsConnection<Stream>::on_frame(beast::error_code ec, size_t bytes) {
   }
   env_.metrics->bytes_in(bytes);
   const auto data = buffer_.data();
-  auto decoded =
-      wire::decode({static_cast<const uint8_t*>(data.data()), data.size()}, wire::Limits{env_.config->max_frame_bytes});
+  auto decoded = wire::decode({static_cast<const uint8_t*>(data.data()), data.size()}, wire::Limits{frame_limit_});
   switch (state_) {
     case State::Seated:
       if (auto session = seat_session()) {
@@ -203,17 +203,17 @@ void WsConnection<Stream>::join(const wire::JoinSessionMsg& request) {
   if (request.party_auth) key = request.party_auth->key;
   state_ = State::Joining;
   request_deadline_.cancel();  // the session's own deadline (or the record's) covers the rest of this connection's life
-  env_.registry->find_or_take_over(request.session_id, key,
-                                   [self = shared_from_this(), token = request.resume_token, seat = request.seat_token,
-                                    key](SessionRegistry::Found found) {
-                                     asio::post(
-                                         self->ws_.get_executor(), [self, token, seat, key, found = std::move(found)] {
-                                           if (self->state_ != State::Joining) return;  // closed meanwhile
-                                           if (auto* session = std::get_if<std::shared_ptr<AggregationSession>>(&found))
-                                             return (*session)->join(self, token, key, seat);
-                                           self->turn_away(std::get<Refusal>(found), !token.empty() || !seat.empty());
-                                         });
-                                   });
+  env_.registry->find_or_take_over(
+      request.session_id, key,
+      [self = shared_from_this(), token = request.resume_token, seat = request.seat_token, key,
+       values = request.values](SessionRegistry::Found found) {
+        asio::post(self->ws_.get_executor(), [self, token, seat, key, values, found = std::move(found)] {
+          if (self->state_ != State::Joining) return;  // closed meanwhile
+          if (auto* session = std::get_if<std::shared_ptr<AggregationSession>>(&found))
+            return (*session)->join(self, token, key, seat, values);
+          self->turn_away(std::get<Refusal>(found), !token.empty() || !seat.empty());
+        });
+      });
 }
 
 template <class Stream>
@@ -246,11 +246,14 @@ void WsConnection<Stream>::refuse(const std::string& reason, uint32_t reconnect_
 }
 
 template <class Stream>
-void WsConnection<Stream>::seated(std::weak_ptr<AggregationSession> session, size_t position) {
-  asio::post(ws_.get_executor(), [self = shared_from_this(), session = std::move(session), position] {
+void WsConnection<Stream>::seated(std::weak_ptr<AggregationSession> session, size_t seat, size_t positions) {
+  asio::post(ws_.get_executor(), [self = shared_from_this(), session = std::move(session), seat, positions] {
     if (self->state_ != State::Joining) return;  // closed meanwhile
     self->session_ = session;
-    self->position_ = position;
+    self->position_ = seat;
+    // A party of k positions sends k proof shares in one frame: its limit grows with k.
+    self->frame_limit_ = std::max(self->env_.config->max_frame_bytes, positions * kShareFrameBytes);
+    self->ws_.read_message_max(self->frame_limit_);
     self->state_ = State::Seated;
     self->read_frame();  // the frames that followed the join, and every later one
   });

@@ -39,7 +39,7 @@ class WsConnection : public PartyLink, public std::enable_shared_from_this<WsCon
   void run(HttpRequest upgrade);
 
   // PartyLink, called from a session's strand: each posts onto this connection's strand.
-  void seated(std::weak_ptr<AggregationSession> session, size_t position) override;
+  void seated(std::weak_ptr<AggregationSession> session, size_t seat, size_t positions) override;
   void send(std::shared_ptr<const std::vector<uint8_t>> frame) override;
   void close() override;
   std::string peer() const override { return peer_; }
@@ -83,7 +83,11 @@ class WsConnection : public PartyLink, public std::enable_shared_from_this<WsCon
   std::deque<Frame> queue_;
   State state_ = State::AwaitingRequest;
   std::weak_ptr<AggregationSession> session_;
-  size_t position_ = 0;
+  size_t position_ = 0;  // the seat (party) index once seated
+  // The largest frame read: the configured one, and for a seated party of k positions at
+  // least k proof shares (n = 64) and their framing.
+  static constexpr size_t kShareFrameBytes = 4400;
+  size_t frame_limit_ = 0;
   wire::ChannelContext channel_;
   std::string path_session_;  // the session the URL path names (".../v1/session/ID"), if any
 };

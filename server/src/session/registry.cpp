@@ -48,6 +48,8 @@ std::optional<std::string> SessionRegistry::over_cap_locked(const SessionOwner& 
 void SessionRegistry::create(const wire::CreateSessionMsg& request, SessionOwner owner,
                              std::function<void(Created)> done) {
   std::string id = request.session_id;
+  const auto positions = positions_of(request.bits, request.parties, request.values_per_party, request.bounds,
+                                      std::min(config_.max_positions, mpc::kMaxParties));
   {
     std::lock_guard lock(mutex_);
     if (!accepting_) return done(std::string(refusal::kShuttingDown));
@@ -57,6 +59,7 @@ void SessionRegistry::create(const wire::CreateSessionMsg& request, SessionOwner
       return done("the dealer runs its maximum of " + std::to_string(config_.max_sessions) + " sessions");
     if (request.parties > config_.max_parties)
       return done("at most " + std::to_string(config_.max_parties) + " parties per session on this dealer");
+    if (!positions) return done(positions.error());
     if (auto why = over_cap_locked(owner)) return done(*why);
     if (id.empty()) id = wire::random_session_id();  // 128 random bits: the claim settles the rest
     if (sessions_.count(id) != 0 || claiming_.count(id) != 0 || taking_.count(id) != 0)
@@ -67,9 +70,15 @@ void SessionRegistry::create(const wire::CreateSessionMsg& request, SessionOwner
                                   ? config_.default_round_timeout_ms
                                   : std::min(request.round_timeout_ms, config_.max_round_timeout_ms);
   SessionTerms terms{id,
-                     mpc::SessionParams{request.bits, request.parties,
-                                        mpc::session_label(id, request.bits, request.parties, request.label)},
-                     request.allowed_parties, std::chrono::milliseconds(timeout_ms), owner};
+                     mpc::SessionParams{*positions, *positions, ""},
+                     request.allowed_parties,
+                     std::chrono::milliseconds(timeout_ms),
+                     owner,
+                     request.values_per_party,
+                     request.bounds};
+  terms.params =
+      mpc::SessionParams{request.bits, *positions,
+                         mpc::session_transcript_label(id, request.bits, *positions, request.label, request.bounds)};
   auto checkpoint = first_checkpoint(terms);
   // What the record keeps if no replica finishes the session.
   const std::string lost = outcome_json(SessionOutcome{

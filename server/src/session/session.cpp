@@ -29,6 +29,46 @@ std::vector<T> collect(std::vector<std::optional<wire::Message>>& inbox) {
 
 }  // namespace
 
+std::vector<SeatShape> SessionTerms::seat_shapes() const {
+  // One value each unless stated: as many parties as values (a bounded one takes two positions).
+  const size_t parties = !values_per_party.empty() ? values_per_party.size()
+                         : !bounds.empty()         ? bounds.size()
+                                                   : params.parties;
+  std::vector<SeatShape> out(parties);
+  size_t position = 0, value = 0;
+  for (size_t j = 0; j < parties; ++j) {
+    SeatShape& seat = out[j];
+    seat.first_position = position;
+    seat.first_value = value;
+    seat.values = values_per_party.empty() ? 1 : values_per_party[j];
+    seat.positions = bounds.empty() ? seat.values : bounded_positions(std::span(bounds).subspan(value, seat.values));
+    position += seat.positions;
+    value += seat.values;
+  }
+  return out;
+}
+
+std::span<const ValueBounds> SessionTerms::bounds_of(const SeatShape& seat) const {
+  if (bounds.empty()) return {};
+  return std::span(bounds).subspan(seat.first_value, seat.values);
+}
+
+Result<size_t, std::string> positions_of(size_t bits, size_t parties, const std::vector<uint32_t>& values_per_party,
+                                         const std::vector<ValueBounds>& bounds, size_t max_positions) {
+  size_t values = values_per_party.empty() ? parties : 0;
+  for (uint32_t k : values_per_party) values += k;
+  if (!bounds.empty() && bounds.size() != values) return std::string("the bounds name one per value or none");
+  if (!check_bounds(bounds, bits))
+    return "bounds: each min at most its max, and max - min below 2^" + std::to_string(bits) +
+           " (bits covers the widest: the least of 8, 16, 32, 64 that does is " +
+           std::to_string(bits_covering(bounds) ? *bits_covering(bounds) : 64) + ")";
+  const size_t positions = bounds.empty() ? values : bounded_positions(bounds);
+  if (positions > max_positions)
+    return std::to_string(values) + " values take " + std::to_string(positions) +
+           " positions; this dealer holds at most " + std::to_string(max_positions) + " per session";
+  return positions;
+}
+
 wire::DealerCheckpoint first_checkpoint(const SessionTerms& terms) {
   wire::DealerCheckpoint c;
   c.bits = terms.params.n;
@@ -39,21 +79,31 @@ wire::DealerCheckpoint first_checkpoint(const SessionTerms& terms) {
   c.owner_key = terms.owner.operator_key;
   c.owner_address = terms.owner.address;
   randombytes_buf(c.padding_seed.data(), c.padding_seed.size());
-  c.seats.resize(terms.params.parties);
+  c.values_per_party = terms.values_per_party;
+  c.bounds = terms.bounds;
+  c.seats.resize(terms.seat_shapes().size());
   return c;
 }
 
 std::optional<SessionTerms> terms_of(const std::string& id, const wire::DealerCheckpoint& c) {
   // The label starts with every parameter and the id itself: a checkpoint stored under
   // another session's row (a damaged record) is refused here.
-  const std::string prefix = mpc::session_label(id, c.bits, c.parties, "");
+  const std::string prefix = mpc::session_label(id, c.bits, c.parties, "", c.bounds.size());
   if (c.transcript_label.rfind(prefix, 0) != 0) return std::nullopt;
+  if (!c.bounds.empty()) {
+    const std::string suffix = bounded_label("", c.bounds);
+    if (c.transcript_label.size() < prefix.size() + suffix.size() ||
+        c.transcript_label.compare(c.transcript_label.size() - suffix.size(), suffix.size(), suffix) != 0)
+      return std::nullopt;
+  }
   SessionTerms t;
   t.id = id;
   t.params = mpc::SessionParams{c.bits, c.parties, c.transcript_label};
   t.allowed = c.allowed_parties;
   t.round_timeout = std::chrono::milliseconds(c.round_timeout_ms);
   t.owner = SessionOwner{c.owner_key, c.owner_address};
+  t.values_per_party = c.values_per_party;
+  t.bounds = c.bounds;
   return t;
 }
 
@@ -65,17 +115,18 @@ AggregationSession::AggregationSession(asio::io_context& ioc, SessionTerms terms
       env_(std::move(env)),
       epoch_(epoch),
       restored_(std::move(checkpoint)),
+      party_count_(terms_.seat_shapes().size()),
       padding_seed_(restored_.padding_seed),
       deadline_(strand_),
       retry_(strand_) {}
 
 wire::SessionSummary AggregationSession::summary() const {
-  return {id(), params_.n, params_.parties, public_joined_.load(), phase_name(public_phase_.load()), {}};
+  return {id(), params_.n, party_count_, public_joined_.load(), phase_name(public_phase_.load()), {}};
 }
 
 AggregationSession::Phase AggregationSession::phase() const {
   if (std::holds_alternative<mpc::DealerAwaitingBitCommitments>(dealer_))
-    return seats_taken() < params_.parties ? Phase::Joining : Phase::BitCommitments;
+    return seats_taken() < seats_.size() ? Phase::Joining : Phase::BitCommitments;
   if (std::holds_alternative<mpc::DealerAwaitingPolyCommitments>(dealer_)) return Phase::PolyCommitments;
   if (std::holds_alternative<mpc::DealerAwaitingProofShares>(dealer_)) return Phase::ProofShares;
   if (std::holds_alternative<Ended>(dealer_) || std::holds_alternative<Moved>(dealer_)) return Phase::Done;
@@ -107,14 +158,19 @@ void AggregationSession::start() {
 void AggregationSession::rebuild() {
   auto fresh = mpc::DealerAwaitingBitCommitments::create(*env_.bp_gens, *env_.pc_gens, params_, padding_seed_);
   if (!fresh) return abort(AbortKind::Internal, mpc::describe(fresh.error()), {});
-  seats_.resize(params_.parties);
-  for (size_t j = 0; j < seats_.size() && j < restored_.seats.size(); ++j) {
+  const auto shapes = terms_.seat_shapes();
+  seats_.resize(shapes.size());
+  seat_of_position_.assign(params_.parties, 0);
+  for (size_t j = 0; j < seats_.size(); ++j) {
+    seats_[j].shape = shapes[j];
+    for (size_t p = 0; p < shapes[j].positions; ++p) seat_of_position_[shapes[j].first_position + p] = j;
+    if (j >= restored_.seats.size()) continue;
     seats_[j].taken = restored_.seats[j].taken;
     seats_[j].token_hash = restored_.seats[j].token_hash;
     seats_[j].peer = restored_.seats[j].peer;
   }
   inbox_.assign(params_.parties, std::nullopt);
-  last_accepted_.assign(params_.parties, {});
+  last_accepted_.assign(seats_.size(), {});
   dealer_ = std::move(*fresh);
   auto replayed = [&]() -> std::optional<std::string> {
     if (restored_.bit_commitments.empty()) return std::nullopt;
@@ -124,7 +180,7 @@ void AggregationSession::rebuild() {
     dealer_ = std::move(bits->first);
     accepted_bits_ = restored_.bit_commitments;
     last_broadcast_ = frame_of(bits->second);
-    for (size_t j = 0; j < accepted_bits_.size(); ++j) last_accepted_[j] = wire::encode(accepted_bits_[j]);
+    for (size_t j = 0; j < seats_.size(); ++j) last_accepted_[j] = accepted_of_seat(j, accepted_bits_);
     if (restored_.poly_commitments.empty()) return std::nullopt;
     auto polys = std::move(std::get<mpc::DealerAwaitingPolyCommitments>(dealer_))
                      .receive_poly_commitments(restored_.poly_commitments);
@@ -132,7 +188,7 @@ void AggregationSession::rebuild() {
     dealer_ = std::move(polys->first);
     accepted_polys_ = restored_.poly_commitments;
     last_broadcast_ = frame_of(polys->second);
-    for (size_t j = 0; j < accepted_polys_.size(); ++j) last_accepted_[j] = wire::encode(accepted_polys_[j]);
+    for (size_t j = 0; j < seats_.size(); ++j) last_accepted_[j] = accepted_of_seat(j, accepted_polys_);
     return std::nullopt;
   }();
   restored_ = {};
@@ -142,7 +198,8 @@ void AggregationSession::rebuild() {
     env_.metrics->session_started();
     log::info("session created", {{"session", id()},
                                   {"bits", params_.n},
-                                  {"parties", params_.parties},
+                                  {"parties", seats_.size()},
+                                  {"positions", params_.parties},
                                   {"round_timeout_ms", terms_.round_timeout.count()}});
   } else {
     env_.metrics->session_taken_over();
@@ -155,42 +212,95 @@ void AggregationSession::rebuild() {
 }
 
 void AggregationSession::join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token,
-                              std::optional<wire::PublicKey> party_key, std::vector<uint8_t> seat_token) {
+                              std::optional<wire::PublicKey> party_key, std::vector<uint8_t> seat_token,
+                              uint32_t values) {
   asio::post(strand_, [self = shared_from_this(), link = std::move(link), token = std::move(token), party_key,
-                       seat_token = std::move(seat_token)]() mutable {
-    self->on_join(std::move(link), std::move(token), party_key, std::move(seat_token));
+                       seat_token = std::move(seat_token), values]() mutable {
+    self->on_join(std::move(link), std::move(token), party_key, std::move(seat_token), values);
   });
 }
 
-void AggregationSession::deliver(size_t position, std::shared_ptr<PartyLink> link, wire::Message message) {
-  asio::post(strand_, [self = shared_from_this(), position, link = std::move(link), m = std::move(message)]() mutable {
-    self->on_deliver(position, link, std::move(m));
+void AggregationSession::deliver(size_t seat, std::shared_ptr<PartyLink> link, wire::Message message) {
+  asio::post(strand_, [self = shared_from_this(), seat, link = std::move(link), m = std::move(message)]() mutable {
+    self->on_deliver(seat, link, std::move(m));
   });
 }
 
-void AggregationSession::misbehaved(size_t position, std::shared_ptr<PartyLink> link, std::string reason) {
-  asio::post(strand_, [self = shared_from_this(), position, link = std::move(link), reason = std::move(reason)] {
-    if (self->phase() == Phase::Done || !self->from_seat(position, link)) return;
-    log::warn("party misbehaved", {{"session", self->id()}, {"position", position}, {"reason", reason}});
-    self->abort(AbortKind::ProtocolViolation, reason, {position});
+void AggregationSession::misbehaved(size_t seat, std::shared_ptr<PartyLink> link, std::string reason) {
+  asio::post(strand_, [self = shared_from_this(), seat, link = std::move(link), reason = std::move(reason)] {
+    if (self->phase() == Phase::Done || !self->from_seat(seat, link)) return;
+    log::warn("party misbehaved", {{"session", self->id()}, {"party", seat}, {"reason", reason}});
+    self->abort(AbortKind::ProtocolViolation, reason, self->blame_of_seat(seat));
   });
 }
 
-void AggregationSession::disconnected(size_t position, std::shared_ptr<PartyLink> link) {
-  asio::post(strand_, [self = shared_from_this(), position, link = std::move(link)] {
-    if (self->phase() == Phase::Done || !self->from_seat(position, link)) return;
-    Seat& seat = self->seats_[position];
+void AggregationSession::disconnected(size_t seat_index, std::shared_ptr<PartyLink> link) {
+  asio::post(strand_, [self = shared_from_this(), seat_index, link = std::move(link)] {
+    if (self->phase() == Phase::Done || !self->from_seat(seat_index, link)) return;
+    Seat& seat = self->seats_[seat_index];
     seat.link.reset();
     self->env_.metrics->party_left();
     log::info("party disconnected; seat held",
-              {{"session", self->id()}, {"position", position}, {"grace_ms", self->env_.reconnect_grace.count()}});
+              {{"session", self->id()}, {"party", seat_index}, {"grace_ms", self->env_.reconnect_grace.count()}});
     // The seat waits a short grace period for the same party (resume token) to come back.
     seat.grace = std::make_unique<asio::steady_timer>(self->strand_, self->env_.reconnect_grace);
-    seat.grace->async_wait([self, position](boost::system::error_code ec) {
-      if (ec || self->phase() == Phase::Done || self->seats_[position].link) return;
-      self->abort(AbortKind::PartyLeft, "party disconnected", {position});
+    seat.grace->async_wait([self, seat_index](boost::system::error_code ec) {
+      if (ec || self->phase() == Phase::Done || self->seats_[seat_index].link) return;
+      self->abort(AbortKind::PartyLeft, "party disconnected", self->blame_of_seat(seat_index));
     });
   });
+}
+
+std::vector<size_t> AggregationSession::blame_of_seat(size_t seat) const {
+  std::vector<size_t> out(seats_[seat].shape.positions);
+  for (size_t p = 0; p < out.size(); ++p) out[p] = seats_[seat].shape.first_position + p;
+  return out;
+}
+
+std::vector<size_t> AggregationSession::blame_of_positions(const std::vector<size_t>& positions) const {
+  std::vector<bool> blamed(seats_.size(), false);
+  for (size_t p : positions)
+    if (p < seat_of_position_.size()) blamed[seat_of_position_[p]] = true;
+  std::vector<size_t> out;
+  for (size_t j = 0; j < seats_.size(); ++j)
+    if (blamed[j])
+      for (size_t p : blame_of_seat(j)) out.push_back(p);
+  return out;
+}
+
+std::vector<size_t> AggregationSession::bad_bounded_seats(const std::vector<BitCommitment>& bits) const {
+  std::vector<size_t> bad;
+  if (terms_.bounds.empty()) return bad;
+  for (size_t j = 0; j < seats_.size(); ++j) {
+    const SeatShape& shape = seats_[j].shape;
+    std::vector<CompressedRistretto> positions;
+    for (size_t p = 0; p < shape.positions; ++p) positions.push_back(bits[shape.first_position + p].V_j);
+    if (!value_commitments_of(*env_.pc_gens, positions, terms_.bounds_of(shape))) bad.push_back(j);
+  }
+  return bad;
+}
+
+std::optional<std::string> AggregationSession::misfit(const Seat& seat, uint32_t values) const {
+  // A party before 1.4 says nothing: it brings one value and commits to it unshifted, so it
+  // may only take a seat of one unbounded value.
+  const bool bounded = !terms_.bounds.empty();
+  if (values == 0 && seat.shape.values == 1 && !bounded) return std::nullopt;
+  if (values == 0)
+    return std::string("this seat holds ") +
+           (bounded ? "bounded values" : std::to_string(seat.shape.values) + " values") +
+           ": it needs a party of wire version 1.4 or later";
+  if (values != seat.shape.values)
+    return "this seat holds " + std::to_string(seat.shape.values) + " values; the party brings " +
+           std::to_string(values);
+  return std::nullopt;
+}
+
+wire::JoinedMsg AggregationSession::joined_message(size_t seat, const std::vector<uint8_t>& token) const {
+  const SeatShape& shape = seats_[seat].shape;
+  const auto bounds = terms_.bounds_of(shape);
+  return wire::JoinedMsg{
+      shape.first_position,          params_.n, params_.parties, params_.label, token, shape.positions,
+      {bounds.begin(), bounds.end()}};
 }
 
 void AggregationSession::shutdown(AbortKind kind, std::string reason) {
@@ -199,28 +309,29 @@ void AggregationSession::shutdown(AbortKind kind, std::string reason) {
   });
 }
 
-bool AggregationSession::from_seat(size_t position, const std::shared_ptr<PartyLink>& link) const {
-  return position < seats_.size() && seats_[position].link == link;
+bool AggregationSession::from_seat(size_t seat, const std::shared_ptr<PartyLink>& link) const {
+  return seat < seats_.size() && seats_[seat].link == link;
 }
 
 size_t AggregationSession::seats_taken() const {
   return static_cast<size_t>(std::count_if(seats_.begin(), seats_.end(), [](const Seat& s) { return s.taken; }));
 }
 
-void AggregationSession::resume_seat(size_t position, const std::shared_ptr<PartyLink>& link,
+void AggregationSession::resume_seat(size_t index, const std::shared_ptr<PartyLink>& link,
                                      const std::vector<uint8_t>& token) {
-  Seat& seat = seats_[position];
+  Seat& seat = seats_[index];
   seat.link = link;
   seat.grace.reset();
   env_.metrics->party_joined();
-  link->seated(weak_from_this(), position);
-  link->send(frame_of(wire::JoinedMsg{position, params_.n, params_.parties, params_.label, token}));
+  link->seated(weak_from_this(), index, seat.shape.positions);
+  link->send(frame_of(joined_message(index, token)));
   if (last_broadcast_) link->send(last_broadcast_);
-  log::info("party resumed its seat", {{"session", id()}, {"position", position}, {"epoch", epoch_}});
+  log::info("party resumed its seat",
+            {{"session", id()}, {"party", index}, {"position", seat.shape.first_position}, {"epoch", epoch_}});
 }
 
 void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token,
-                                 std::optional<wire::PublicKey> key, std::vector<uint8_t> seat_token) {
+                                 std::optional<wire::PublicKey> key, std::vector<uint8_t> seat_token, uint32_t values) {
   auto refuse = [&](const std::string& why) {
     log::warn("join refused", {{"session", id()}, {"remote", link->peer()}, {"reason", why}});
     link->send(frame_of(wire::AbortMsg{why, {}}));
@@ -242,6 +353,7 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
     const auto it = std::find(terms_.allowed.begin(), terms_.allowed.end(), *key);
     if (it == terms_.allowed.end()) return refuse("this key is not allowed in the session");
     position = static_cast<size_t>(it - terms_.allowed.begin());
+    if (auto why = misfit(seats_[*position], values)) return refuse(*why);
   }
   // A resume token, or the seat token of a party that never heard its Joined, opens the
   // seat it names (never another key's).
@@ -272,9 +384,16 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
   }
   if (phase() != Phase::Joining) return refuse("the session is full");
   if (!position) {
-    const auto free = std::find_if(seats_.begin(), seats_.end(), [](const Seat& s) { return !s.taken; });
-    if (free == seats_.end()) return refuse("the session is full");
-    position = static_cast<size_t>(free - seats_.begin());
+    // The first free seat this party fits (anonymous sessions may mix parties of 1 and k values).
+    std::optional<std::string> why;
+    for (size_t j = 0; j < seats_.size() && !position; ++j) {
+      if (seats_[j].taken) continue;
+      if (auto unfit = misfit(seats_[j], values))
+        why = std::move(unfit);
+      else
+        position = j;
+    }
+    if (!position) return refuse(why ? *why : std::string("the session is full"));
   }
   give_seat(*position, link, key, false, std::move(seat_token));
 }
@@ -305,11 +424,12 @@ void AggregationSession::announce_seat(size_t position, const std::shared_ptr<Pa
                                        const std::vector<uint8_t>& token, const std::optional<wire::PublicKey>& key,
                                        bool again) {
   if (seats_[position].link == link) {
-    link->seated(weak_from_this(), position);
-    link->send(frame_of(wire::JoinedMsg{position, params_.n, params_.parties, params_.label, token}));
+    link->seated(weak_from_this(), position, seats_[position].shape.positions);
+    link->send(frame_of(joined_message(position, token)));
     if (again && last_broadcast_) link->send(last_broadcast_);
     log::info("party joined", {{"session", id()},
-                               {"position", position},
+                               {"party", position},
+                               {"positions", seats_[position].shape.positions},
                                {"remote", seats_[position].peer},
                                {"party_key", key ? wire::public_key_hex(*key) : std::string("anonymous")}});
   }
@@ -343,41 +463,106 @@ void AggregationSession::on_deadline() {
   if (now == Phase::Joining) {
     // The seats nobody took are to blame: in a keyed session each is one named party's.
     for (size_t j = 0; j < seats_.size(); ++j)
-      if (!seats_[j].taken) late.push_back(j);
+      if (!seats_[j].taken)
+        for (size_t p : blame_of_seat(j)) late.push_back(p);
     abort(AbortKind::JoinTimeout,
-          "only " + std::to_string(seats_taken()) + " of " + std::to_string(params_.parties) +
+          "only " + std::to_string(seats_taken()) + " of " + std::to_string(seats_.size()) +
               " parties joined before the deadline",
           std::move(late));
     return;
   }
   for (size_t j = 0; j < inbox_.size(); ++j)
     if (!inbox_[j]) late.push_back(j);
-  abort(AbortKind::RoundTimeout, std::string("round deadline passed in ") + phase_name(now), std::move(late));
+  abort(AbortKind::RoundTimeout, std::string("round deadline passed in ") + phase_name(now), blame_of_positions(late));
 }
 
-void AggregationSession::on_deliver(size_t position, const std::shared_ptr<PartyLink>& link, wire::Message message) {
+namespace {
+
+// A party's message of one round as one item per position (a 1.3 party's single message is
+// one item), with the round it belongs to (1, 2 or 3); 0 for anything else.
+struct RoundItems {
+  int round = 0;
+  std::vector<wire::Message> items;
+};
+RoundItems round_items(wire::Message message) {
+  RoundItems out;
+  std::visit(
+      [&](auto& m) {
+        using T = std::decay_t<decltype(m)>;
+        if constexpr (std::is_same_v<T, BitCommitment>) out = {1, {wire::Message{m}}};
+        if constexpr (std::is_same_v<T, PolyCommitment>) out = {2, {wire::Message{m}}};
+        if constexpr (std::is_same_v<T, ProofShare>) out = {3, {wire::Message{std::move(m)}}};
+        if constexpr (std::is_same_v<T, wire::BitCommitments> || std::is_same_v<T, wire::PolyCommitments> ||
+                      std::is_same_v<T, wire::ProofShares>) {
+          out.round = std::is_same_v<T, wire::BitCommitments> ? 1 : std::is_same_v<T, wire::PolyCommitments> ? 2 : 3;
+          for (auto& item : m.items) out.items.emplace_back(std::move(item));
+        }
+      },
+      message);
+  return out;
+}
+
+// The items of a round in one canonical encoding, whichever form they came in: what a
+// resumed party's repeat is compared with.
+template <class Item>
+std::vector<uint8_t> canonical(const std::vector<Item>& items) {
+  if constexpr (std::is_same_v<Item, BitCommitment>) return wire::encode(wire::BitCommitments{items});
+  if constexpr (std::is_same_v<Item, PolyCommitment>) return wire::encode(wire::PolyCommitments{items});
+  if constexpr (std::is_same_v<Item, ProofShare>) return wire::encode(wire::ProofShares{items});
+}
+template <class Item>
+std::vector<uint8_t> canonical(const std::vector<wire::Message>& items) {
+  std::vector<Item> typed;
+  for (const auto& m : items) typed.push_back(std::get<Item>(m));
+  return canonical(typed);
+}
+
+}  // namespace
+
+template <class Item>
+std::vector<uint8_t> AggregationSession::accepted_of_seat(size_t seat, const std::vector<Item>& accepted) const {
+  const SeatShape& shape = seats_[seat].shape;
+  const auto first = accepted.begin() + static_cast<std::ptrdiff_t>(shape.first_position);
+  return canonical(std::vector<Item>(first, first + static_cast<std::ptrdiff_t>(shape.positions)));
+}
+
+void AggregationSession::on_deliver(size_t seat, const std::shared_ptr<PartyLink>& link, wire::Message message) {
   const Phase now = phase();
-  if (now == Phase::Done || !from_seat(position, link)) return;
+  if (now == Phase::Done || !from_seat(seat, link)) return;
+  const SeatShape& shape = seats_[seat].shape;
+  if (auto* withdrawn = std::get_if<wire::AbortMsg>(&message))  // e.g. its value is outside the bounds
+    return abort(AbortKind::ProtocolViolation, withdrawn->reason.substr(0, 200), blame_of_seat(seat));
+  auto round = round_items(std::move(message));
+  const int expected_round = now == Phase::Joining || now == Phase::BitCommitments ? 1
+                             : now == Phase::PolyCommitments                       ? 2
+                             : now == Phase::ProofShares                           ? 3
+                                                                                   : 0;
   // A party that resumed its seat may repeat the last message it sent, even after its round
-  // has closed (it cannot know whether the message arrived); the same bytes are harmless.
-  auto bytes = wire::encode(message);
-  if (bytes == last_accepted_[position]) return;
-  const bool committing = now == Phase::Joining || now == Phase::BitCommitments;
-  const bool expected = (committing && std::holds_alternative<BitCommitment>(message)) ||
-                        (now == Phase::PolyCommitments && std::holds_alternative<PolyCommitment>(message)) ||
-                        (now == Phase::ProofShares && std::holds_alternative<ProofShare>(message));
-  if (!expected)
-    return abort(AbortKind::ProtocolViolation, std::string("out-of-order message during ") + phase_name(now),
-                 {position});
-  if (inbox_[position])
-    return abort(AbortKind::ProtocolViolation, "a second, different message in one round", {position});
-  inbox_[position] = std::move(message);
-  last_accepted_[position] = std::move(bytes);
-  // The round starts once every seat is taken and the record holds them.
-  if (now == Phase::Joining || round_open_ != now) return;
-  for (const auto& m : inbox_)
-    if (!m) return;
-  complete_round();
+  // has closed (it cannot know whether the message arrived); the same items are harmless.
+  if (round.round != 0 && round.items.size() == shape.positions) {
+    const auto bytes = round.round == 1   ? canonical<BitCommitment>(round.items)
+                       : round.round == 2 ? canonical<PolyCommitment>(round.items)
+                                          : canonical<ProofShare>(round.items);
+    if (bytes == last_accepted_[seat]) return;
+    if (round.round == expected_round) {
+      if (inbox_[shape.first_position])
+        return abort(AbortKind::ProtocolViolation, "a second, different message in one round", blame_of_seat(seat));
+      for (size_t p = 0; p < shape.positions; ++p) inbox_[shape.first_position + p] = std::move(round.items[p]);
+      last_accepted_[seat] = bytes;
+      // The round starts once every seat is taken and the record holds them.
+      if (now == Phase::Joining || round_open_ != now) return;
+      for (const auto& m : inbox_)
+        if (!m) return;
+      return complete_round();
+    }
+  }
+  if (round.round == expected_round)
+    return abort(AbortKind::ProtocolViolation,
+                 "the party sent " + std::to_string(round.items.size()) + " messages for its " +
+                     std::to_string(shape.positions) + " positions in " + phase_name(now),
+                 blame_of_seat(seat));
+  abort(AbortKind::ProtocolViolation, std::string("out-of-order message during ") + phase_name(now),
+        blame_of_seat(seat));
 }
 
 // A round's challenge goes out only once the record holds what decided it.
@@ -387,8 +572,17 @@ void AggregationSession::complete_round() {
                               std::chrono::duration<double>(std::chrono::steady_clock::now() - round_started_).count());
   if (completed == Phase::BitCommitments) {
     auto bits = collect<BitCommitment>(inbox_);
+    if (auto bad = bad_bounded_seats(bits); !bad.empty()) {
+      std::vector<size_t> blamed;
+      for (size_t j : bad)
+        for (size_t p : blame_of_seat(j)) blamed.push_back(p);
+      return abort(AbortKind::InvalidShares,
+                   "MalformedBitCommitments: a bounded value's two positions do not add up to (max - min)·B",
+                   std::move(blamed));
+    }
     auto next = std::move(std::get<mpc::DealerAwaitingBitCommitments>(dealer_)).receive_bit_commitments(bits);
-    if (!next) return abort(AbortKind::InvalidShares, mpc::describe(next.error()), next.error().blamed);
+    if (!next)
+      return abort(AbortKind::InvalidShares, mpc::describe(next.error()), blame_of_positions(next.error().blamed));
     dealer_ = std::move(next->first);
     accepted_bits_ = std::move(bits);
     inbox_.assign(params_.parties, std::nullopt);
@@ -399,7 +593,8 @@ void AggregationSession::complete_round() {
   } else if (completed == Phase::PolyCommitments) {
     auto polys = collect<PolyCommitment>(inbox_);
     auto next = std::move(std::get<mpc::DealerAwaitingPolyCommitments>(dealer_)).receive_poly_commitments(polys);
-    if (!next) return abort(AbortKind::InvalidShares, mpc::describe(next.error()), next.error().blamed);
+    if (!next)
+      return abort(AbortKind::InvalidShares, mpc::describe(next.error()), blame_of_positions(next.error().blamed));
     dealer_ = std::move(next->first);
     accepted_polys_ = std::move(polys);
     inbox_.assign(params_.parties, std::nullopt);
@@ -410,7 +605,8 @@ void AggregationSession::complete_round() {
   } else if (completed == Phase::ProofShares) {
     auto result =
         std::move(std::get<mpc::DealerAwaitingProofShares>(dealer_)).receive_shares(collect<ProofShare>(inbox_));
-    if (!result) return abort(AbortKind::InvalidShares, mpc::describe(result.error()), result.error().blamed);
+    if (!result)
+      return abort(AbortKind::InvalidShares, mpc::describe(result.error()), blame_of_positions(result.error().blamed));
     finish_ok(std::move(*result));
   }
 }
@@ -422,7 +618,7 @@ void AggregationSession::broadcast(Frame frame) {
 }
 
 void AggregationSession::finish_ok(mpc::AggregationResult result) {
-  wire::ResultMsg signed_result{std::move(result), std::nullopt};
+  wire::ResultMsg signed_result{std::move(result), std::nullopt, terms_.bounds};
   const auto& dealer = *env_.dealer_key;
   signed_result.attestation = wire::Attestation{
       id(), dealer.public_key(), dealer.sign(wire::result_statement(dealer.public_key(), id(), signed_result.result))};

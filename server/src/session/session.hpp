@@ -22,6 +22,7 @@
 #include <variant>
 #include <vector>
 
+#include "bp/bounds.hpp"
 #include "bp/mpc/dealer.hpp"
 #include "bp/wire/checkpoint.hpp"
 #include "bp/wire/codec.hpp"
@@ -37,7 +38,9 @@ class PartyLink {
  public:
   virtual ~PartyLink() = default;
   // Called before the Joined frame is sent, so the connection routes later frames here.
-  virtual void seated(std::weak_ptr<AggregationSession> session, size_t position) = 0;
+  // `seat` is the party's index in the session; it holds `positions` positions (its frames
+  // of a round carry that many messages, so the connection reads frames that large).
+  virtual void seated(std::weak_ptr<AggregationSession> session, size_t seat, size_t positions) = 0;
   virtual void send(std::shared_ptr<const std::vector<uint8_t>> frame) = 0;
   // Closes once the frames queued so far are written.
   virtual void close() = 0;
@@ -86,14 +89,31 @@ struct SessionOwner {
   }
 };
 
+// Where one party sits: its positions (one per value, two for a value with both bounds)
+// and its values, each a contiguous run in the session's order.
+struct SeatShape {
+  size_t first_position = 0, positions = 1;
+  size_t first_value = 0, values = 1;
+};
+
 // What the operator asked for, fixed for the session's life (and kept in its checkpoint).
 struct SessionTerms {
   std::string id;
-  mpc::SessionParams params;
-  std::vector<wire::PublicKey> allowed;  // the parties' keys in position order; empty: anyone (anonymous)
+  mpc::SessionParams params;             // params.parties counts positions
+  std::vector<wire::PublicKey> allowed;  // the parties' keys in seat order; empty: anyone (anonymous)
   std::chrono::milliseconds round_timeout{30000};
   SessionOwner owner;
+  std::vector<uint32_t> values_per_party{};  // one per party; empty: one value each
+  std::vector<ValueBounds> bounds{};         // one per value; empty: none
+
+  std::vector<SeatShape> seat_shapes() const;
+  std::span<const ValueBounds> bounds_of(const SeatShape& seat) const;
 };
+
+// The session's values and bounds as an operator asked for them: the positions they take,
+// or why they cannot be (bits that do not cover a bound, more positions than `max_positions`).
+Result<size_t, std::string> positions_of(size_t bits, size_t parties, const std::vector<uint32_t>& values_per_party,
+                                         const std::vector<ValueBounds>& bounds, size_t max_positions);
 
 // The checkpoint a new session is claimed with: its terms, free seats and a fresh padding seed.
 wire::DealerCheckpoint first_checkpoint(const SessionTerms& terms);
@@ -113,11 +133,12 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   void start();  // builds the dealer, replaying the checkpoint's rounds
   // `party_key` is the key whose signature the connection has already checked, if any;
   // `seat_token` the token a 1.3 party picked for a new seat (a join again finds it).
+  // `values` the number of values the party says it brings (0: a party before 1.4).
   void join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> resume_token,
-            std::optional<wire::PublicKey> party_key, std::vector<uint8_t> seat_token = {});
-  void deliver(size_t position, std::shared_ptr<PartyLink> link, wire::Message message);
-  void misbehaved(size_t position, std::shared_ptr<PartyLink> link, std::string reason);
-  void disconnected(size_t position, std::shared_ptr<PartyLink> link);
+            std::optional<wire::PublicKey> party_key, std::vector<uint8_t> seat_token = {}, uint32_t values = 0);
+  void deliver(size_t seat, std::shared_ptr<PartyLink> link, wire::Message message);
+  void misbehaved(size_t seat, std::shared_ptr<PartyLink> link, std::string reason);
+  void disconnected(size_t seat, std::shared_ptr<PartyLink> link);
   // Ends the session now if it has not finished (its operator cancelled it, the dealer stops).
   void shutdown(AbortKind kind, std::string reason);
   // Gives the session up to another replica (a drain, or one that asked for it): released in
@@ -141,6 +162,7 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   // Where the session is, derived from the dealer's state (never stored beside it).
   enum class Phase { Joining, BitCommitments, PolyCommitments, ProofShares, Done };
   struct Seat {
+    SeatShape shape;
     bool taken = false;
     std::shared_ptr<PartyLink> link;  // null while the party is away
     wire::TokenHash token_hash{};
@@ -159,15 +181,27 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   // session.cpp: seats and rounds
   void rebuild();
   void on_join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token, std::optional<wire::PublicKey> key,
-               std::vector<uint8_t> seat_token);
-  void resume_seat(size_t position, const std::shared_ptr<PartyLink>& link, const std::vector<uint8_t>& token);
-  void give_seat(size_t position, const std::shared_ptr<PartyLink>& link, const std::optional<wire::PublicKey>& key,
+               std::vector<uint8_t> seat_token, uint32_t values);
+  // Why a party bringing `values` values (0: before 1.4) cannot take this seat, if it cannot.
+  std::optional<std::string> misfit(const Seat& seat, uint32_t values) const;
+  wire::JoinedMsg joined_message(size_t seat, const std::vector<uint8_t>& token) const;
+  // Every position of every seat that holds one of these positions, ascending: a party is
+  // blamed as a whole.
+  std::vector<size_t> blame_of_positions(const std::vector<size_t>& positions) const;
+  std::vector<size_t> blame_of_seat(size_t seat) const;
+  // The seats whose bounded values' positions are not what V and the bounds give.
+  std::vector<size_t> bad_bounded_seats(const std::vector<BitCommitment>& bits) const;
+  // A seat's accepted messages of a round, encoded as a repeat of them is compared.
+  template <class Item>
+  std::vector<uint8_t> accepted_of_seat(size_t seat, const std::vector<Item>& accepted) const;
+  void resume_seat(size_t seat, const std::shared_ptr<PartyLink>& link, const std::vector<uint8_t>& token);
+  void give_seat(size_t seat, const std::shared_ptr<PartyLink>& link, const std::optional<wire::PublicKey>& key,
                  bool again, std::vector<uint8_t> token);
-  void announce_seat(size_t position, const std::shared_ptr<PartyLink>& link, const std::vector<uint8_t>& token,
+  void announce_seat(size_t seat, const std::shared_ptr<PartyLink>& link, const std::vector<uint8_t>& token,
                      const std::optional<wire::PublicKey>& key, bool again);
   size_t seats_taken() const;
-  void on_deliver(size_t position, const std::shared_ptr<PartyLink>& link, wire::Message message);
-  bool from_seat(size_t position, const std::shared_ptr<PartyLink>& link) const;
+  void on_deliver(size_t seat, const std::shared_ptr<PartyLink>& link, wire::Message message);
+  bool from_seat(size_t seat, const std::shared_ptr<PartyLink>& link) const;
   void publish_progress();  // the phase and seats, for listings
   void start_round();       // the round of the current phase: its inbox, clock and deadline
   void arm_deadline();
@@ -200,18 +234,20 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   SessionEnv env_;
   const uint64_t epoch_;
   wire::DealerCheckpoint restored_;  // what start() rebuilds; emptied after
+  const size_t party_count_;         // seats, fixed by the terms (read by summary() off the strand)
   std::array<uint8_t, mpc::kPaddingSeedBytes> padding_seed_{};
   boost::asio::steady_timer deadline_;
   boost::asio::steady_timer retry_;  // the next try of a write the record failed
   std::chrono::steady_clock::time_point round_started_;
   std::optional<Phase> round_open_;  // the phase whose round has started (inbox and deadline)
 
-  std::vector<Seat> seats_;  // one per position
+  std::vector<Seat> seats_;  // one per party
+  std::vector<size_t> seat_of_position_;
   DealerState dealer_;
   std::vector<BitCommitment> accepted_bits_;                            // round 1's commitments, once decided
   std::vector<PolyCommitment> accepted_polys_;                          // round 2's
   std::vector<std::optional<wire::Message>> inbox_;                     // this round's message per position
-  std::vector<std::vector<uint8_t>> last_accepted_;                     // each position's last accepted frame
+  std::vector<std::vector<uint8_t>> last_accepted_;                     // each seat's last accepted round, encoded
   Frame last_broadcast_;                                                // resent to a resuming party
   bool writing_ = false;                                                // a checkpoint is with the record
   std::vector<std::function<void()>> waiting_;                          // what runs once the next checkpoint is written

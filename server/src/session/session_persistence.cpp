@@ -39,6 +39,8 @@ wire::DealerCheckpoint AggregationSession::snapshot() const {
   for (const auto& seat : seats_) c.seats.push_back({seat.taken, seat.token_hash, seat.peer});
   c.bit_commitments = accepted_bits_;
   c.poly_commitments = accepted_polys_;
+  c.values_per_party = terms_.values_per_party;
+  c.bounds = terms_.bounds;
   return c;
 }
 

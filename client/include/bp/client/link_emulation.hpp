@@ -18,5 +18,8 @@ struct LinkEmulation {
 void async_join_and_prove(boost::asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id,
                           uint64_t value, const Scalar& blinding, const Options& options, const LinkEmulation& link,
                           std::function<void(ClientResult<PartyOutcome>)> handler);
+void async_join_and_prove(boost::asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id,
+                          PartyValues values, const Options& options, const LinkEmulation& link,
+                          std::function<void(ClientResult<PartyOutcome>)> handler);
 
 }  // namespace bp::client

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bp/bounds.hpp"
 #include "bp/errors.hpp"
 #include "bp/mpc/messages.hpp"
 #include "bp/scalar.hpp"
@@ -111,10 +112,12 @@ struct Options {
 };
 
 struct PartyOutcome {
-  size_t position = 0;
+  size_t position = 0;   // our first position
+  size_t positions = 1;  // how many we held: one per value, two for a value with both bounds
   mpc::AggregationResult result;
-  wire::Attestation attestation;  // the dealer's signature over the result, already checked
-  size_t bytes_sent = 0;          // WebSocket payload bytes, this party
+  std::vector<ValueBounds> bounds;  // a bounded session's, one per value of every party (empty: none)
+  wire::Attestation attestation;    // the dealer's signature over the result, already checked
+  size_t bytes_sent = 0;            // WebSocket payload bytes, this party
   size_t bytes_received = 0;
 };
 
@@ -132,8 +135,23 @@ struct SessionRequest {
   // session exists, it is in the URL of the create and of every join, so a load balancer
   // can keep the whole session on one dealer replica.
   std::string session_id;
-  // The parties' public keys in position order (empty: an anonymous session).
+  // The parties' public keys in seat order (empty: an anonymous session).
   std::vector<wire::PublicKey> allowed_parties;
+  // 1.4: how many values each party brings (empty: one each), and the bounds of every value
+  // in party order (empty: each in [0, 2^bits)). A value with both bounds takes two
+  // positions; a dealer before 1.4 cannot hold such a session (refused as Protocol).
+  std::vector<uint32_t> values_per_party{};
+  std::vector<ValueBounds> bounds{};
+};
+
+// What a party proves in one session: k values, each with its blinding, and optionally the
+// bounds it insists on (the session's must be these; unset: it takes the session's, which
+// its values must lie within). A value outside its bounds is refused before anything about
+// it is sent. The client wipes its copies of the blindings once done.
+struct PartyValues {
+  std::vector<uint64_t> values;
+  std::vector<Scalar> blindings;
+  std::optional<std::vector<ValueBounds>> bounds{};
 };
 
 // An operator's open sessions on the dealer it reached (ManageSessions).
@@ -149,6 +167,9 @@ using ClientResult = Result<T, ClientError>;
 void async_join_and_prove(boost::asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id,
                           uint64_t value, const Scalar& blinding, const Options& options,
                           std::function<void(ClientResult<PartyOutcome>)> handler);
+void async_join_and_prove(boost::asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id,
+                          PartyValues values, const Options& options,
+                          std::function<void(ClientResult<PartyOutcome>)> handler);
 void async_create_session(boost::asio::io_context& ioc, const Endpoint& dealer, const SessionRequest& request,
                           const Options& options, std::function<void(ClientResult<SessionInfo>)> handler);
 // Lists the open sessions our identity created (anonymous: those created unsigned from our
@@ -159,6 +180,8 @@ void async_manage_sessions(boost::asio::io_context& ioc, const Endpoint& dealer,
 // Blocking forms: run their own io_context until done.
 ClientResult<PartyOutcome> join_and_prove(const Endpoint& dealer, const std::string& session_id, uint64_t value,
                                           const Scalar& blinding, const Options& options = {});
+ClientResult<PartyOutcome> join_and_prove(const Endpoint& dealer, const std::string& session_id, PartyValues values,
+                                          const Options& options = {});
 ClientResult<SessionInfo> create_session(const Endpoint& dealer, const SessionRequest& request,
                                          const Options& options = {});
 ClientResult<SessionListing> manage_sessions(const Endpoint& dealer, const std::vector<std::string>& cancel = {},

@@ -6,16 +6,20 @@
 
 #include <cstddef>
 #include <string>
+#include <span>
 #include <string_view>
+
+#include "bp/bounds.hpp"
 
 namespace bp::mpc {
 
 inline constexpr unsigned kProtocolVersion = 1;
-inline constexpr size_t kMaxParties = 64;
+// Positions in one session (a party may hold several; the proof aggregates them all).
+inline constexpr size_t kMaxParties = 256;
 
 struct SessionParams {
   size_t n = 64;       // bits per value: 8, 16, 32 or 64
-  size_t parties = 1;  // real parties, 1..64
+  size_t parties = 1;  // real positions, 1..256 (one per value, or two for a bounded one)
   std::string label;   // the full transcript label (see session_label)
 
   // The proof aggregates the next power of two; positions parties..padded_m()-1 are
@@ -25,7 +29,16 @@ struct SessionParams {
 };
 
 // "bp-agg/v1 session=<id> n=<n> m=<padded m> parties=<m> label=<user label>": every
-// parameter that changes the meaning of the proof, then the application's own label.
-std::string session_label(std::string_view session_id, size_t n, size_t parties, std::string_view user_label);
+// parameter that changes the meaning of the proof, then the application's own label. A
+// session of bounded values states their number before the label ("... parties=<m>
+// bounded=<k> label=..."), and its transcript label adds their bounds after it (bp/bounds.hpp's
+// bounded_label), so no user label makes one session's label another kind's.
+std::string session_label(std::string_view session_id, size_t n, size_t parties, std::string_view user_label,
+                          size_t bounded_values = 0);
+
+// The transcript label of a session whose values may carry bounds (empty: none): session_label,
+// and with bounds the count before the user's label and bounded_label's " bounds=..." after it.
+std::string session_transcript_label(std::string_view session_id, size_t n, size_t positions,
+                                     std::string_view user_label, std::span<const ValueBounds> bounds);
 
 }  // namespace bp::mpc

@@ -31,16 +31,18 @@ struct SeatCheckpoint {
 
 struct DealerCheckpoint {
   size_t bits = 64;
-  size_t parties = 1;
+  size_t parties = 1;  // positions
   std::string transcript_label;
   uint32_t round_timeout_ms = 0;
-  std::vector<PublicKey> allowed_parties;  // empty, or one per position
+  std::vector<PublicKey> allowed_parties;  // empty, or one per party
   std::optional<PublicKey> owner_key;
   std::string owner_address;
   std::array<uint8_t, 32> padding_seed{};
-  std::vector<SeatCheckpoint> seats;             // one per position
-  std::vector<BitCommitment> bit_commitments;    // empty, or one per party: round 1 decided
-  std::vector<PolyCommitment> poly_commitments;  // empty, or one per party: round 2 decided
+  std::vector<SeatCheckpoint> seats;             // one per party
+  std::vector<uint32_t> values_per_party;        // 1.4: one per party; empty: one value each
+  std::vector<ValueBounds> bounds;               // 1.4: one per value; empty: none
+  std::vector<BitCommitment> bit_commitments;    // empty, or one per position: round 1 decided
+  std::vector<PolyCommitment> poly_commitments;  // empty, or one per position: round 2 decided
   friend bool operator==(const DealerCheckpoint&, const DealerCheckpoint&) = default;
 };
 

@@ -36,8 +36,10 @@ struct CodecError {
 std::string describe(const CodecError& e);
 
 struct Limits {
-  size_t max_frame_bytes = 64 * 1024;  // the largest honest frame (a 64-party challenge) is under 7 KiB
-  size_t max_parties = 64;
+  // The largest honest frame of one position's party is a 256-position challenge, 27 KiB; a
+  // party with k positions sends k proof shares of 4.2 KiB in one (the dealer allows it).
+  size_t max_frame_bytes = 64 * 1024;
+  size_t max_parties = kMaxPositions;  // positions (and parties) in a session
   size_t max_bits = 64;
   size_t max_label_bytes = 1024;
 };

@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "bp/bounds.hpp"
 #include "bp/mpc/messages.hpp"
 #include "bp/wire/identity.hpp"
 
@@ -36,7 +37,7 @@ struct KeySignature {
 
 // Session set-up (see proto/aggregation.proto for the meaning of each field).
 // The minor version of the wire format this build speaks (docs/wire-format.md).
-inline constexpr uint32_t kWireMinorVersion = 3;
+inline constexpr uint32_t kWireMinorVersion = 4;
 
 struct HelloMsg {
   std::array<uint8_t, 32> nonce{};
@@ -54,6 +55,8 @@ struct CreateSessionMsg {
   std::vector<PublicKey> allowed_parties;     // empty, or one per party in position order
   std::optional<KeySignature> operator_auth;  // absent: an anonymous request
   std::string session_id;                     // proposed by the operator; empty: the dealer picks
+  std::vector<uint32_t> values_per_party{};   // 1.4: one count per party; empty: one value each
+  std::vector<ValueBounds> bounds{};          // 1.4: one per value; empty: [0, 2^bits)
   friend bool operator==(const CreateSessionMsg&, const CreateSessionMsg&) = default;
 };
 struct SessionCreatedMsg {
@@ -66,6 +69,7 @@ struct JoinSessionMsg {
   std::vector<uint8_t> resume_token;       // empty or 16 bytes
   std::optional<KeySignature> party_auth;  // absent: an anonymous join
   std::vector<uint8_t> seat_token{};       // 1.3: empty or 16 bytes the party picked for a new seat
+  uint32_t values = 0;                     // 1.4: the values it brings; 0 (older party): one, unbounded
   friend bool operator==(const JoinSessionMsg&, const JoinSessionMsg&) = default;
 };
 struct JoinedMsg {
@@ -74,6 +78,8 @@ struct JoinedMsg {
   size_t parties = 1;
   std::string transcript_label;
   std::vector<uint8_t> resume_token;
+  size_t positions = 1;               // 1.4: the seat's positions from `position` on
+  std::vector<ValueBounds> bounds{};  // 1.4: the bounds of the seat's values (empty: none)
   friend bool operator==(const JoinedMsg&, const JoinedMsg&) = default;
 };
 
@@ -109,13 +115,33 @@ struct Attestation {
 struct ResultMsg {
   mpc::AggregationResult result;
   std::optional<Attestation> attestation;  // absent for a result made in process
+  // 1.4: a bounded session's bounds, one per value; the result's commitments are then the
+  // positions' and its label ends with them (bounded_label).
+  std::vector<ValueBounds> bounds{};
+};
+
+// 1.4: a party's messages of one round for all its positions, in position order.
+struct BitCommitments {
+  std::vector<BitCommitment> items;
+  friend bool operator==(const BitCommitments&, const BitCommitments&) = default;
+};
+struct PolyCommitments {
+  std::vector<PolyCommitment> items;
+  friend bool operator==(const PolyCommitments&, const PolyCommitments&) = default;
+};
+struct ProofShares {
+  std::vector<ProofShare> items;
+  friend bool operator==(const ProofShares&, const ProofShares&) = default;
 };
 // Does the attestation cover this result? (false when there is none)
 bool attestation_valid(const ResultMsg& message);
 
 using Message = std::variant<BitCommitment, mpc::BitChallengeMsg, PolyCommitment, mpc::PolyChallengeMsg, ProofShare,
                              ResultMsg, AbortMsg, CreateSessionMsg, SessionCreatedMsg, JoinSessionMsg, JoinedMsg,
-                             HelloMsg, ManageSessionsMsg, SessionListMsg>;
+                             HelloMsg, ManageSessionsMsg, SessionListMsg, BitCommitments, PolyCommitments, ProofShares>;
+
+// The most positions a session may hold (a dealer may cap it lower, --max-positions).
+inline constexpr size_t kMaxPositions = 256;
 
 inline constexpr size_t kSessionIdChars = 32;
 bool valid_session_id(std::string_view id);  // 32 lowercase hex characters

@@ -11,24 +11,27 @@ namespace bp::server {
 
 struct DealerConfig {
   std::string host = "127.0.0.1";
-  uint16_t port = 8700;                      // 0 picks a free port (printed on stdout)
-  unsigned threads = 0;                      // 0 = one per core
-  std::string record;                        // a SQLite file, or a postgresql:// URL (or libpq "key=value"
-                                             // string) shared by replicas; empty = memory only
-  std::string record_password_file;          // libpq passfile for the database password (never on the command line)
-  std::string replica_name;                  // this dealer's name in a shared record; empty = HOSTNAME:PORT
-  size_t record_connections = 2;             // database connections (threads); SQLite and memory use one
-  size_t record_queue = 256;                 // record calls (claims, reads) that may wait; more are answered busy
-  uint32_t record_timeout_ms = 5000;         // every record call, queueing included
-  uint32_t heartbeat_ms = 2000;              // how often this replica says in the record that it is alive
-  uint32_t takeover_after_ms = 6000;         // a replica silent this long may have its sessions taken over
-  uint32_t replica_ttl_s = 60;               // a session no replica has run for this long is closed in the
-                                             // record as aborted
-  size_t max_frame_bytes = 64 * 1024;        // larger WebSocket messages are refused (and blamed)
-  size_t max_sessions = 1000;                // running sessions at once
-  size_t max_connections = 4096;             // open sockets, lowered at start to what the fd limit allows
-  size_t max_connections_per_ip = 64;        // open sockets from one address
-  size_t max_parties = 64;                   // per session (the protocol allows at most 64)
+  uint16_t port = 8700;                // 0 picks a free port (printed on stdout)
+  unsigned threads = 0;                // 0 = one per core
+  std::string record;                  // a SQLite file, or a postgresql:// URL (or libpq "key=value"
+                                       // string) shared by replicas; empty = memory only
+  std::string record_password_file;    // libpq passfile for the database password (never on the command line)
+  std::string replica_name;            // this dealer's name in a shared record; empty = HOSTNAME:PORT
+  size_t record_connections = 2;       // database connections (threads); SQLite and memory use one
+  size_t record_queue = 256;           // record calls (claims, reads) that may wait; more are answered busy
+  uint32_t record_timeout_ms = 5000;   // every record call, queueing included
+  uint32_t heartbeat_ms = 2000;        // how often this replica says in the record that it is alive
+  uint32_t takeover_after_ms = 6000;   // a replica silent this long may have its sessions taken over
+  uint32_t replica_ttl_s = 60;         // a session no replica has run for this long is closed in the
+                                       // record as aborted
+  size_t max_frame_bytes = 64 * 1024;  // larger WebSocket messages are refused (and blamed)
+  size_t max_sessions = 1000;          // running sessions at once
+  size_t max_connections = 4096;       // open sockets, lowered at start to what the fd limit allows
+  size_t max_connections_per_ip = 64;  // open sockets from one address
+  size_t max_parties = 64;             // per session (the protocol allows at most 256)
+  // Positions per session (a value each, two for a value with both bounds; at most 256). The
+  // generators' tables grow with it: about 1.1 MiB per position once built (64: 68 MiB).
+  size_t max_positions = 64;
   uint32_t handshake_timeout_ms = 5000;      // to send the HTTP request / WebSocket upgrade
   uint32_t idle_timeout_ms = 60000;          // a WebSocket peer that answers no ping for this long is dropped
   uint32_t request_timeout_ms = 10000;       // after the upgrade (and after each operator request): until the next
