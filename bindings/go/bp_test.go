@@ -326,3 +326,46 @@ func TestContextCancelsTheJoin(t *testing.T) {
 		t.Fatalf("cancel took %v", time.Since(start))
 	}
 }
+
+func TestBatchOfBoundedValuesInOneSeat(t *testing.T) {
+	d := startDealer(t, false)
+	keys := [][32]byte{d.parties[0].PublicKey(), d.parties[1].PublicKey()}
+	bounds := []Bounds{{Min: 10, Max: 1000, HasMax: true}, {Min: 10, Max: 1000, HasMax: true}, {Min: 7}}
+	dealerKey := d.key.PublicKey()
+	session, err := CreateSession(d.url, SessionRequest{Bits: 16, Parties: 2, Label: "go batch",
+		AllowedParties: keys, ValuesPerParty: []uint32{2, 1}, Bounds: bounds},
+		&Options{Identity: d.operator, DealerKey: &dealerKey, CAFile: d.ca})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	results := make([]*JoinResult, 2)
+	errs := make([]error, 2)
+	for i, vs := range [][]uint64{{10, 999}, {7}} {
+		wg.Add(1)
+		go func(i int, vs []uint64) {
+			defer wg.Done()
+			results[i], errs[i] = JoinValuesAndProve(context.Background(), d.url, session, vs, nil, nil,
+				&Options{Identity: d.parties[i], DealerKey: &dealerKey, Timeout: 30 * time.Second})
+		}(i, vs)
+	}
+	wg.Wait()
+	for i := range errs {
+		if errs[i] != nil {
+			t.Fatalf("party %d: %v", i, errs[i])
+		}
+	}
+	if results[0].PositionCount != 4 || results[1].Position != 4 || results[1].PositionCount != 1 {
+		t.Fatalf("positions: %d+%d and %d+%d", results[0].Position, results[0].PositionCount,
+			results[1].Position, results[1].PositionCount)
+	}
+	if string(results[0].Proof) != string(results[1].Proof) || !strings.Contains(results[0].Label, "bounds=10..1000,10..1000,7..") {
+		t.Fatalf("another proof, or a label without the bounds: %s", results[0].Label)
+	}
+	// A value outside the bounds it insists on is refused before the library connects.
+	_, err = JoinValuesAndProve(context.Background(), d.url, session, []uint64{5}, nil, []Bounds{{Min: 7}}, nil)
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != Refused {
+		t.Fatalf("want a Refused error, got %v", err)
+	}
+}

@@ -18,10 +18,10 @@ import (
 
 // Options are the client's options for sessions.
 type Options struct {
-	Timeout           time.Duration // the whole exchange; 0: 120 s
-	CAFile            string        // wss://: the dealer's certificate must chain to this PEM CA
-	Identity          *Key          // signs the join or the session request; nil: anonymous
-	DealerKey         *[32]byte     // refuse a dealer with any other key
+	Timeout   time.Duration // the whole exchange; 0: 120 s
+	CAFile    string        // wss://: the dealer's certificate must chain to this PEM CA
+	Identity  *Key          // signs the join or the session request; nil: anonymous
+	DealerKey *[32]byte     // refuse a dealer with any other key
 	// The reconnect policy: a join whose connection drops, or whose dealer moves the session
 	// to another replica, joins again with its seat's token; per outage at most
 	// ReconnectAttempts connections (0: none; < 0: the default, 20) and ReconnectGiveUpAfter
@@ -81,13 +81,43 @@ type SessionRequest struct {
 	Label          string
 	RoundTimeout   time.Duration
 	SessionID      string     // 32 lowercase hex to propose; "": a random one
-	AllowedParties [][32]byte // the parties' keys in position order; nil: anonymous
+	AllowedParties [][32]byte // the parties' keys in seat order; nil: anonymous
+	// How many values each party proves (nil: one each), and the bounds of every value in
+	// party order (nil: each in [0, 2^Bits)); a value with both ends takes two positions.
+	ValuesPerParty []uint32
+	Bounds         []Bounds
+}
+
+// Bounds are public bounds on a value: v >= Min, and v <= Max when HasMax.
+type Bounds struct {
+	Min, Max uint64
+	HasMax   bool
+}
+
+// cBounds copies bounds into C memory (freed by the caller); nil for none.
+func cBounds(bounds []Bounds) *C.bp_value_bounds {
+	if len(bounds) == 0 {
+		return nil
+	}
+	size := C.size_t(unsafe.Sizeof(C.bp_value_bounds{}))
+	out := (*C.bp_value_bounds)(C.calloc(C.size_t(len(bounds)), size))
+	items := unsafe.Slice(out, len(bounds))
+	for i, b := range bounds {
+		items[i].min, items[i].max = C.uint64_t(b.Min), C.uint64_t(b.Max)
+		if b.HasMax {
+			items[i].has_max = 1
+		}
+	}
+	return out
 }
 
 // CreateSession opens a session (signed by opts.Identity) and returns its id.
 func CreateSession(dealerURL string, req SessionRequest, opts *Options) (string, error) {
 	if req.AllowedParties != nil && len(req.AllowedParties) != req.Parties {
 		return "", invalid("one allowed key per party")
+	}
+	if req.ValuesPerParty != nil && len(req.ValuesPerParty) != req.Parties {
+		return "", invalid("one value count per party")
 	}
 	var r C.bp_session_request
 	C.bp_session_request_init(&r)
@@ -114,6 +144,16 @@ func CreateSession(dealerURL string, req SessionRequest, opts *Options) (string,
 		owned = append(owned, p)
 		r.allowed_parties = (*C.uint8_t)(p)
 	}
+	if len(req.ValuesPerParty) != 0 {
+		p := C.calloc(C.size_t(len(req.ValuesPerParty)), 4)
+		owned = append(owned, p)
+		copy(unsafe.Slice((*uint32)(p), len(req.ValuesPerParty)), req.ValuesPerParty)
+		r.values_per_party = (*C.uint32_t)(p)
+	}
+	if b := cBounds(req.Bounds); b != nil {
+		owned = append(owned, unsafe.Pointer(b))
+		r.bounds, r.bounds_count = b, C.size_t(len(req.Bounds))
+	}
 	o := opts.toC()
 	defer o.release()
 	url := C.CString(dealerURL)
@@ -131,7 +171,8 @@ func CreateSession(dealerURL string, req SessionRequest, opts *Options) (string,
 // (checked too).
 type JoinResult struct {
 	JSON            string
-	Position        int
+	Position        int // our first position
+	PositionCount   int // how many were ours: a value each, two for a value with both bounds
 	Bits            int
 	Label           string
 	Commitments     [][32]byte
@@ -146,11 +187,12 @@ func takeResult(r *C.bp_join_result) *JoinResult {
 	var proofLen C.size_t
 	proof := C.bp_join_result_proof(r, &proofLen)
 	out := &JoinResult{
-		JSON:     C.GoString(C.bp_join_result_json(r)),
-		Position: int(C.bp_join_result_position(r)),
-		Bits:     int(C.bp_join_result_bits(r)),
-		Label:    C.GoString(C.bp_join_result_label(r)),
-		Proof:    C.GoBytes(unsafe.Pointer(proof), C.int(proofLen)),
+		JSON:          C.GoString(C.bp_join_result_json(r)),
+		Position:      int(C.bp_join_result_position(r)),
+		PositionCount: int(C.bp_join_result_position_count(r)),
+		Bits:          int(C.bp_join_result_bits(r)),
+		Label:         C.GoString(C.bp_join_result_label(r)),
+		Proof:         C.GoBytes(unsafe.Pointer(proof), C.int(proofLen)),
 	}
 	points := C.GoBytes(unsafe.Pointer(C.bp_join_result_commitments(r)), C.int(32*m))
 	out.Commitments = make([][32]byte, m)
@@ -187,18 +229,51 @@ func bpGoJoinDone(user unsafe.Pointer, status C.int, result *C.bp_join_result, e
 // returns an *Error of kind Cancelled.
 func JoinAndProve(ctx context.Context, dealerURL, sessionID string, value uint64, blinding *[32]byte,
 	opts *Options) (*JoinResult, error) {
+	var blindings [][32]byte
+	if blinding != nil {
+		blindings = [][32]byte{*blinding}
+	}
+	return JoinValuesAndProve(ctx, dealerURL, sessionID, []uint64{value}, blindings, nil, opts)
+}
+
+// JoinValuesAndProve joins the session with several values in one seat (one message per
+// round for all of them), each with its blinding (nil: random ones). bounds, if not nil,
+// are the bounds the party insists on for each value; a value outside them is refused
+// before anything is sent.
+func JoinValuesAndProve(ctx context.Context, dealerURL, sessionID string, values []uint64, blindings [][32]byte,
+	bounds []Bounds, opts *Options) (*JoinResult, error) {
+	if len(values) == 0 || (blindings != nil && len(blindings) != len(values)) ||
+		(bounds != nil && len(bounds) != len(values)) {
+		return nil, invalid("one value at least, and one blinding and bound per value if given")
+	}
 	o := opts.toC()
 	defer o.release()
 	url, session := C.CString(dealerURL), C.CString(sessionID)
 	defer C.free(unsafe.Pointer(url))
 	defer C.free(unsafe.Pointer(session))
-	var cBlinding *C.uint8_t
-	if blinding != nil {
-		cBlinding = (*C.uint8_t)(C.CBytes(blinding[:]))
+	var v C.bp_join_values
+	C.bp_join_values_init(&v)
+	cValues := C.calloc(C.size_t(len(values)), 8)
+	copy(unsafe.Slice((*uint64)(cValues), len(values)), values)
+	defer func() {
+		C.memset(cValues, 0, C.size_t(8*len(values)))
+		C.free(cValues)
+	}()
+	v.values, v.count = (*C.uint64_t)(cValues), C.size_t(len(values))
+	if blindings != nil {
+		cBlindings := C.calloc(C.size_t(len(values)), 32)
+		for i := range blindings {
+			copy(unsafe.Slice((*byte)(cBlindings), 32*len(values))[32*i:], blindings[i][:])
+		}
 		defer func() {
-			C.memset(unsafe.Pointer(cBlinding), 0, 32)
-			C.free(unsafe.Pointer(cBlinding))
+			C.memset(cBlindings, 0, C.size_t(32*len(values)))
+			C.free(cBlindings)
 		}()
+		v.blindings = (*C.uint8_t)(cBlindings)
+	}
+	if b := cBounds(bounds); b != nil {
+		defer C.free(unsafe.Pointer(b))
+		v.bounds = b
 	}
 	done := make(chan joinOutcome, 1)
 	handle := cgo.NewHandle(done)
@@ -208,7 +283,7 @@ func JoinAndProve(ctx context.Context, dealerURL, sessionID string, value uint64
 	*(*C.uintptr_t)(user) = C.uintptr_t(handle)
 	var join *C.bp_join_handle
 	var e C.bp_error
-	if err := fromC(C.bp_join_start(url, session, C.uint64_t(value), cBlinding, &o.c,
+	if err := fromC(C.bp_join_values_start(url, session, &v, &o.c,
 		C.bp_join_callback(C.bp_go_join_done), user, &join, &e), &e); err != nil {
 		return nil, err
 	}

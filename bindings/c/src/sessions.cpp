@@ -94,46 +94,83 @@ int read_target(const char* url, const bp_client_options* options, bp::client::E
 struct JoinArgs {
   bp::client::Endpoint dealer;
   std::string session_id;
-  uint64_t value = 0;
-  bp::Scalar blinding;
+  bp::client::PartyValues input;
   bp::client::Options options;
   JoinArgs() = default;
   JoinArgs(const JoinArgs&) = delete;
   JoinArgs& operator=(const JoinArgs&) = delete;
-  ~JoinArgs() {
-    blinding.wipe();
-    sodium_memzero(&value, sizeof value);
+  ~JoinArgs() { wipe(); }
+  void wipe() {
+    for (auto& b : input.blindings) b.wipe();
+    if (!input.values.empty()) sodium_memzero(input.values.data(), input.values.size() * sizeof input.values[0]);
   }
 };
 
-int read_join_args(const char* url, const char* session_id, uint64_t value, const uint8_t* blinding,
-                   const bp_client_options* options, JoinArgs& args, bp_error* err) {
+bp::ValueBounds to_bounds(const bp_value_bounds& b) {
+  return bp::ValueBounds{b.min, b.has_max ? std::optional<uint64_t>(b.max) : std::nullopt};
+}
+
+int read_join_args(const char* url, const char* session_id, const uint64_t* values, size_t count,
+                   const uint8_t* blindings, const bp_value_bounds* bounds, const bp_client_options* options,
+                   JoinArgs& args, bp_error* err) {
   if (url == nullptr || session_id == nullptr)
     return fail(err, BP_ERR_INVALID_ARGUMENT, "dealer_url or session_id is NULL");
+  if (values == nullptr || count == 0 || count > bp::wire::kMaxPositions)
+    return fail(err, BP_ERR_INVALID_ARGUMENT, "values must hold 1 to 256 values");
   if (int status = read_target(url, options, args.dealer, args.options, err)) return status;
   args.session_id = session_id;
-  args.value = value;
-  if (blinding != nullptr) {
-    auto s = bp::Scalar::from_canonical_bytes(std::span<const uint8_t, 32>(blinding, 32));
-    if (!s) return fail(err, BP_ERR_INVALID_ARGUMENT, "the blinding is not a canonical scalar");
-    args.blinding = *s;
+  args.input.values.assign(values, values + count);
+  bp::SystemRandom rng;
+  for (size_t i = 0; i < count; ++i) {
+    if (blindings == nullptr) {
+      args.input.blindings.push_back(bp::Scalar::random(rng));
+      continue;
+    }
+    auto s = bp::Scalar::from_canonical_bytes(std::span<const uint8_t, 32>(blindings + 32 * i, 32));
+    if (!s) return fail(err, BP_ERR_INVALID_ARGUMENT, "a blinding is not a canonical scalar");
+    args.input.blindings.push_back(*s);
     s->wipe();
-  } else {
-    bp::SystemRandom rng;
-    args.blinding = bp::Scalar::random(rng);
+  }
+  if (bounds != nullptr) {
+    std::vector<bp::ValueBounds> wanted;
+    for (size_t i = 0; i < count; ++i) {
+      if (bounds[i].has_max && bounds[i].max < bounds[i].min)
+        return fail(err, BP_ERR_INVALID_ARGUMENT, "bounds: a min above its max");
+      wanted.push_back(to_bounds(bounds[i]));
+    }
+    args.input.bounds = std::move(wanted);
   }
   return BP_OK;
 }
 
+// A bp_join_values from the caller: at least the fields of ABI 0.3.
+int read_join_values(const char* url, const char* session_id, const bp_join_values* v, const bp_client_options* options,
+                     JoinArgs& args, bp_error* err) {
+  if (!bp::c_abi::sized(v))
+    return fail(err, BP_ERR_INVALID_ARGUMENT, "values is NULL or its size is wrong (call bp_join_values_init)");
+  return read_join_args(url, session_id, v->values, v->count, v->blindings, v->bounds, options, args, err);
+}
+
 bp_join_result* make_result(bp::client::PartyOutcome&& outcome) {
   auto result = std::make_unique<bp_join_result>();
-  result->json = bp::wire::result_json(outcome.result, outcome.position, outcome.attestation);
+  result->json =
+      bp::wire::result_json(outcome.result, outcome.position, outcome.attestation, outcome.bounds, outcome.positions);
   for (const auto& c : outcome.result.commitments)
     result->commitments.insert(result->commitments.end(), c.bytes.begin(), c.bytes.end());
   result->proof = outcome.result.proof.to_bytes();
   result->outcome = std::move(outcome);
   return result.release();
 }
+
+int join_blocking(JoinArgs& args, bp_join_result** out, bp_error* err) {
+  auto outcome = bp::client::join_and_prove(args.dealer, args.session_id, std::move(args.input), args.options);
+  args.wipe();
+  if (!outcome) return client_failure(err, outcome.error());
+  *out = make_result(std::move(*outcome));
+  return succeed(err);
+}
+
+bp_join_handle* start_join(std::shared_ptr<JoinArgs> args, bp_join_callback done, void* user);
 
 }  // namespace
 
@@ -165,8 +202,11 @@ int bp_create_session(const char* dealer_url, const bp_session_request* request,
   return guarded(err, [&] {
     if (dealer_url == nullptr || session_id_out == nullptr)
       return fail(err, BP_ERR_INVALID_ARGUMENT, "dealer_url or session_id_out is NULL");
-    if (!bp::c_abi::sized(request))
+    // A caller built against ABI 0.2 passes the struct without the 0.3 fields.
+    constexpr size_t kAbi02Size = offsetof(bp_session_request, values_per_party);
+    if (request == nullptr || request->size < kAbi02Size || request->size > sizeof *request)
       return fail(err, BP_ERR_INVALID_ARGUMENT, "request is NULL or its size is wrong (call bp_session_request_init)");
+    const bool has_values = request->size >= sizeof *request;
     bp::client::Endpoint endpoint;
     bp::client::Options converted;
     if (int status = read_target(dealer_url, options, endpoint, converted, err)) return status;
@@ -182,6 +222,10 @@ int bp_create_session(const char* dealer_url, const bp_session_request* request,
         std::memcpy(key.data(), request->allowed_parties + 32 * i, key.size());
         wanted.allowed_parties.push_back(key);
       }
+    if (has_values && request->values_per_party != nullptr)
+      wanted.values_per_party.assign(request->values_per_party, request->values_per_party + request->parties);
+    if (has_values && request->bounds != nullptr)
+      for (size_t i = 0; i < request->bounds_count; ++i) wanted.bounds.push_back(to_bounds(request->bounds[i]));
     auto created = bp::client::create_session(endpoint, wanted, converted);
     if (!created) return client_failure(err, created.error());
     std::memset(session_id_out, 0, 33);
@@ -196,11 +240,26 @@ int bp_join_and_prove(const char* dealer_url, const char* session_id, uint64_t v
     if (out == nullptr) return fail(err, BP_ERR_INVALID_ARGUMENT, "out is NULL");
     *out = nullptr;
     JoinArgs args;
-    if (int status = read_join_args(dealer_url, session_id, value, blinding, options, args, err)) return status;
-    auto outcome = bp::client::join_and_prove(args.dealer, args.session_id, args.value, args.blinding, args.options);
-    if (!outcome) return client_failure(err, outcome.error());
-    *out = make_result(std::move(*outcome));
-    return succeed(err);
+    if (int status = read_join_args(dealer_url, session_id, &value, 1, blinding, nullptr, options, args, err))
+      return status;
+    return join_blocking(args, out, err);
+  });
+}
+
+void bp_join_values_init(bp_join_values* values) {
+  if (values == nullptr) return;
+  std::memset(values, 0, sizeof *values);
+  values->size = sizeof *values;
+}
+
+int bp_join_values_and_prove(const char* dealer_url, const char* session_id, const bp_join_values* values,
+                             const bp_client_options* options, bp_join_result** out, bp_error* err) {
+  return guarded(err, [&] {
+    if (out == nullptr) return fail(err, BP_ERR_INVALID_ARGUMENT, "out is NULL");
+    *out = nullptr;
+    JoinArgs args;
+    if (int status = read_join_values(dealer_url, session_id, values, options, args, err)) return status;
+    return join_blocking(args, out, err);
   });
 }
 
@@ -211,51 +270,77 @@ int bp_join_start(const char* dealer_url, const char* session_id, uint64_t value
     if (out == nullptr || done == nullptr) return fail(err, BP_ERR_INVALID_ARGUMENT, "out or done is NULL");
     *out = nullptr;
     auto args = std::make_shared<JoinArgs>();
-    if (int status = read_join_args(dealer_url, session_id, value, blinding, options, *args, err)) return status;
-    auto handle = std::make_unique<bp_join_handle>();
-    bp_join_handle* h = handle.get();
-    // The join runs on the handle's own io_context and thread. Cancelling stops that
-    // io_context: run() returns without calling the client's handler, the sockets close
-    // with the context, and the thread reports BP_ERR_CANCELLED.
-    h->thread = std::thread([h, args, done, user] {
-      bool reported = false;
-      auto report = [&](int status, bp_join_result* result, const bp_error* e) {
-        reported = true;
-        try {
-          done(user, status, result, e);
-        } catch (...) {
-        }
-      };
-      try {
-        bp::client::async_join_and_prove(h->ioc, args->dealer, args->session_id, args->value, args->blinding,
-                                         args->options, [&](bp::client::ClientResult<bp::client::PartyOutcome> r) {
-                                           args->blinding.wipe();
-                                           if (h->cancelled.load()) return;  // reported below
-                                           bp_error e{};
-                                           if (!r) {
-                                             const int kind = client_failure(&e, r.error());
-                                             report(kind, nullptr, &e);
-                                           } else {
-                                             report(BP_OK, make_result(std::move(*r)), nullptr);
-                                           }
-                                         });
-        h->ioc.run();
-      } catch (const std::exception& ex) {
-        if (!reported) {
-          bp_error e{};
-          report(fail(&e, BP_ERR_INTERNAL, std::string("internal error: ") + ex.what()), nullptr, &e);
-        }
-      }
-      args->blinding.wipe();
-      if (!reported) {
-        bp_error e{};
-        report(fail(&e, BP_ERR_CANCELLED, "cancelled"), nullptr, &e);
-      }
-    });
-    *out = handle.release();
+    if (int status = read_join_args(dealer_url, session_id, &value, 1, blinding, nullptr, options, *args, err))
+      return status;
+    *out = start_join(std::move(args), done, user);
     return succeed(err);
   });
 }
+
+int bp_join_values_start(const char* dealer_url, const char* session_id, const bp_join_values* values,
+                         const bp_client_options* options, bp_join_callback done, void* user, bp_join_handle** out,
+                         bp_error* err) {
+  return guarded(err, [&] {
+    if (out == nullptr || done == nullptr) return fail(err, BP_ERR_INVALID_ARGUMENT, "out or done is NULL");
+    *out = nullptr;
+    auto args = std::make_shared<JoinArgs>();
+    if (int status = read_join_values(dealer_url, session_id, values, options, *args, err)) return status;
+    *out = start_join(std::move(args), done, user);
+    return succeed(err);
+  });
+}
+
+}  // extern "C"
+
+namespace {
+
+bp_join_handle* start_join(std::shared_ptr<JoinArgs> args, bp_join_callback done, void* user) {
+  auto handle = std::make_unique<bp_join_handle>();
+  bp_join_handle* h = handle.get();
+  // The join runs on the handle's own io_context and thread. Cancelling stops that
+  // io_context: run() returns without calling the client's handler, the sockets close
+  // with the context, and the thread reports BP_ERR_CANCELLED.
+  h->thread = std::thread([h, args, done, user] {
+    bool reported = false;
+    auto report = [&](int status, bp_join_result* result, const bp_error* e) {
+      reported = true;
+      try {
+        done(user, status, result, e);
+      } catch (...) {
+      }
+    };
+    try {
+      bp::client::async_join_and_prove(h->ioc, args->dealer, args->session_id, std::move(args->input), args->options,
+                                       [&](bp::client::ClientResult<bp::client::PartyOutcome> r) {
+                                         args->wipe();
+                                         if (h->cancelled.load()) return;  // reported below
+                                         bp_error e{};
+                                         if (!r) {
+                                           const int kind = client_failure(&e, r.error());
+                                           report(kind, nullptr, &e);
+                                         } else {
+                                           report(BP_OK, make_result(std::move(*r)), nullptr);
+                                         }
+                                       });
+      h->ioc.run();
+    } catch (const std::exception& ex) {
+      if (!reported) {
+        bp_error e{};
+        report(fail(&e, BP_ERR_INTERNAL, std::string("internal error: ") + ex.what()), nullptr, &e);
+      }
+    }
+    args->wipe();
+    if (!reported) {
+      bp_error e{};
+      report(fail(&e, BP_ERR_CANCELLED, "cancelled"), nullptr, &e);
+    }
+  });
+  return handle.release();
+}
+
+}  // namespace
+
+extern "C" {
 
 void bp_join_cancel(bp_join_handle* handle) {
   if (handle == nullptr) return;
@@ -271,6 +356,7 @@ void bp_join_handle_free(bp_join_handle* handle) {
 
 const char* bp_join_result_json(const bp_join_result* r) { return r ? r->json.c_str() : nullptr; }
 size_t bp_join_result_position(const bp_join_result* r) { return r ? r->outcome.position : 0; }
+size_t bp_join_result_position_count(const bp_join_result* r) { return r ? r->outcome.positions : 0; }
 size_t bp_join_result_parties(const bp_join_result* r) { return r ? r->outcome.result.commitments.size() : 0; }
 size_t bp_join_result_bits(const bp_join_result* r) { return r ? r->outcome.result.n : 0; }
 const char* bp_join_result_label(const bp_join_result* r) { return r ? r->outcome.result.label.c_str() : nullptr; }

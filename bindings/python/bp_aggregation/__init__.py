@@ -16,7 +16,7 @@ import asyncio
 import ctypes
 import json
 from dataclasses import dataclass, field
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple, Union
 
 from . import _native
 
@@ -205,14 +205,39 @@ def _options(timeout_ms=0, ca_file=None, identity: Optional[Key] = None, dealer_
     return options, keep
 
 
+Bounds = Tuple[int, Optional[int]]  # (min, max or None): v >= min, and v <= max if given
+
+
+def _bounds_array(bounds: Optional[Sequence[Bounds]]):
+    if bounds is None:
+        return None
+    array = (_native.ValueBounds * max(len(bounds), 1))()
+    for i, (low, high) in enumerate(bounds):
+        array[i].min, array[i].max, array[i].has_max = low, 0 if high is None else high, high is not None
+    return array
+
+
 def create_session(dealer_url: str, bits: int = 64, parties: int = 1, label: str = "bp",
                    round_timeout_ms: int = 0, session_id: Optional[str] = None,
-                   allowed_parties: Optional[Sequence[bytes]] = None, **options) -> str:
-    """Opens a session (signed by options' identity) and returns its id."""
+                   allowed_parties: Optional[Sequence[bytes]] = None,
+                   values_per_party: Optional[Sequence[int]] = None,
+                   bounds: Optional[Sequence[Bounds]] = None, **options) -> str:
+    """Opens a session (signed by options' identity) and returns its id. values_per_party:
+    how many values each party proves (default one each); bounds: one (min, max or None) per
+    value in party order (a value with both ends takes two positions)."""
     request = _native.SessionRequest()
     _native.lib.bp_session_request_init(ctypes.byref(request))
     request.bits, request.parties, request.label = bits, parties, label.encode()
     request.round_timeout_ms = round_timeout_ms
+    counts = None
+    if values_per_party is not None:
+        if len(values_per_party) != parties:
+            raise InvalidArgumentError("invalid argument", "one count per party")
+        counts = (ctypes.c_uint32 * parties)(*values_per_party)
+        request.values_per_party = counts
+    c_bounds = _bounds_array(bounds)
+    if c_bounds is not None:
+        request.bounds, request.bounds_count = c_bounds, len(bounds)
     if session_id is not None:
         request.session_id = session_id.encode()
     keys = None
@@ -225,7 +250,7 @@ def create_session(dealer_url: str, bits: int = 64, parties: int = 1, label: str
     out, err = ctypes.create_string_buffer(33), _native.Error()
     _check(_native.lib.bp_create_session(dealer_url.encode(), ctypes.byref(request), ctypes.byref(c_options), out,
                                          ctypes.byref(err)), err)
-    del keep, keys
+    del keep, keys, counts, c_bounds
     return out.value.decode()
 
 
@@ -233,13 +258,14 @@ def create_session(dealer_url: str, bits: int = 64, parties: int = 1, label: str
 class JoinResult:
     """The aggregated proof a join returns, checked, with the dealer's signature (checked too)."""
     json: str
-    position: int
+    position: int  # our first position
     bits: int
     label: str
     commitments: List[bytes]
     proof: bytes
     dealer_signature: bytes
     fields: dict = field(default_factory=dict)
+    position_count: int = 1  # how many positions were ours (a value each; two for one with both bounds)
 
 
 def _take_result(handle) -> JoinResult:
@@ -255,43 +281,63 @@ def _take_result(handle) -> JoinResult:
                           commitments=[points[32 * j:32 * j + 32] for j in range(m)],
                           proof=ctypes.string_at(proof_ptr, proof_len.value),
                           dealer_signature=ctypes.string_at(lib.bp_join_result_dealer_signature(handle), 64),
-                          fields=json.loads(text))
+                          fields=json.loads(text), position_count=lib.bp_join_result_position_count(handle))
     finally:
         _native.lib.bp_join_result_free(handle)
 
 
-def _blinding_buffer(blinding: Optional[bytes]):
-    if blinding is None:
-        return None
-    if len(blinding) != 32:
-        raise InvalidArgumentError("invalid argument", "the blinding must be 32 bytes")
-    return ctypes.create_string_buffer(bytes(blinding), 32)
+class _JoinValues:
+    """The C form of a party's values, blindings and bounds; wipe() clears the secrets."""
+
+    def __init__(self, value: Union[int, Sequence[int]], blinding, bounds: Optional[Sequence[Bounds]]):
+        values = [value] if isinstance(value, int) else list(value)
+        blindings = None if blinding is None else [blinding] if isinstance(blinding, (bytes, bytearray)) else list(blinding)
+        if blindings is not None and (len(blindings) != len(values) or any(len(b) != 32 for b in blindings)):
+            raise InvalidArgumentError("invalid argument", "one 32-byte blinding per value")
+        if bounds is not None and len(bounds) != len(values):
+            raise InvalidArgumentError("invalid argument", "bounds: one (min, max) per value")
+        self.values = (ctypes.c_uint64 * len(values))(*values)
+        self.blindings = None if blindings is None else ctypes.create_string_buffer(b"".join(blindings), 32 * len(values))
+        self.bounds = _bounds_array(bounds)
+        self.c = _native.JoinValues()
+        _native.lib.bp_join_values_init(ctypes.byref(self.c))
+        self.c.values, self.c.count, self.c.blindings = self.values, len(values), self.blindings
+        if self.bounds is not None:
+            self.c.bounds = self.bounds
+
+    def wipe(self):
+        ctypes.memset(self.values, 0, ctypes.sizeof(self.values))
+        if self.blindings is not None:
+            ctypes.memset(self.blindings, 0, ctypes.sizeof(self.blindings))
 
 
-def join_and_prove(dealer_url: str, session_id: str, value: int, blinding: Optional[bytes] = None,
-                   **options) -> JoinResult:
-    """Joins the session, runs the protocol, returns the aggregated proof. Blocks (releases the GIL)."""
+def join_and_prove(dealer_url: str, session_id: str, value: Union[int, Sequence[int]],
+                   blinding: Union[None, bytes, Sequence[bytes]] = None,
+                   bounds: Optional[Sequence[Bounds]] = None, **options) -> JoinResult:
+    """Joins the session with one value or several (one seat), runs the protocol, returns the
+    aggregated proof. bounds: the (min, max or None) the party insists on for each value; a
+    value outside them is refused before anything is sent. Blocks (releases the GIL)."""
     c_options, keep = _options(**options)
-    c_blinding = _blinding_buffer(blinding)
+    values = _JoinValues(value, blinding, bounds)
     out, err = ctypes.c_void_p(), _native.Error()
     try:
-        status = _native.lib.bp_join_and_prove(dealer_url.encode(), session_id.encode(), value, c_blinding,
-                                               ctypes.byref(c_options), ctypes.byref(out), ctypes.byref(err))
+        status = _native.lib.bp_join_values_and_prove(dealer_url.encode(), session_id.encode(), ctypes.byref(values.c),
+                                                      ctypes.byref(c_options), ctypes.byref(out), ctypes.byref(err))
     finally:
-        if c_blinding is not None:
-            ctypes.memset(c_blinding, 0, 32)
+        values.wipe()
     del keep
     _check(status, err)
     return _take_result(out.value)
 
 
-async def join_and_prove_async(dealer_url: str, session_id: str, value: int, blinding: Optional[bytes] = None,
-                               **options) -> JoinResult:
+async def join_and_prove_async(dealer_url: str, session_id: str, value: Union[int, Sequence[int]],
+                               blinding: Union[None, bytes, Sequence[bytes]] = None,
+                               bounds: Optional[Sequence[Bounds]] = None, **options) -> JoinResult:
     """join_and_prove for asyncio: runs in libbp's background thread; cancelling the task cancels the join."""
     loop = asyncio.get_running_loop()
     future = loop.create_future()
     c_options, keep = _options(**options)
-    c_blinding = _blinding_buffer(blinding)
+    values = _JoinValues(value, blinding, bounds)
 
     def deliver(status, result, message, blamed):
         if future.done():
@@ -312,12 +358,11 @@ async def join_and_prove_async(dealer_url: str, session_id: str, value: int, bli
     callback = _native.JOIN_CALLBACK(done)
     handle, err = ctypes.c_void_p(), _native.Error()
     try:
-        status = _native.lib.bp_join_start(dealer_url.encode(), session_id.encode(), value, c_blinding,
-                                           ctypes.byref(c_options), callback, None, ctypes.byref(handle),
-                                           ctypes.byref(err))
+        status = _native.lib.bp_join_values_start(dealer_url.encode(), session_id.encode(), ctypes.byref(values.c),
+                                                  ctypes.byref(c_options), callback, None, ctypes.byref(handle),
+                                                  ctypes.byref(err))
     finally:
-        if c_blinding is not None:
-            ctypes.memset(c_blinding, 0, 32)
+        values.wipe()
     _check(status, err)
     try:
         return await asyncio.shield(future)

@@ -41,6 +41,10 @@ class ClientOptions(ctypes.Structure):
     ]
 
 
+class ValueBounds(ctypes.Structure):
+    _fields_ = [("min", ctypes.c_uint64), ("max", ctypes.c_uint64), ("has_max", ctypes.c_int)]
+
+
 class SessionRequest(ctypes.Structure):
     _fields_ = [
         ("size", ctypes.c_size_t),
@@ -50,6 +54,19 @@ class SessionRequest(ctypes.Structure):
         ("round_timeout_ms", ctypes.c_uint32),
         ("session_id", ctypes.c_char_p),
         ("allowed_parties", ctypes.c_void_p),
+        ("values_per_party", ctypes.POINTER(ctypes.c_uint32)),  # ABI 0.3
+        ("bounds", ctypes.POINTER(ValueBounds)),
+        ("bounds_count", ctypes.c_size_t),
+    ]
+
+
+class JoinValues(ctypes.Structure):  # ABI 0.3
+    _fields_ = [
+        ("size", ctypes.c_size_t),
+        ("values", ctypes.POINTER(ctypes.c_uint64)),
+        ("count", ctypes.c_size_t),
+        ("blindings", ctypes.c_char_p),
+        ("bounds", ctypes.POINTER(ValueBounds)),
     ]
 
 
@@ -103,6 +120,13 @@ _SIGNATURES = {
     "bp_join_result_free": (None, [_P]),
     "bp_join_start": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint64, ctypes.c_char_p,
                                      ctypes.POINTER(ClientOptions), JOIN_CALLBACK, _P, ctypes.POINTER(_P), _ERR]),
+    "bp_join_values_init": (None, [ctypes.POINTER(JoinValues)]),
+    "bp_join_values_and_prove": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(JoinValues),
+                                                ctypes.POINTER(ClientOptions), ctypes.POINTER(_P), _ERR]),
+    "bp_join_values_start": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(JoinValues),
+                                            ctypes.POINTER(ClientOptions), JOIN_CALLBACK, _P, ctypes.POINTER(_P),
+                                            _ERR]),
+    "bp_join_result_position_count": (_SZ, [_P]),
     "bp_join_cancel": (None, [_P]),
     "bp_join_handle_free": (None, [_P]),
 }

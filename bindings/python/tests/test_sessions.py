@@ -104,3 +104,40 @@ def test_cancelling_the_task_cancels_the_join(dealer):
             await asyncio.wait_for(task, 10)
 
     asyncio.run(main())
+
+
+def test_a_backend_proves_a_batch_of_balances_within_bounds_in_one_seat(dealer):
+    """Two parties, three bounded balances and one: one seat each, one proof, every value in
+    [10, 10**6]; a balance outside its bounds is refused before anything is sent."""
+    bounds = [(10, 10**6)] * 4
+    session = bp.create_session(dealer.url, bits=32, parties=2, label="balances",
+                                allowed_parties=[k.public_key for k in dealer.parties[:2]],
+                                values_per_party=[3, 1], bounds=bounds, identity=dealer.operator,
+                                dealer_key=dealer.key.public_key)
+    results, errors = {}, {}
+
+    def party(i, values):
+        try:
+            results[i] = bp.join_and_prove(dealer.url, session, values, identity=dealer.parties[i],
+                                           bounds=bounds[:len(values)], timeout_ms=30000)
+        except bp.BpError as e:
+            errors[i] = e
+
+    threads = [threading.Thread(target=party, args=(0, [500, 70000, 10])),
+               threading.Thread(target=party, args=(1, [10**6]))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == {}
+    assert (results[0].position, results[0].position_count) == (0, 6)
+    assert (results[1].position, results[1].position_count) == (6, 2)
+    fields = results[0].fields
+    assert fields["bounds"] == [{"min": 10, "max": 10**6}] * 4 and len(fields["commitments"]) == 4
+    # The record verifies as the bounded statement it states.
+    subprocess.run([str(CLI), "verify", "--bits", "32", "--commitments", ",".join(fields["commitments"]),
+                    "--proof", fields["proof"], "--label", fields["label"], "--min", "10", "--max", "1000000"],
+                   check=True, capture_output=True)
+
+    with pytest.raises(bp.RefusedError):
+        bp.join_and_prove(dealer.url, session, [5], identity=dealer.parties[1], bounds=[(10, 10**6)], timeout_ms=5000)

@@ -229,7 +229,8 @@ void AggregationSession::deliver(size_t seat, std::shared_ptr<PartyLink> link, w
 void AggregationSession::misbehaved(size_t seat, std::shared_ptr<PartyLink> link, std::string reason) {
   asio::post(strand_, [self = shared_from_this(), seat, link = std::move(link), reason = std::move(reason)] {
     if (self->phase() == Phase::Done || !self->from_seat(seat, link)) return;
-    log::warn("party misbehaved", {{"session", self->id()}, {"party", seat}, {"reason", reason}});
+    log::warn("party misbehaved",
+              {{"session", self->id()}, {"position", self->seats_[seat].shape.first_position}, {"reason", reason}});
     self->abort(AbortKind::ProtocolViolation, reason, self->blame_of_seat(seat));
   });
 }
@@ -240,8 +241,9 @@ void AggregationSession::disconnected(size_t seat_index, std::shared_ptr<PartyLi
     Seat& seat = self->seats_[seat_index];
     seat.link.reset();
     self->env_.metrics->party_left();
-    log::info("party disconnected; seat held",
-              {{"session", self->id()}, {"party", seat_index}, {"grace_ms", self->env_.reconnect_grace.count()}});
+    log::info("party disconnected; seat held", {{"session", self->id()},
+                                                {"position", seat.shape.first_position},
+                                                {"grace_ms", self->env_.reconnect_grace.count()}});
     // The seat waits a short grace period for the same party (resume token) to come back.
     seat.grace = std::make_unique<asio::steady_timer>(self->strand_, self->env_.reconnect_grace);
     seat.grace->async_wait([self, seat_index](boost::system::error_code ec) {
@@ -326,8 +328,7 @@ void AggregationSession::resume_seat(size_t index, const std::shared_ptr<PartyLi
   link->seated(weak_from_this(), index, seat.shape.positions);
   link->send(frame_of(joined_message(index, token)));
   if (last_broadcast_) link->send(last_broadcast_);
-  log::info("party resumed its seat",
-            {{"session", id()}, {"party", index}, {"position", seat.shape.first_position}, {"epoch", epoch_}});
+  log::info("party resumed its seat", {{"session", id()}, {"position", seat.shape.first_position}, {"epoch", epoch_}});
 }
 
 void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token,
@@ -428,10 +429,10 @@ void AggregationSession::announce_seat(size_t position, const std::shared_ptr<Pa
     link->send(frame_of(joined_message(position, token)));
     if (again && last_broadcast_) link->send(last_broadcast_);
     log::info("party joined", {{"session", id()},
-                               {"party", position},
-                               {"positions", seats_[position].shape.positions},
+                               {"position", seats_[position].shape.first_position},
                                {"remote", seats_[position].peer},
-                               {"party_key", key ? wire::public_key_hex(*key) : std::string("anonymous")}});
+                               {"party_key", key ? wire::public_key_hex(*key) : std::string("anonymous")},
+                               {"positions", seats_[position].shape.positions}});
   }
   if (phase() == Phase::BitCommitments && round_open_ != Phase::BitCommitments) {  // every seat is taken
     start_round();

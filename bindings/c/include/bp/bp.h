@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define BP_ABI_MAJOR 0
-#define BP_ABI_MINOR 2
+#define BP_ABI_MINOR 3
 
 /* Version of the library actually loaded: major * 1000 + minor. */
 BP_API int bp_abi_version(void);
@@ -155,14 +155,26 @@ typedef struct bp_client_options {
 /* Fills *options with the defaults (size set). */
 BP_API void bp_client_options_init(bp_client_options* options);
 
+/* ABI 0.3: public bounds on a committed value: v >= min, and v <= max when has_max (max -
+ * min below 2^bits). A value with both ends takes two positions of a session. */
+typedef struct bp_value_bounds {
+  uint64_t min;
+  uint64_t max;
+  int has_max;
+} bp_value_bounds;
+
 typedef struct bp_session_request {
   size_t size;                    /* sizeof(bp_session_request) */
   size_t bits;                    /* n */
-  size_t parties;                 /* m */
+  size_t parties;                 /* parties (seats) */
   const char* label;              /* NULL: "bp" */
   uint32_t round_timeout_ms;      /* 0: the dealer's default */
   const char* session_id;         /* 32 lowercase hex to propose; NULL: a random one */
-  const uint8_t* allowed_parties; /* parties × 32 bytes, the parties' keys in position order; NULL: anonymous */
+  const uint8_t* allowed_parties; /* parties × 32 bytes, the parties' keys in seat order; NULL: anonymous */
+  /* ABI 0.3 (a 0.2 caller's smaller struct is still accepted; wire 1.4 dealers only): */
+  const uint32_t* values_per_party; /* `parties` counts, the values each brings; NULL: one each */
+  const bp_value_bounds* bounds;    /* bounds_count bounds, one per value in party order; NULL: none */
+  size_t bounds_count;
 } bp_session_request;
 
 BP_API void bp_session_request_init(bp_session_request* request);
@@ -180,12 +192,30 @@ typedef struct bp_join_result bp_join_result;
 BP_API int bp_join_and_prove(const char* dealer_url, const char* session_id, uint64_t value, const uint8_t* blinding,
                              const bp_client_options* options, bp_join_result** out, bp_error* err);
 
+/* ABI 0.3: several values in one seat (one message per round for all of them). `values`
+ * holds count values; blindings count × 32 bytes (canonical; NULL: random ones); bounds, if
+ * not NULL, the count bounds the party insists on (the session's must be these; NULL: it
+ * takes the session's). A value outside its bounds is refused (BP_ERR_REFUSED) before
+ * anything about it is sent. The library wipes its copies of values and blindings. */
+typedef struct bp_join_values {
+  size_t size; /* sizeof(bp_join_values) */
+  const uint64_t* values;
+  size_t count;
+  const uint8_t* blindings;
+  const bp_value_bounds* bounds;
+} bp_join_values;
+
+BP_API void bp_join_values_init(bp_join_values* values);
+BP_API int bp_join_values_and_prove(const char* dealer_url, const char* session_id, const bp_join_values* values,
+                                    const bp_client_options* options, bp_join_result** out, bp_error* err);
+
 /* The result: the same JSON line `bp-party join` prints; and its parts. */
 BP_API const char* bp_join_result_json(const bp_join_result* result);
-BP_API size_t bp_join_result_position(const bp_join_result* result);
-BP_API size_t bp_join_result_parties(const bp_join_result* result);    /* m */
-BP_API size_t bp_join_result_bits(const bp_join_result* result);       /* n */
-BP_API const char* bp_join_result_label(const bp_join_result* result); /* the transcript label */
+BP_API size_t bp_join_result_position(const bp_join_result* result);       /* the first of ours */
+BP_API size_t bp_join_result_position_count(const bp_join_result* result); /* ABI 0.3: how many were ours */
+BP_API size_t bp_join_result_parties(const bp_join_result* result);        /* m: the proof's positions */
+BP_API size_t bp_join_result_bits(const bp_join_result* result);           /* n */
+BP_API const char* bp_join_result_label(const bp_join_result* result);     /* the transcript label */
 /* Commitments: m × 32 bytes. Proof: *len bytes. Signature: 64 bytes. Owned by the result. */
 BP_API const uint8_t* bp_join_result_commitments(const bp_join_result* result);
 BP_API const uint8_t* bp_join_result_proof(const bp_join_result* result, size_t* len);
@@ -204,6 +234,10 @@ BP_API int bp_join_start(const char* dealer_url, const char* session_id, uint64_
 /* Asks the join to stop: its connection is closed and `done` gets BP_ERR_CANCELLED (unless
  * it already finished). Returns at once; safe from any thread, and from `done` itself. */
 BP_API void bp_join_cancel(bp_join_handle* handle);
+/* ABI 0.3: the background form of bp_join_values_and_prove. */
+BP_API int bp_join_values_start(const char* dealer_url, const char* session_id, const bp_join_values* values,
+                                const bp_client_options* options, bp_join_callback done, void* user,
+                                bp_join_handle** out, bp_error* err);
 /* Waits until `done` has returned, then frees the handle. Accepts NULL. Not from `done`. */
 BP_API void bp_join_handle_free(bp_join_handle* handle);
 
