@@ -30,6 +30,7 @@
 #include "in_flight_sweep.hpp"
 #include "modes.hpp"
 #include "record_latency.hpp"
+#include "positions.hpp"
 #include "sessions.hpp"
 #include "bp/client/party_client.hpp"
 #include "bp/random.hpp"
@@ -44,6 +45,8 @@ double median(std::vector<double> v) { return bp::netbench::quantile(std::move(v
 
 constexpr const char* kUsage =
     "usage: bp-netbench [--quick] [--latency-ms N] [--bandwidth-kbps N] [--load-seconds N] [--record FILE|URL]\n"
+    "       bp-netbench --positions [--quick]   (sessions of 64, 128, 256 positions: 1 value per party, and 4\n"
+    "           parties of many; wall ms, dealer CPU ms per session, bytes of the busiest party)\n"
     "       bp-netbench --sweep-in-flight [--quick] [--json] [--load-seconds N] [--record FILE|URL]\n"
     "       bp-netbench --soak N [--bits B] [--parties M] [--parallel P] [--max-slope-kib K] [--dealer PATH]\n"
     "       bp-netbench --load-table [--load-seconds N] [--dealer PATH]\n"
@@ -54,7 +57,7 @@ constexpr const char* kUsage =
 
 int main(int argc, char** argv) {
   if (sodium_init() < 0) return 1;
-  bool quick = false, load_table = false, sweep_in_flight = false, json = false;
+  bool quick = false, load_table = false, sweep_in_flight = false, json = false, positions = false;
   std::string target;
   bp::client::Options options;
   bp::client::LinkEmulation link;
@@ -92,6 +95,8 @@ int main(int argc, char** argv) {
       soak.max_slope_kib = static_cast<double>(value("--max-slope-kib"));
     else if (a == "--dealer" && i + 1 < argc)
       soak.dealer_path = argv[++i];
+    else if (a == "--positions")
+      positions = true;
     else if (a == "--sweep-in-flight")
       sweep_in_flight = true;
     else if (a == "--json")
@@ -132,9 +137,25 @@ int main(int argc, char** argv) {
   config.max_sessions_per_ip = config.max_anonymous_sessions_per_ip = 100000;
   config.allow_anonymous = true;  // loopback only; signatures cost ~50 µs a join
   config.record = record;
+  if (positions) config.max_positions = config.max_parties = 256;
   bp::server::DealerServer server(config);
   std::thread dealer_thread([&] { server.run(); });
   const bp::client::Endpoint dealer{"127.0.0.1", server.port(), false, ""};
+  if (positions) {
+    clockid_t clock;
+    pthread_getcpuclockid(dealer_thread.native_handle(), &clock);
+    const int status = bp::netbench::run_positions_rows(
+        dealer,
+        [clock] {
+          timespec ts{};
+          clock_gettime(clock, &ts);
+          return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+        },
+        quick);
+    server.stop();
+    dealer_thread.join();
+    return status;
+  }
   if (sweep_in_flight) {
     const int status = bp::netbench::run_in_flight_sweep(dealer, {quick, json, load_seconds, 64, 4});
     server.stop();

@@ -65,4 +65,35 @@ std::optional<NetRun> network_session(const client::Endpoint& dealer, size_t bit
   return NetRun{ms_since(t0), up, down};
 }
 
+std::optional<NetRun> network_session_of(const client::Endpoint& dealer, size_t bits,
+                                         const std::vector<uint32_t>& values_per_party, const client::Options& options,
+                                         const client::LinkEmulation& link) {
+  const auto t0 = std::chrono::steady_clock::now();
+  client::SessionRequest request{bits, values_per_party.size(), "netbench", 60000, {}, {}};
+  request.values_per_party = values_per_party;
+  auto created = client::create_session(dealer, request);
+  if (!created) return std::nullopt;
+  boost::asio::io_context ioc;
+  SystemRandom rng;
+  size_t ok = 0, up = 0, down = 0, most = 0;
+  for (uint32_t k : values_per_party) {
+    client::PartyValues input;
+    for (uint32_t i = 0; i < k; ++i) {
+      input.values.push_back(1000 + i);
+      input.blindings.push_back(Scalar::random(rng));
+    }
+    client::async_join_and_prove(ioc, dealer, created->session_id, std::move(input), options, link, [&, k](auto r) {
+      if (!r) return;
+      ++ok;
+      if (k < most) return;
+      most = k;
+      up = r->bytes_sent;
+      down = r->bytes_received;
+    });
+  }
+  ioc.run();
+  if (ok != values_per_party.size()) return std::nullopt;
+  return NetRun{ms_since(t0), up, down};
+}
+
 }  // namespace bp::netbench

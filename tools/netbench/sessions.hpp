@@ -19,6 +19,11 @@ struct NetRun {
 
 std::optional<NetRun> network_session(const client::Endpoint& dealer, size_t bits, size_t m,
                                       const client::Options& options = {}, const client::LinkEmulation& link = {});
+// A session of values_per_party.size() parties, party j bringing values_per_party[j] values
+// in one seat; `up` and `down` are the bytes of the party with the most values.
+std::optional<NetRun> network_session_of(const client::Endpoint& dealer, size_t bits,
+                                         const std::vector<uint32_t>& values_per_party,
+                                         const client::Options& options = {}, const client::LinkEmulation& link = {});
 
 // `in_flight` client threads each running sessions back to back for `seconds`.
 struct LoadRun {
