@@ -252,7 +252,7 @@ int run_repeat(const Args& args) {
   const std::string op = args.required("repeat");
   const size_t m = parse_u64(args.get("m", "1"), "--m");
   const double seconds = static_cast<double>(parse_u64(args.get("seconds", "10"), "--seconds"));
-  if (m == 0 || m > 64 || (m & (m - 1)) != 0) throw UsageError("--m must be a power of two up to 64");
+  if (m == 0 || m > mpc::kMaxParties || (m & (m - 1)) != 0) throw UsageError("--m must be a power of two up to 256");
   if (op != "prove" && op != "verify" && op != "aggregate" && op != "batch")
     throw UsageError("--repeat takes prove, verify, aggregate or batch");
   const BulletproofGens bp_gens(64, m);
@@ -350,6 +350,7 @@ int print_rows(const std::vector<Row>& rows, const std::vector<PrimitiveRow>& pr
     std::printf("| %s | %zu | %zu | %s | %zu | %.1f | %.1f | %s |\n", r.op.c_str(), r.n, r.m, r.backend.c_str(),
                 RangeProof::serialized_size(r.n, r.m), r.t.us, r.t.us / r.t.yardstick_us, bytes.c_str());
   }
+  if (primitives.empty()) return 0;  // --sweep and --positions measure none
   std::printf(
       "\n| primitive | points | ns | yardsticks | notes |\n"
       "|---|---:|---:|---:|---|\n");
@@ -359,8 +360,37 @@ int print_rows(const std::vector<Row>& rows, const std::vector<PrimitiveRow>& pr
   return 0;
 }
 
+namespace {
+
+// `bp bench --positions`: prove, verify and the whole protocol in process for m = 64, 128
+// and 256 (n = 64, the active backend): the sizing of large sessions in docs/operations.md.
+std::vector<Row> position_rows(bool quick, const std::function<void()>& yardstick) {
+  const std::vector<size_t> ms = quick ? std::vector<size_t>{64} : std::vector<size_t>{64, 128, 256};
+  const double budget = quick ? 0.2 : 1.5;
+  const int min_runs = quick ? 2 : 5;
+  const BulletproofGens bp_gens(64, ms.back());
+  const PedersenGens pc_gens;
+  std::vector<Row> rows;
+  for (size_t m : ms) {
+    add_prove_verify_rows(rows, bp_gens, pc_gens, 64, m, yardstick, min_runs, budget);
+    const mpc::SessionParams params{64, m, mpc::session_label("bench", 64, m, "bench")};
+    const Witness w = random_witness(64, m);
+    InProcessRun last;
+    const Timing t = measure(
+        [&] {
+          last = aggregate_in_process(bp_gens, pc_gens, params, w.values, w.blindings);
+          if (!last.ok) std::abort();
+        },
+        yardstick, min_runs, budget, 100);
+    rows.push_back({"aggregate", 64, m, t, last.bytes_up_per_party, last.bytes_down_per_party});
+  }
+  return rows;
+}
+
+}  // namespace
+
 int run_bench(int argc, char** argv) {
-  const Args args(argc, argv, 2, {"repeat", "m", "seconds"}, {"json", "quick", "sweep"});
+  const Args args(argc, argv, 2, {"repeat", "m", "seconds"}, {"json", "quick", "sweep", "positions"});
   if (args.has("repeat")) return run_repeat(args);
   const bool json = args.has("json");
   const bool quick = args.has("quick");
@@ -375,6 +405,7 @@ int run_bench(int argc, char** argv) {
   };
   const Timing yardstick_alone = measure(yardstick, yardstick, 200, budget, 20000);
   if (args.has("sweep")) return print_rows(sweep_rows(quick, yardstick), {}, json);
+  if (args.has("positions")) return print_rows(position_rows(quick, yardstick), {}, json);
 
   std::vector<std::pair<size_t, size_t>> sizes = {{8, 1},  {16, 1}, {32, 1}, {64, 1},
                                                   {64, 2}, {64, 4}, {64, 8}, {64, 16}};

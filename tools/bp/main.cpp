@@ -20,11 +20,13 @@ constexpr const char* kUsage =
     "            [--session ID --dealer-key HEX|FILE --signature HEX]   also check the dealer's signature\n"
     "  bp verify --batch FILE|- [--threads T]   every proof of a JSON-lines file ({\"bits\",\"label\",\n"
     "            \"commitments\",\"proof\"} per line) in one batch verification; names the failing ones\n"
-    "  bp aggregate --bits N --values v1,...,vm [--label L]   (m from 1 to 64, parties and dealer in process)\n"
+    "  bp aggregate --bits N --values v1,...,vm [--label L]   (m from 1 to 256, parties and dealer in process)\n"
     "  bp bench  [--json] [--quick]\n"
     "  bp bench  --sweep [--json] [--quick]   prove/verify of n = 64 against m on every backend, batch\n"
     "            verification against the batch size (tools/plots' data)\n"
-    "  bp bench  --repeat prove|verify|aggregate|batch [--m M] [--seconds S]   one operation (n = 64; batch: 64 "
+    "  bp bench  --positions [--json] [--quick]   prove, verify and aggregate for m = 64, 128, 256\n"
+    "  bp bench  --repeat prove|verify|aggregate|batch [--m M] [--seconds S]   one operation (n = 64, m <= 256; batch: "
+    "64 "
     "proofs) in a loop, for a profiler\n";
 
 }  // namespace

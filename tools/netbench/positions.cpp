@@ -9,8 +9,9 @@
 namespace bp::netbench {
 
 int run_positions_rows(const client::Endpoint& dealer, const std::function<double()>& dealer_cpu_ms, bool quick) {
-  std::printf("| positions | shape | network session ms | dealer CPU ms per session | bytes up (busiest party) | "
-              "bytes down (busiest party) |\n");
+  std::printf(
+      "| positions | shape | network session ms | dealer CPU ms per session | bytes up (busiest party) | "
+      "bytes down (busiest party) |\n");
   std::printf("|---:|---|---:|---:|---:|---:|\n");
   const std::vector<size_t> sizes = quick ? std::vector<size_t>{64} : std::vector<size_t>{64, 128, 256};
   const int runs = quick ? 1 : 3;
