@@ -85,6 +85,13 @@ TEST_CASE("bp prove --min/--max proves values within bounds; bp verify derives t
   CHECK(run("verify --bits 64 --commitments " + join(doc["positions"]) + " --proof " + doc["proof"].get<std::string>() +
             " --label '" + doc["transcript_label"].get<std::string>() + "'")
             .out == "ok\n");
+  // A bounded statement against a proof made without bounds fails, even for bounds it meets.
+  const auto plain = nlohmann::json::parse(run("prove --bits 64 --values 42 --label bounded").out);
+  const std::string plain_args = "verify --bits 64 --commitments " + join(plain["commitments"]) + " --proof " +
+                                 plain["proof"].get<std::string>() + " --label bounded";
+  CHECK(run(plain_args).out == "ok\n");
+  CHECK(run(plain_args + " --min 0").exit_code == 1);
+  CHECK(run(plain_args + " --min 40 --max 50").exit_code == 1);
   // n is the least that covers max - min, unless --bits says more.
   CHECK(nlohmann::json::parse(run("prove --values 300 --min 100 --max 355").out)["bits"] == 8);
   CHECK(nlohmann::json::parse(run("prove --values 300 --min 100 --max 356").out)["bits"] == 16);
@@ -98,7 +105,11 @@ TEST_CASE("bp prove --min/--max proves values within bounds; bp verify derives t
   CHECK(run("prove --bits 8 --values 5 --min 0 --max 256").exit_code == 2);
   CHECK(run("prove --values 5,6 --min 0,1,2").exit_code == 2);
   CHECK(run("verify " + common + " --min 40,999,0 --max 50,,10 --session x --dealer-key 00 --signature 00").exit_code ==
-        2);
+        2);  // a dealer key of one byte
+  // A real key and a signature that does not sign this proof: refused.
+  CHECK(run("verify " + common + " --min 40,999,0 --max 50,,10 --session x --dealer-key " + std::string(64, 'a') +
+            " --signature " + std::string(128, '0'))
+            .out == "fail: the dealer signature does not verify\n");
 }
 
 TEST_CASE("given blindings make the commitments deterministic") {

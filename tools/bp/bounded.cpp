@@ -64,7 +64,8 @@ int prove_bounded(const Args& args, std::span<const uint64_t> values, std::span<
 }
 
 int verify_bounded(size_t n, std::span<const CompressedRistretto> commitments, const RangeProof& proof,
-                   const std::vector<ValueBounds>& bounds, const std::string& label) {
+                   const std::vector<ValueBounds>& bounds, const std::string& label,
+                   const std::optional<wire::Attestation>& attestation) {
   auto fail = [](ProofError e) {
     std::printf("fail: %s\n", std::string(describe(e)).c_str());
     return 1;
@@ -74,9 +75,14 @@ int verify_bounded(size_t n, std::span<const CompressedRistretto> commitments, c
   auto positions = bounded_commitments(pc_gens, commitments, bounds);
   if (!positions) return fail(positions.error());
   const BulletproofGens bp_gens(n, positions->size());
-  Transcript transcript(bounded_label(label, bounds));
+  const std::string transcript_label = bounded_label(label, bounds);
+  Transcript transcript(transcript_label);
   if (auto status = proof.verify_multiple(bp_gens, pc_gens, transcript, *positions, n); !status)
     return fail(status.error());
+  if (attestation && !signed_by_dealer(*attestation, {n, transcript_label, *positions, {}, proof})) {
+    std::puts("fail: the dealer signature does not verify");
+    return 1;
+  }
   std::puts("ok");
   return 0;
 }

@@ -9,7 +9,9 @@
 
 #include "args.hpp"
 #include "bp/bounds.hpp"
+#include "bp/mpc/session.hpp"
 #include "bp/range_proof.hpp"
+#include "bp/wire/messages.hpp"
 
 namespace bp::cli {
 
@@ -24,8 +26,14 @@ int prove_bounded(const Args& args, std::span<const uint64_t> values, std::span<
                   const std::vector<ValueBounds>& bounds, const std::string& label);
 
 // Verifies a bounded proof against the values' own commitments: the positions and the
-// transcript label are derived here, never read from the prover's output.
+// transcript label are derived here, never read from the prover's output. With an
+// attestation (a session's result), the dealer's signature must cover those positions,
+// that transcript label and the proof.
 int verify_bounded(size_t n, std::span<const CompressedRistretto> commitments, const RangeProof& proof,
-                   const std::vector<ValueBounds>& bounds, const std::string& label);
+                   const std::vector<ValueBounds>& bounds, const std::string& label,
+                   const std::optional<wire::Attestation>& attestation);
+
+// Whether the dealer's attestation signs exactly this result (bp verify --signature).
+bool signed_by_dealer(const wire::Attestation& attestation, mpc::AggregationResult result);
 
 }  // namespace bp::cli

@@ -31,7 +31,22 @@ std::vector<uint8_t> parse_hex(const std::string& h, const std::string& what, si
   return *bytes;
 }
 
+// --session, --dealer-key and --signature: the dealer's attestation a result carries.
+std::optional<wire::Attestation> attestation_of(const Args& args) {
+  if (!args.has("dealer-key") && !args.has("signature") && !args.has("session")) return std::nullopt;
+  const auto key = wire::parse_public_key(args.required("dealer-key"));
+  if (!key) throw UsageError("--dealer-key must be 64 hex characters or a .pub file");
+  const auto signature = parse_hex(args.required("signature"), "--signature", wire::kSignatureBytes);
+  wire::Attestation attestation{args.required("session"), *key, {}};
+  std::copy(signature.begin(), signature.end(), attestation.signature.begin());
+  return attestation;
+}
+
 }  // namespace
+
+bool signed_by_dealer(const wire::Attestation& attestation, mpc::AggregationResult result) {
+  return wire::attestation_valid(wire::ResultMsg{std::move(result), attestation});
+}
 
 int run_prove(int argc, char** argv) {
   const Args args(argc, argv, 2, {"bits", "values", "blindings", "label", "min", "max"}, {});
@@ -123,11 +138,9 @@ int run_verify(int argc, char** argv) {
   };
   auto proof = RangeProof::from_bytes(proof_bytes);
   if (!proof) return fail(proof.error());
-  if (const auto bounds = parse_bounds(args, commitments.size())) {
-    if (args.has("dealer-key") || args.has("signature") || args.has("session"))
-      throw UsageError("--min and --max are for proofs made with bp prove: sessions do not carry bounds yet");
-    return verify_bounded(n, commitments, *proof, *bounds, label);
-  }
+  const auto attestation = attestation_of(args);
+  if (const auto bounds = parse_bounds(args, commitments.size()))
+    return verify_bounded(n, commitments, *proof, *bounds, label, attestation);
   size_t party_capacity = 1;
   while (party_capacity < commitments.size()) party_capacity *= 2;
   const BulletproofGens bp_gens(n, party_capacity);
@@ -136,18 +149,9 @@ int run_verify(int argc, char** argv) {
   const auto status = proof->verify_multiple(bp_gens, pc_gens, transcript, commitments, n);
   if (!status) return fail(status.error());
   // A dealer-signed result: the signature must cover exactly these parameters and this proof.
-  if (args.has("dealer-key") || args.has("signature") || args.has("session")) {
-    const auto key = wire::parse_public_key(args.required("dealer-key"));
-    if (!key) throw UsageError("--dealer-key must be 64 hex characters or a .pub file");
-    const auto signature = parse_hex(args.required("signature"), "--signature", wire::kSignatureBytes);
-    wire::Attestation attestation{args.required("session"), *key, {}};
-    std::copy(signature.begin(), signature.end(), attestation.signature.begin());
-    const wire::ResultMsg signed_result{mpc::AggregationResult{n, label, commitments, {}, std::move(*proof)},
-                                        attestation};
-    if (!wire::attestation_valid(signed_result)) {
-      std::puts("fail: the dealer signature does not verify");
-      return 1;
-    }
+  if (attestation && !signed_by_dealer(*attestation, {n, label, commitments, {}, std::move(*proof)})) {
+    std::puts("fail: the dealer signature does not verify");
+    return 1;
   }
   std::puts("ok");
   return 0;
