@@ -76,7 +76,8 @@ for doc, body in referrers.items():
         if path in anchors and frag not in anchors[path]:
             errors.append(f"{doc} points to {target}#{frag}, which is no heading there")
 
-for example in ("client/examples/join_and_prove.cpp", "bindings/python/examples/party.py",
+for example in ("client/examples/join_and_prove.cpp", "client/examples/prove_balances.cpp",
+                "bindings/python/examples/party.py",
                 "bindings/go/examples/party/main.go"):
     if open(os.path.join(root, example), encoding="utf-8").read().strip() not in text["docs/embedding.md"]:
         errors.append(f"docs/embedding.md does not show {example} as it is")
