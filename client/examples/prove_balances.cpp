@@ -43,11 +43,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", bp::client::describe(outcome.error()).c_str());
     return 1;
   }
-  std::fprintf(stderr, "%zu balances at positions %zu..%zu of a %zu-position proof, signed by the dealer\n",
-               balances, outcome->position, outcome->position + outcome->positions - 1,
-               outcome->result.commitments.size());
-  std::printf("%s\n", bp::wire::result_json(outcome->result, outcome->position, outcome->attestation,
-                                            outcome->bounds, outcome->positions)
+  std::fprintf(stderr, "%zu balances at positions %zu..%zu of a %zu-position proof, signed by the dealer\n", balances,
+               outcome->position, outcome->position + outcome->positions - 1, outcome->result.commitments.size());
+  std::printf("%s\n", bp::wire::result_json(outcome->result, outcome->position, outcome->attestation, outcome->bounds,
+                                            outcome->positions)
                           .c_str());
   return 0;
 }

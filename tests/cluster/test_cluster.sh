@@ -182,14 +182,17 @@ ids_a=()
 run_batch ids_a 12
 expect "12 of 12 sessions through the balancer completed" test "$(count handed_out "${ids_a[@]}")" = 12
 expect "every record is readable through the balancer" test "$(count record_holds "${ids_a[@]}")" = 12
-replicas_used=$(for id in "${ids_a[@]}"; do ran_on "$id"; done | sort -u | wc -l)
-expect "the sessions ran on both replicas ($replicas_used)" test "$replicas_used" = 2
+# The ring hashes random ids: twelve all on one replica is rare but possible (a split of
+# the ring's 2 × 160 points far from even makes it likelier), so up to two more batches.
+replicas_used() { for id in "${ids_a[@]}"; do ran_on "$id"; done | sort -u | wc -l; }
+for _ in 1 2; do [ "$(replicas_used)" = 2 ] || run_batch ids_a 12; done
+expect "the sessions ran on both replicas ($(replicas_used) of ${#ids_a[@]} sessions)" test "$(replicas_used)" = 2
 
 echo "== B: a third replica joins the ring (nginx reload)"
 start_dealer dealer-3 "$conninfo"
 route_to dealer-1 dealer-2 dealer-3
-expect "every record is still readable through the balancer" test "$(count record_holds "${ids_a[@]}")" = 12
-expect "no finished session's id is accepted again" test "$(count refused_again "${ids_a[@]}")" = 12
+expect "every record is still readable through the balancer" test "$(count record_holds "${ids_a[@]}")" = "${#ids_a[@]}"
+expect "no finished session's id is accepted again" test "$(count refused_again "${ids_a[@]}")" = "${#ids_a[@]}"
 ids_b=()
 run_batch ids_b 12
 expect "12 of 12 new sessions completed on the new ring" test "$(count handed_out "${ids_b[@]}")" = 12
