@@ -51,39 +51,31 @@ Result<Message, CodecError> decode_message(const pb::ProofShare& m, const Limits
 }
 
 // 1.4: one party's messages of a round, one per position it holds (at least one).
-Result<Message, CodecError> decode_message(const pb::BitCommitments& m, const Limits& limits) {
+template <class Out, class Repeated, class DecodeItem>
+Result<Message, CodecError> decode_items(const Repeated& m, const Limits& limits, const char* what,
+                                         DecodeItem decode_item) {
   if (m.items_size() == 0 || static_cast<size_t>(m.items_size()) > limits.max_parties)
     return error(CodecErrorKind::TooMany,
-                 "bit commitments for 1 to " + std::to_string(limits.max_parties) + " positions");
-  BitCommitments out;
+                 std::string(what) + " for 1 to " + std::to_string(limits.max_parties) + " positions");
+  Out out;
   for (const auto& c : m.items()) {
-    BP_TRY(d, bit_commitment(c));
-    out.items.push_back(d);
-  }
-  return Message{std::move(out)};
-}
-
-Result<Message, CodecError> decode_message(const pb::PolyCommitments& m, const Limits& limits) {
-  if (m.items_size() == 0 || static_cast<size_t>(m.items_size()) > limits.max_parties)
-    return error(CodecErrorKind::TooMany,
-                 "poly commitments for 1 to " + std::to_string(limits.max_parties) + " positions");
-  PolyCommitments out;
-  for (const auto& c : m.items()) {
-    BP_TRY(d, poly_commitment(c));
-    out.items.push_back(d);
-  }
-  return Message{std::move(out)};
-}
-
-Result<Message, CodecError> decode_message(const pb::ProofShares& m, const Limits& limits) {
-  if (m.items_size() == 0 || static_cast<size_t>(m.items_size()) > limits.max_parties)
-    return error(CodecErrorKind::TooMany, "proof shares for 1 to " + std::to_string(limits.max_parties) + " positions");
-  ProofShares out;
-  for (const auto& c : m.items()) {
-    BP_TRY(d, proof_share(c, limits.max_bits));
+    BP_TRY(d, decode_item(c));
     out.items.push_back(std::move(d));
   }
   return Message{std::move(out)};
+}
+
+Result<Message, CodecError> decode_message(const pb::BitCommitments& m, const Limits& limits) {
+  return decode_items<BitCommitments>(m, limits, "bit commitments", [](const auto& c) { return bit_commitment(c); });
+}
+
+Result<Message, CodecError> decode_message(const pb::PolyCommitments& m, const Limits& limits) {
+  return decode_items<PolyCommitments>(m, limits, "poly commitments", [](const auto& c) { return poly_commitment(c); });
+}
+
+Result<Message, CodecError> decode_message(const pb::ProofShares& m, const Limits& limits) {
+  return decode_items<ProofShares>(m, limits, "proof shares",
+                                   [&](const auto& c) { return proof_share(c, limits.max_bits); });
 }
 
 Result<Message, CodecError> decode_message(const pb::AggregationResult& m, const Limits& limits) {

@@ -13,6 +13,8 @@ python=$2
 . "$root/deploy/lib/demo-results.sh"
 # shellcheck source=tests/bindings/go_env.sh
 . "$root/tests/bindings/go_env.sh"
+# shellcheck source=tests/lib/keyed_dealer.sh
+. "$(dirname "$0")/../lib/keyed_dealer.sh"
 work=$(mktemp -d)
 dealer_pid=
 cleanup() {
@@ -22,13 +24,7 @@ cleanup() {
 trap cleanup EXIT
 party_bin="$BUILD/client/bp-party"
 (cd "$root/bindings/go" && go build -o "$work/go-party" ./examples/party)
-for name in operator dealer p0 p1 p2 p3; do "$party_bin" keygen --out "$work/$name.key" >/dev/null; done
-"$BUILD/server/bp-dealer" --listen 127.0.0.1:0 --operator-key "$work/operator.key.pub" \
-  --dealer-key "$work/dealer.key" >"$work/dealer.out" 2>"$work/dealer.log" &
-dealer_pid=$!
-for _ in $(seq 100); do grep -q listening "$work/dealer.out" 2>/dev/null && break; sleep 0.1; done
-url="ws://127.0.0.1:$(sed -E 's/.*:([0-9]+)$/\1/' "$work/dealer.out")"
-dealer_key=$(cat "$work/dealer.key.pub")
+start_keyed_dealer "$BUILD" "$work" p0 p1 p2 p3
 session=$("$party_bin" create-session --dealer "$url" --bits 64 --parties 4 --label "mixed languages" \
   --key "$work/operator.key" --dealer-key "$dealer_key" \
   --allow "$work/p0.key.pub,$work/p1.key.pub,$work/p2.key.pub,$work/p3.key.pub")

@@ -7,6 +7,8 @@
 #   tests/integration/prove_balances.sh BUILD
 set -euo pipefail
 BUILD=$(cd "$1" && pwd)
+# shellcheck source=tests/lib/keyed_dealer.sh
+. "$(dirname "$0")/../lib/keyed_dealer.sh"
 work=$(mktemp -d)
 dealer_pid=
 cleanup() {
@@ -18,13 +20,7 @@ fail() { echo "error: $*" >&2; exit 1; }
 party_bin="$BUILD/client/bp-party"
 example="$BUILD/client/example_prove_balances"
 bp="$BUILD/tools/bp"
-for name in operator dealer exchange alice; do "$party_bin" keygen --out "$work/$name.key" >/dev/null; done
-"$BUILD/server/bp-dealer" --listen 127.0.0.1:0 --operator-key "$work/operator.key.pub" \
-  --dealer-key "$work/dealer.key" >"$work/dealer.out" 2>"$work/dealer.log" &
-dealer_pid=$!
-for _ in $(seq 100); do grep -q listening "$work/dealer.out" 2>/dev/null && break; sleep 0.1; done
-url="ws://127.0.0.1:$(sed -E 's/.*:([0-9]+)$/\1/' "$work/dealer.out")"
-dealer_key=$(cat "$work/dealer.key.pub")
+start_keyed_dealer "$BUILD" "$work" exchange alice
 session=$("$party_bin" create-session --dealer "$url" --bits 32 --parties 2 --values-per-party 3,1 \
   --min 100 --max 1000000 --label "balances" --key "$work/operator.key" --dealer-key "$dealer_key" \
   --allow "$work/exchange.key.pub,$work/alice.key.pub")

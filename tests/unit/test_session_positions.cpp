@@ -38,22 +38,16 @@ struct MultiParty {
       commitments.items.push_back(seated->second);
     }
   }
-  wire::PolyCommitments answer(const mpc::BitChallengeMsg& c) {
-    wire::PolyCommitments out;
-    for (auto& b : bits) {
-      auto next = std::move(b).apply_challenge(c);
+  wire::PolyCommitments answer(const mpc::BitChallengeMsg& c) { return advance<wire::PolyCommitments>(bits, polys, c); }
+  wire::ProofShares answer(const mpc::PolyChallengeMsg& c) { return advance<wire::ProofShares>(polys, results, c); }
+  // Each position's state takes the challenge; the replies go in one message, in order.
+  template <class Items, class From, class To, class Challenge>
+  static Items advance(std::vector<From>& from, std::vector<To>& to, const Challenge& c) {
+    Items out;
+    for (auto& state : from) {
+      auto next = std::move(state).apply_challenge(c);
       REQUIRE(next);
-      polys.emplace_back(std::move(next->first));
-      out.items.push_back(next->second);
-    }
-    return out;
-  }
-  wire::ProofShares answer(const mpc::PolyChallengeMsg& c) {
-    wire::ProofShares out;
-    for (auto& p : polys) {
-      auto next = std::move(p).apply_challenge(c);
-      REQUIRE(next);
-      results.emplace_back(std::move(next->first));
+      to.emplace_back(std::move(next->first));
       out.items.push_back(next->second);
     }
     return out;
