@@ -195,6 +195,22 @@ void add_prove_verify_rows(std::vector<Row>& rows, const BulletproofGens& bp_gen
   rows.push_back({"verify", n, m, verify});
 }
 
+// The whole protocol of m parties (n = 64) in one process through protobuf frames: every
+// party's work and the dealer's, as one row with the bytes each party sends and receives.
+void add_aggregate_row(std::vector<Row>& rows, const BulletproofGens& bp_gens, const PedersenGens& pc_gens, size_t m,
+                       const std::function<void()>& yardstick, int min_runs, double budget) {
+  const mpc::SessionParams params{64, m, mpc::session_label("bench", 64, m, "bench")};
+  const Witness w = random_witness(64, m);
+  InProcessRun last;
+  const Timing t = measure(
+      [&] {
+        last = aggregate_in_process(bp_gens, pc_gens, params, w.values, w.blindings);
+        if (!last.ok) std::abort();
+      },
+      yardstick, min_runs, budget, 100);
+  rows.push_back({"aggregate", 64, m, t, last.bytes_up_per_party, last.bytes_down_per_party});
+}
+
 // The plots' data (tools/plots): prove and verify of n = 64 against m on every backend this
 // CPU supports (samples interleaved), and batch verification of single proofs against the
 // batch size, per proof, on one thread and the active backend.
@@ -373,16 +389,7 @@ std::vector<Row> position_rows(bool quick, const std::function<void()>& yardstic
   std::vector<Row> rows;
   for (size_t m : ms) {
     add_prove_verify_rows(rows, bp_gens, pc_gens, 64, m, yardstick, min_runs, budget);
-    const mpc::SessionParams params{64, m, mpc::session_label("bench", 64, m, "bench")};
-    const Witness w = random_witness(64, m);
-    InProcessRun last;
-    const Timing t = measure(
-        [&] {
-          last = aggregate_in_process(bp_gens, pc_gens, params, w.values, w.blindings);
-          if (!last.ok) std::abort();
-        },
-        yardstick, min_runs, budget, 100);
-    rows.push_back({"aggregate", 64, m, t, last.bytes_up_per_party, last.bytes_down_per_party});
+    add_aggregate_row(rows, bp_gens, pc_gens, m, yardstick, min_runs, budget);
   }
   return rows;
 }
@@ -453,20 +460,7 @@ int run_bench(int argc, char** argv) {
     parties.push_back(32);
     parties.push_back(64);
   }
-  for (size_t m : parties) {
-    const mpc::SessionParams params{64, m, mpc::session_label("bench", 64, m, "bench")};
-    const Witness w = random_witness(64, m);
-    const auto& values = w.values;
-    const auto& blindings = w.blindings;
-    InProcessRun last;
-    const Timing t = measure(
-        [&] {
-          last = aggregate_in_process(bp_gens, pc_gens, params, values, blindings);
-          if (!last.ok) std::abort();
-        },
-        yardstick, min_runs, budget, 100);
-    rows.push_back({"aggregate", 64, m, t, last.bytes_up_per_party, last.bytes_down_per_party});
-  }
+  for (size_t m : parties) add_aggregate_row(rows, bp_gens, pc_gens, m, yardstick, min_runs, budget);
 
   // Batch verification: 64 single proofs, and 16 proofs of m = 16, on one thread and on all cores.
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());

@@ -9,7 +9,7 @@
 
 #include "args.hpp"
 #include "bp/bounds.hpp"
-#include "bp/mpc/session.hpp"
+#include "bp/mpc/messages.hpp"
 #include "bp/range_proof.hpp"
 #include "bp/wire/messages.hpp"
 

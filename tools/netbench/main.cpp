@@ -141,17 +141,17 @@ int main(int argc, char** argv) {
   bp::server::DealerServer server(config);
   std::thread dealer_thread([&] { server.run(); });
   const bp::client::Endpoint dealer{"127.0.0.1", server.port(), false, ""};
+  // The dealer's own CPU time (its one worker thread), which is what sizing a dealer needs:
+  // the parties' work runs on their own machines in production.
+  clockid_t dealer_clock;
+  pthread_getcpuclockid(dealer_thread.native_handle(), &dealer_clock);
+  const auto dealer_cpu_ms = [dealer_clock] {
+    timespec ts{};
+    clock_gettime(dealer_clock, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+  };
   if (positions) {
-    clockid_t clock;
-    pthread_getcpuclockid(dealer_thread.native_handle(), &clock);
-    const int status = bp::netbench::run_positions_rows(
-        dealer,
-        [clock] {
-          timespec ts{};
-          clock_gettime(clock, &ts);
-          return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
-        },
-        quick);
+    const int status = bp::netbench::run_positions_rows(dealer, dealer_cpu_ms, quick);
     server.stop();
     dealer_thread.join();
     return status;
@@ -209,15 +209,6 @@ int main(int argc, char** argv) {
 
   // Load: keep `in_flight` sessions of m = 4 going for load_seconds; count the completed ones.
   const size_t in_flight = 8;
-  // The dealer's own CPU time (its one worker thread), which is what sizing a dealer needs:
-  // the parties' work runs on their own machines in production.
-  clockid_t dealer_clock;
-  pthread_getcpuclockid(dealer_thread.native_handle(), &dealer_clock);
-  auto dealer_cpu_ms = [&] {
-    timespec ts{};
-    clock_gettime(dealer_clock, &ts);
-    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
-  };
   const double cpu_before = dealer_cpu_ms();
   const auto load = bp::netbench::keep_in_flight(dealer, 64, 4, in_flight, quick ? 2.0 : load_seconds, options, link);
   const size_t completed = load.latencies_ms.size(), failed = load.failed;
