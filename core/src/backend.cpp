@@ -36,6 +36,17 @@ bool cpu_has_avx512ifma() {
 #endif
 }
 
+// mulx (BMI2) and adcx/adox (ADX): CPUID leaf 7, EBX bits 8 and 19.
+bool cpu_has_bmi2_adx() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
+  return ((ebx >> 8) & 1) != 0 && ((ebx >> 19) & 1) != 0;
+#else
+  return false;
+#endif
+}
+
 struct CpuId {
   char vendor[13] = {};
   unsigned family = 0, model = 0;
@@ -76,6 +87,16 @@ std::atomic<const detail::MsmKernels*>& ifma_kernels() {
   return kernels;
 }
 
+// Checked like the IFMA kernels: a CPU or assembler fault here must not make proofs that
+// do not verify.
+std::atomic<const detail::MsmKernels*>& mulx_kernels() {
+  static std::atomic<const detail::MsmKernels*> kernels{
+      cpu_has_bmi2_adx() && detail::msm_kernels_agree_with_portable(detail::mulx::kMsmKernels)
+          ? &detail::mulx::kMsmKernels
+          : nullptr};
+  return kernels;
+}
+
 Backend initial_backend() {
   if (const char* env = std::getenv("BP_BACKEND")) {
     const auto wanted = backend_from_name(env);
@@ -96,12 +117,13 @@ const char* backend_name(Backend backend) {
     case Backend::portable: return "portable";
     case Backend::avx2: return "avx2";
     case Backend::avx512ifma: return "avx512ifma";
+    case Backend::mulx: return "mulx";
   }
   return "unknown";
 }
 
 std::optional<Backend> backend_from_name(std::string_view name) {
-  for (Backend b : {Backend::portable, Backend::avx2, Backend::avx512ifma})
+  for (Backend b : kBackends)
     if (name == backend_name(b)) return b;
   return std::nullopt;
 }
@@ -114,6 +136,7 @@ bool backend_supported(Backend backend) {
       return has;
     }
     case Backend::avx512ifma: return detail::ifma_msm_kernels() != nullptr;
+    case Backend::mulx: return detail::mulx_msm_kernels() != nullptr;
   }
   return false;
 }
@@ -121,6 +144,7 @@ bool backend_supported(Backend backend) {
 Backend preferred_backend() {
   if (backend_supported(Backend::avx512ifma)) return Backend::avx512ifma;
   if (backend_supported(Backend::avx2) && !avx2_runs_at_half_width()) return Backend::avx2;
+  if (backend_supported(Backend::mulx)) return Backend::mulx;
   return Backend::portable;
 }
 
@@ -129,10 +153,14 @@ std::string backend_choice() {
   char cpu[96];
   std::snprintf(cpu, sizeof cpu, "%s family %xh model %xh", id.vendor[0] ? id.vendor : "non-x86", id.family, id.model);
   const Backend preferred = preferred_backend();
-  std::string why = backend_supported(Backend::avx512ifma) ? "AVX-512 IFMA and VL, and its kernels agree with portable"
-                    : !backend_supported(Backend::avx2)    ? "no AVX2"
-                    : avx2_runs_at_half_width() ? "AVX2 runs at half width here (Zen/Zen+), so portable is faster"
-                                                : "AVX2 without AVX-512 IFMA";
+  const bool full_width_avx2 = backend_supported(Backend::avx2) && !avx2_runs_at_half_width();
+  const char* scalar_choice = backend_supported(Backend::mulx) ? "BMI2 and ADX" : "no BMI2 and ADX";
+  std::string why =
+      backend_supported(Backend::avx512ifma) ? "AVX-512 IFMA and VL, and its kernels agree with portable"
+      : full_width_avx2                      ? "AVX2 without AVX-512 IFMA"
+      : !backend_supported(Backend::avx2)
+          ? std::string("no AVX2; ") + scalar_choice
+          : std::string("AVX2 runs at half width here (Zen/Zen+), so a scalar backend is faster; ") + scalar_choice;
   std::string out = std::string(cpu) + ": " + backend_name(preferred) + " (" + why + ")";
   if (active_backend() != preferred)
     out += "; BP_BACKEND or set_backend chose " + std::string(backend_name(active_backend()));
@@ -154,11 +182,16 @@ const MsmKernels* ifma_msm_kernels() { return ifma_kernels().load(std::memory_or
 
 void use_ifma_msm_kernels(const MsmKernels* kernels) { ifma_kernels().store(kernels, std::memory_order_release); }
 
+const MsmKernels* mulx_msm_kernels() { return mulx_kernels().load(std::memory_order_acquire); }
+
+void use_mulx_msm_kernels(const MsmKernels* kernels) { mulx_kernels().store(kernels, std::memory_order_release); }
+
 const MsmKernels* active_msm_kernels() {
   switch (active_backend()) {
     case Backend::portable: return nullptr;
     case Backend::avx2: return &avx2::kMsmKernels;
     case Backend::avx512ifma: return ifma_msm_kernels();
+    case Backend::mulx: return mulx_msm_kernels();
   }
   return nullptr;
 }

@@ -3,6 +3,7 @@
 #include "avx2/edwards4.hpp"
 #include "ifma/ifma.hpp"
 #include "msm_kernels.hpp"
+#include "mulx/edwards64.hpp"
 
 namespace bp::detail {
 
@@ -32,16 +33,33 @@ namespace {
 }  // namespace
 }  // namespace ifma
 
-const FourLaneLoops* four_lane_loops(Backend backend) {
-  static const FourLaneLoops avx2_loops{&avx2::field_mul_loop, &avx2::field_sq_loop, &avx2::point_add_loop,
-                                        &avx2::point_dbl_loop};
-  static const FourLaneLoops ifma_loops{&ifma::field_mul_loop, &ifma::field_sq_loop, &ifma::point_add_loop,
-                                        &ifma::point_dbl_loop};
+namespace mulx {
+namespace {
+// The vector field names four_lane_loops.inc uses, for one element: the first lane's.
+using Fe4 = Fe64;
+Fe64 fe4_from_lanes(const Fe& a, const Fe&, const Fe&, const Fe&) { return fe64_from_carried(a); }
+Fe64 fe4_splat(const Fe& a) { return fe64_from_carried(a); }
+BP_INLINE void fe4_mul_to(Fe64& out, const Fe64& a, const Fe64& b) { out = fe64_mul(a, b); }
+BP_INLINE void fe4_sq_to(Fe64& out, const Fe64& a) { out = fe64_sq(a); }
+#define BP_LANES_FN
+#include "four_lane_loops.inc"
+#undef BP_LANES_FN
+}  // namespace
+}  // namespace mulx
+
+const BackendLoops* backend_loops(Backend backend) {
+  static const BackendLoops avx2_loops{&avx2::field_mul_loop, &avx2::field_sq_loop, &avx2::point_add_loop,
+                                       &avx2::point_dbl_loop, 4};
+  static const BackendLoops ifma_loops{&ifma::field_mul_loop, &ifma::field_sq_loop, &ifma::point_add_loop,
+                                       &ifma::point_dbl_loop, 4};
+  static const BackendLoops mulx_loops{&mulx::field_mul_loop, &mulx::field_sq_loop, &mulx::point_add_loop,
+                                       &mulx::point_dbl_loop, 1};
   switch (backend) {
     case Backend::portable: return nullptr;
     case Backend::avx2: return backend_supported(backend) ? &avx2_loops : nullptr;
     // The hardware kernels, not emulated ones a test may have installed.
     case Backend::avx512ifma: return ifma_msm_kernels() == &ifma::kMsmKernels ? &ifma_loops : nullptr;
+    case Backend::mulx: return backend_supported(backend) ? &mulx_loops : nullptr;
   }
   return nullptr;
 }

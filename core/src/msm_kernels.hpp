@@ -44,7 +44,16 @@ const MsmKernels* active_msm_kernels();
 const MsmKernels* ifma_msm_kernels();
 void use_ifma_msm_kernels(const MsmKernels* kernels);
 
+// The mulx kernels when the CPU reports BMI2 and ADX (and they pass
+// msm_kernels_agree_with_portable), otherwise none. Valgrind runs both instructions but
+// hides ADX from CPUID, so the constant-time test installs them itself.
+const MsmKernels* mulx_msm_kernels();
+void use_mulx_msm_kernels(const MsmKernels* kernels);
+
 namespace avx2 {
+extern const MsmKernels kMsmKernels;
+}
+namespace mulx {
 extern const MsmKernels kMsmKernels;
 }
 namespace ifma {

@@ -9,15 +9,23 @@
 // Built a second time with BP_CTIME_IFMA_EMULATED: the prover then runs on the IFMA
 // backend's code over emulated instructions (tests/support/ifma_emulated_kernels.hpp),
 // which is how the IFMA code is checked on CPUs without IFMA.
+//
+// BP_BACKEND names the backend to check, and the run fails if another one ran. Valgrind
+// executes mulx, adcx and adox but hides ADX from CPUID, so for BP_BACKEND=mulx the
+// test installs the mulx kernels itself when it runs under valgrind.
 #include <sodium.h>
 #include <valgrind/memcheck.h>
+#include <valgrind/valgrind.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <string_view>
 
 #include "bp/backend.hpp"
 #include "bp/bounds.hpp"
 #include "bp/random.hpp"
 #include "bp/range_proof.hpp"
+#include "msm_kernels.hpp"
 #include "prove_with_rng.hpp"
 #ifdef BP_CTIME_IFMA_EMULATED
 #include "ifma_emulated_kernels.hpp"
@@ -42,6 +50,17 @@ int main() {
   const bp::test::IfmaAvailable ifma;
   bp::set_backend(bp::Backend::avx512ifma);
 #endif
+  const char* wanted = std::getenv("BP_BACKEND");
+  if (wanted != nullptr && std::string_view(wanted) == "mulx" && RUNNING_ON_VALGRIND &&
+      !bp::backend_supported(bp::Backend::mulx)) {
+    bp::detail::use_mulx_msm_kernels(&bp::detail::mulx::kMsmKernels);
+    bp::set_backend(bp::Backend::mulx);
+  }
+  if (wanted != nullptr && std::string_view(wanted) != bp::backend_name(bp::active_backend())) {
+    std::fprintf(stderr, "BP_BACKEND=%s asked for a backend that is not the active one (%s)\n", wanted,
+                 bp::backend_name(bp::active_backend()));
+    return 1;
+  }
   const bp::BulletproofGens bp_gens(64, 2);
   const bp::PedersenGens pc_gens;
   SecretRandom rng;

@@ -14,6 +14,7 @@
 #include "avx2/edwards4.hpp"
 #include "ifma/ifma_emulated.hpp"
 #include "ifma_emulated_kernels.hpp"
+#include "mulx/edwards64.hpp"
 #include "bp/backend.hpp"
 #include "bp/msm.hpp"
 #include "bp/precomputed.hpp"
@@ -30,6 +31,12 @@ namespace {
 bool have_avx2() {
   if (backend_supported(Backend::avx2)) return true;
   MESSAGE("this CPU has no AVX2: the AVX2 backend is not tested here");
+  return false;
+}
+
+bool have_mulx() {
+  if (backend_supported(Backend::mulx)) return true;
+  MESSAGE("this CPU has no BMI2 and ADX: the mulx backend is not tested here");
   return false;
 }
 
@@ -117,6 +124,41 @@ using namespace bp::detail::ifma_emulated;
 #include "four_lane_helpers.inc"
 #undef BP_TEST_LANES_FN
 }  // namespace ifma_lanes
+
+// The mulx backend under the four-lane helpers' names: an Fe4 is four separate elements.
+namespace mulx_lanes {
+using namespace bp::detail::mulx;
+struct Fe4 {
+  Fe64 lane[4];
+};
+Fe4 fe4_from_lanes(const Fe& a, const Fe& b, const Fe& c, const Fe& d) {
+  return {{fe64_from_fe(a), fe64_from_fe(b), fe64_from_fe(c), fe64_from_fe(d)}};
+}
+void fe4_to_lanes(const Fe4& x, Fe out[4]) {
+  for (int i = 0; i < 4; ++i) out[i] = fe_from_fe64(x.lane[i]);
+}
+template <class Op>
+Fe4 each(const Fe4& x, const Fe4& y, Op op) {
+  Fe4 r;
+  for (int i = 0; i < 4; ++i) r.lane[i] = op(x.lane[i], y.lane[i]);
+  return r;
+}
+Fe4 fe4_mul(const Fe4& x, const Fe4& y) { return each(x, y, fe64_mul); }
+Fe4 fe4_sq(const Fe4& x) {
+  return each(x, x, [](const Fe64& a, const Fe64&) { return fe64_sq(a); });
+}
+Fe4 fe4_add(const Fe4& x, const Fe4& y) { return each(x, y, fe64_add); }
+Fe4 fe4_sub(const Fe4& x, const Fe4& y) { return each(x, y, fe64_sub); }
+template <class Q>
+Extended4 add(const Extended4& p, const Q& q) {
+  Extended4 r;
+  add_to(r, p, q);
+  return r;
+}
+#define BP_TEST_LANES_FN
+#include "four_lane_helpers.inc"
+#undef BP_TEST_LANES_FN
+}  // namespace mulx_lanes
 
 namespace {
 
@@ -238,7 +280,7 @@ void check_point_formulas(LanesPoints lanes_points) {
 // The backends this machine runs, IFMA included while an IfmaAvailable is alive.
 std::vector<Backend> backends_to_compare() {
   std::vector<Backend> out;
-  for (Backend b : {Backend::portable, Backend::avx2, Backend::avx512ifma})
+  for (Backend b : kBackends)
     if (backend_supported(b)) out.push_back(b);
   return out;
 }
@@ -248,6 +290,7 @@ std::vector<Backend> backends_to_compare() {
 TEST_CASE("the kernels' self-check passes every vector backend and catches a wrong kernel") {
   CHECK(msm_kernels_agree_with_portable(ifma_emulated::kMsmKernels));
   if (have_avx2()) CHECK(msm_kernels_agree_with_portable(avx2::kMsmKernels));
+  if (have_mulx()) CHECK(msm_kernels_agree_with_portable(mulx::kMsmKernels));
   MsmKernels broken = ifma_emulated::kMsmKernels;
   broken.ct_with_points = [](std::span<const Scalar> scalars, std::span<const RistrettoPoint> points) {
     return ifma_emulated::kMsmKernels.ct_with_points(scalars.first(scalars.size() - 1),
@@ -278,6 +321,39 @@ TEST_CASE("AVX2 point addition, subtraction and doubling equal the portable form
 
 TEST_CASE("IFMA point addition, subtraction and doubling (emulated instructions) equal the portable formulas") {
   check_point_formulas(ifma_lanes::lanes_points);
+}
+
+TEST_CASE("mulx field operations equal the portable ones, on every kind of 256-bit value") {
+  if (!have_mulx()) return;
+  check_field_ops(mulx_lanes::lanes_op);
+  check_chains(mulx_lanes::lanes_chain);
+  // The radix 2^64 form holds any 256-bit value, so its own extremes too: 2^256 - 1, the
+  // values just above p and 2p, and limbs that carry in the two final folds.
+  using mulx::Fe64;
+  const uint64_t ones = ~uint64_t{0};
+  const std::vector<Fe64> extremes = {
+      {{ones, ones, ones, ones}},
+      {{ones - 18, ones, ones, ones >> 1}},  // p
+      {{ones - 17, ones, ones, ones >> 1}},  // p + 1
+      {{ones - 37, ones, ones, ones}},       // 2p
+      {{ones - 36, ones, ones, ones}},       // 2p + 1, which reduces to 1 (one fold of 38)
+      {{37, 0, 0, 0}},
+      {{0, 0, 0, uint64_t{1} << 63}},
+      {{ones, 0, ones, 0}},
+      {{0, ones, 0, ones}},
+  };
+  for (const Fe64& x : extremes)
+    for (const Fe64& y : extremes) {
+      const Fe a = fe_from_fe64(x), b = fe_from_fe64(y);
+      CHECK(bytes_of(fe_from_fe64(mulx::fe64_mul(x, y))) == bytes_of(fe_mul(a, b)));
+      CHECK(bytes_of(fe_from_fe64(mulx::fe64_sq(x))) == bytes_of(fe_sq(a)));
+      CHECK(bytes_of(fe_from_fe64(mulx::fe64_add(x, y))) == bytes_of(fe_add(a, b)));
+      CHECK(bytes_of(fe_from_fe64(mulx::fe64_sub(x, y))) == bytes_of(fe_sub(a, b)));
+    }
+}
+
+TEST_CASE("mulx point addition, subtraction and doubling equal the portable formulas") {
+  if (have_mulx()) check_point_formulas(mulx_lanes::lanes_points);
 }
 
 TEST_CASE("every multiscalar multiplication gives the same point on every backend") {

@@ -113,7 +113,7 @@ void add_interleaved_rows(std::vector<Row>& rows, Row prototype, const std::vect
 
 std::vector<Backend> supported_backends() {
   std::vector<Backend> out;
-  for (Backend b : {Backend::portable, Backend::avx2, Backend::avx512ifma})
+  for (Backend b : kBackends)
     if (backend_supported(b)) out.push_back(b);
   return out;
 }
@@ -298,7 +298,7 @@ int run_repeat(const Args& args) {
 
 // The rows as JSON lines (a machine line first) or as tables; `primitives` may be empty
 // (bp bench --sweep).
-int print_rows(const std::vector<Row>& rows, const std::vector<PrimitiveRow>& primitives, bool json) {
+int print_rows(const std::vector<Row>& rows, const Primitives& primitives, bool json) {
   // Is the preferred backend the fastest wherever the backends were compared in turn?
   const std::string preferred = backend_name(preferred_backend());
   std::vector<std::string> slower;
@@ -318,13 +318,15 @@ int print_rows(const std::vector<Row>& rows, const std::vector<PrimitiveRow>& pr
                             .text("preferred", preferred)
                             .text("active", backend_name(active_backend()))
                             .boolean("preferred_is_fastest", slower.empty())
+                            .number("clock_ghz", primitives.clock_ghz, 3)
                             .str()
                             .c_str());
-    for (const auto& p : primitives) {
+    for (const auto& p : primitives.rows) {
       JsonObject line;
       line.text("op", "primitive").text("name", p.op).text("note", p.note);
       if (p.size) line.number("points", p.size);
       line.number("median_us", p.ns / 1000, 4).number("ns", p.ns, 1).number("yardsticks", p.ns / p.yardstick_ns, 5);
+      line.number("cycles", p.cycles, 1);
       std::printf("%s\n", line.str().c_str());
     }
     for (const auto& r : rows) {
@@ -366,13 +368,17 @@ int print_rows(const std::vector<Row>& rows, const std::vector<PrimitiveRow>& pr
     std::printf("| %s | %zu | %zu | %s | %zu | %.1f | %.1f | %s |\n", r.op.c_str(), r.n, r.m, r.backend.c_str(),
                 RangeProof::serialized_size(r.n, r.m), r.t.us, r.t.us / r.t.yardstick_us, bytes.c_str());
   }
-  if (primitives.empty()) return 0;  // --sweep and --positions measure none
+  if (primitives.rows.empty()) return 0;  // --sweep and --positions measure none
   std::printf(
-      "\n| primitive | points | ns | yardsticks | notes |\n"
-      "|---|---:|---:|---:|---|\n");
-  for (const auto& p : primitives)
-    std::printf("| %s | %s | %.1f | %.4f | %s |\n", p.op.c_str(), p.size ? std::to_string(p.size).c_str() : "", p.ns,
-                p.ns / p.yardstick_ns, p.note.c_str());
+      "\ncore clock %.2f GHz (%.2f before the primitives, %.2f after), from a chain of dependent "
+      "additions; cycles = ns x clock\n",
+      primitives.clock_ghz, primitives.clock_start_ghz, primitives.clock_end_ghz);
+  std::printf(
+      "\n| primitive | points | ns | cycles | yardsticks | notes |\n"
+      "|---|---:|---:|---:|---:|---|\n");
+  for (const auto& p : primitives.rows)
+    std::printf("| %s | %s | %.1f | %.0f | %.4f | %s |\n", p.op.c_str(), p.size ? std::to_string(p.size).c_str() : "",
+                p.ns, p.cycles, p.ns / p.yardstick_ns, p.note.c_str());
   return 0;
 }
 

@@ -50,11 +50,34 @@ void keep(const T& value) {
   asm volatile("" : : "r,m"(value) : "memory");
 }
 
+// Additions per nanosecond along one dependency chain: the core clock in GHz (median of
+// the samples). Eight additions per loop iteration keep the loop's own branch and counter
+// off the chain's path.
+double core_clock_ghz(int samples) {
+  constexpr uint64_t kIterations = 20'000'000, kAddsPerIteration = 8;
+  std::vector<double> ghz;
+  for (int s = 0; s < samples; ++s) {
+    uint64_t x = 0;
+    const double secs = seconds_of([&] {
+      for (uint64_t i = 0; i < kIterations; ++i)
+        asm volatile(
+            "addq $1, %0\n\taddq $1, %0\n\taddq $1, %0\n\taddq $1, %0\n\t"
+            "addq $1, %0\n\taddq $1, %0\n\taddq $1, %0\n\taddq $1, %0"
+            : "+r"(x));
+    });
+    keep(x);
+    ghz.push_back(static_cast<double>(kIterations * kAddsPerIteration) / (secs * 1e9));
+  }
+  std::sort(ghz.begin(), ghz.end());
+  return ghz[ghz.size() / 2];
+}
+
 }  // namespace
 
-std::vector<PrimitiveRow> bench_primitives(const std::function<void()>& yardstick, bool quick) {
+Primitives bench_primitives(const std::function<void()>& yardstick, bool quick) {
   using namespace detail;
   const int samples = quick ? 5 : 21;
+  const double clock_before = core_clock_ghz(5);
   const size_t reps = quick ? 2000 : 20000;
   SystemRandom rng;
   std::vector<PrimitiveRow> rows;
@@ -92,8 +115,8 @@ std::vector<PrimitiveRow> bench_primitives(const std::function<void()>& yardstic
       },
       yardstick, samples));
   for (size_t k = rows.size() - 4; k < rows.size(); ++k) rows[k].note = "portable";
-  for (Backend backend : {Backend::avx2, Backend::avx512ifma}) {
-    const FourLaneLoops* loops = four_lane_loops(backend);
+  for (Backend backend : kBackends) {
+    const BackendLoops* loops = backend_loops(backend);
     if (loops == nullptr) continue;
     const std::string name = backend_name(backend);
     const auto loop_row = [&](std::string op, void (*loop)(size_t), std::string note) {
@@ -103,8 +126,10 @@ std::vector<PrimitiveRow> bench_primitives(const std::function<void()>& yardstic
       row.note = std::move(note);
       rows.push_back(row);
     };
-    loop_row("field multiplication", loops->field_mul, name + ", four at once (one per lane)");
-    loop_row("field squaring", loops->field_sq, name + ", four at once (one per lane)");
+    const std::string at_once =
+        loops->field_ops_per_iteration == 4 ? ", four at once (one per lane)" : ", one at a time";
+    loop_row("field multiplication", loops->field_mul, name + at_once);
+    loop_row("field squaring", loops->field_sq, name + at_once);
     loop_row("point addition (extended + cached)", loops->point_add, name);
     loop_row("point doubling", loops->point_dbl, name);
   }
@@ -149,7 +174,7 @@ std::vector<PrimitiveRow> bench_primitives(const std::function<void()>& yardstic
   const Backend active = active_backend();
   std::vector<size_t> sizes = {64, 256, 1024};
   if (!quick) sizes.push_back(4096);
-  for (Backend backend : {Backend::portable, Backend::avx2, Backend::avx512ifma}) {
+  for (Backend backend : kBackends) {
     if (!backend_supported(backend)) continue;
     set_backend(backend);
     for (size_t size : sizes) {
@@ -205,7 +230,12 @@ std::vector<PrimitiveRow> bench_primitives(const std::function<void()>& yardstic
       "shifted generator tables, build (all parties)", 0, shifted_s * 1e9, rows.front().yardstick_ns, {}};
   shifted.note = "BulletproofGens(64, " + std::to_string(parties) + "): " + mib(shifted_bytes) + " more";
   rows.push_back(shifted);
-  return rows;
+
+  // The clock before and after, so a change of speed during the run shows.
+  const double clock_after = core_clock_ghz(5);
+  Primitives out{std::move(rows), (clock_before + clock_after) / 2, clock_before, clock_after};
+  for (auto& row : out.rows) row.cycles = row.ns * out.clock_ghz;
+  return out;
 }
 
 }  // namespace bp::cli

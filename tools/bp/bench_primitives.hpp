@@ -16,8 +16,18 @@ struct PrimitiveRow {
   double ns = 0;    // per operation (per point for multiscalar rows)
   double yardstick_ns = 0;
   std::string note;
+  double cycles = 0;  // ns times the core clock measured in the same run
 };
 
-std::vector<PrimitiveRow> bench_primitives(const std::function<void()>& yardstick, bool quick);
+struct Primitives {
+  std::vector<PrimitiveRow> rows;
+  // Measured beside the rows: a chain of dependent 64-bit additions runs at one per core
+  // cycle on every x86-64 this project targets, so it gives the clock the CPU really ran
+  // at (turbo, a VM's share), where the nominal frequency or the TSC would not.
+  double clock_ghz = 0;                           // the mean of the two below
+  double clock_start_ghz = 0, clock_end_ghz = 0;  // before and after the rows
+};
+
+Primitives bench_primitives(const std::function<void()>& yardstick, bool quick);
 
 }  // namespace bp::cli

@@ -26,6 +26,9 @@ struct Cached4 {
   Fe4 f;  // lanes Y-X, Y+X, 2d·T, 2·Z
 };
 
+// msm_four_lanes.inc: every Straus term through one addition call site.
+inline constexpr bool kOneAdditionSite = true;
+
 // Portable limbs may be up to 2^54 between operations; fe4_from_lanes wants them carried.
 BP_AVX2_INLINE Extended4 to_extended4(const EdwardsPoint& p) {
   return {fe4_from_lanes(fe_carry(p.X), fe_carry(p.Y), fe_carry(p.Z), fe_carry(p.T))};

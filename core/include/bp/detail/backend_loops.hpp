@@ -1,7 +1,7 @@
 // Timing loops for the benchmark's per-backend primitive rows: each runs one operation
 // `iterations` times, every result feeding the next (so the loop measures latency, as the
 // point formulas see it). The field loops of the four-lane backends do four
-// multiplications per iteration, one per lane.
+// multiplications per iteration, one per lane; the mulx backend's do one.
 #pragma once
 
 #include <cstddef>
@@ -10,15 +10,16 @@
 
 namespace bp::detail {
 
-struct FourLaneLoops {
+struct BackendLoops {
   void (*field_mul)(size_t iterations);
   void (*field_sq)(size_t iterations);
   void (*point_add)(size_t iterations);
   void (*point_dbl)(size_t iterations);
+  int field_ops_per_iteration;  // 4 for the four-lane backends, 1 for mulx
 };
 
-// The loops of a four-lane backend this CPU runs (AVX2, or AVX-512 IFMA on its
-// instructions); null otherwise and for the portable backend.
-const FourLaneLoops* four_lane_loops(Backend backend);
+// The loops of a backend other than portable that this CPU runs (AVX2, AVX-512 IFMA on
+// its instructions, mulx); null otherwise and for the portable backend.
+const BackendLoops* backend_loops(Backend backend);
 
 }  // namespace bp::detail
