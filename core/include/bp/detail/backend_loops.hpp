@@ -1,7 +1,7 @@
 // Timing loops for the benchmark's per-backend primitive rows: each runs one operation
 // `iterations` times, every result feeding the next (so the loop measures latency, as the
 // point formulas see it). The field loops of the four-lane backends do four
-// multiplications per iteration, one per lane; the mulx backend's do one.
+// multiplications per iteration, one per lane; the portable and mulx backends' do one.
 #pragma once
 
 #include <cstddef>
@@ -15,11 +15,11 @@ struct BackendLoops {
   void (*field_sq)(size_t iterations);
   void (*point_add)(size_t iterations);
   void (*point_dbl)(size_t iterations);
-  int field_ops_per_iteration;  // 4 for the four-lane backends, 1 for mulx
+  int field_ops_per_iteration;  // 4 for the four-lane backends, 1 for portable and mulx
 };
 
-// The loops of a backend other than portable that this CPU runs (AVX2, AVX-512 IFMA on
-// its instructions, mulx); null otherwise and for the portable backend.
+// The loops of a backend this CPU runs (portable, AVX2, AVX-512 IFMA on its
+// instructions, mulx); null otherwise.
 const BackendLoops* backend_loops(Backend backend);
 
 }  // namespace bp::detail
