@@ -79,21 +79,19 @@ bool avx2_runs_at_half_width() {
   return std::strcmp(id.vendor, "AuthenticAMD") == 0 && id.family == 0x17 && id.model < 0x30;
 }
 
+// A backend's kernels once its CPU check and msm_kernels_agree_with_portable pass, so a
+// CPU or assembler fault falls back instead of making proofs that do not verify.
+const detail::MsmKernels* checked(bool cpu_has, const detail::MsmKernels& kernels) {
+  return cpu_has && detail::msm_kernels_agree_with_portable(kernels) ? &kernels : nullptr;
+}
+
 std::atomic<const detail::MsmKernels*>& ifma_kernels() {
-  static std::atomic<const detail::MsmKernels*> kernels{
-      cpu_has_avx512ifma() && detail::msm_kernels_agree_with_portable(detail::ifma::kMsmKernels)
-          ? &detail::ifma::kMsmKernels
-          : nullptr};
+  static std::atomic<const detail::MsmKernels*> kernels{checked(cpu_has_avx512ifma(), detail::ifma::kMsmKernels)};
   return kernels;
 }
 
-// Checked like the IFMA kernels: a CPU or assembler fault here must not make proofs that
-// do not verify.
 std::atomic<const detail::MsmKernels*>& mulx_kernels() {
-  static std::atomic<const detail::MsmKernels*> kernels{
-      cpu_has_bmi2_adx() && detail::msm_kernels_agree_with_portable(detail::mulx::kMsmKernels)
-          ? &detail::mulx::kMsmKernels
-          : nullptr};
+  static std::atomic<const detail::MsmKernels*> kernels{checked(cpu_has_bmi2_adx(), detail::mulx::kMsmKernels)};
   return kernels;
 }
 

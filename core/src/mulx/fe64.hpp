@@ -196,51 +196,29 @@ BP_INLINE Fe64 fe64_sq(const Fe64& a) {
 #undef BP_FE64_ROW
 #undef BP_FE64_REDUCE
 
-// a + b: a carry out of the top limb is worth 38, added back twice at most (the second
-// time the limbs are below 38).
-BP_INLINE Fe64 fe64_add(const Fe64& a, const Fe64& b) {
-  uint64_t r0 = a.v[0], r1 = a.v[1], r2 = a.v[2], r3 = a.v[3], m;
-  asm("addq %[b0], %[r0]\n\t"
-      "adcq %[b1], %[r1]\n\t"
-      "adcq %[b2], %[r2]\n\t"
-      "adcq %[b3], %[r3]\n\t"
-      "sbbq %[m], %[m]\n\t"
-      "andq $38, %[m]\n\t"
-      "addq %[m], %[r0]\n\t"
-      "adcq $0, %[r1]\n\t"
-      "adcq $0, %[r2]\n\t"
-      "adcq $0, %[r3]\n\t"
-      "sbbq %[m], %[m]\n\t"
-      "andq $38, %[m]\n\t"
-      "addq %[m], %[r0]\n\t"
-      : [r0] "+&r"(r0), [r1] "+&r"(r1), [r2] "+&r"(r2), [r3] "+&r"(r3), [m] "=&r"(m)
-      : [b0] "r"(b.v[0]), [b1] "r"(b.v[1]), [b2] "r"(b.v[2]), [b3] "r"(b.v[3])
-      : "cc");
-  return Fe64{{r0, r1, r2, r3}};
-}
+// a ± b, one template for both: `first` and `chain` are addq/adcq or subq/sbbq. A carry
+// (or borrow) out of the top limb is worth +38 (or -38) and is folded in twice at most:
+// the second time the limbs are below 38 (or above 2^256 - 38), so it cannot carry again.
+#define BP_FE64_ADD_OR_SUB(first, chain)                                                                  \
+  uint64_t r0 = a.v[0], r1 = a.v[1], r2 = a.v[2], r3 = a.v[3], m;                                         \
+  asm(first " %[b0], %[r0]\n\t" chain " %[b1], %[r1]\n\t" chain " %[b2], %[r2]\n\t" chain                 \
+            " %[b3], %[r3]\n\t"                                                                           \
+            "sbbq %[m], %[m]\n\tandq $38, %[m]\n\t" first " %[m], %[r0]\n\t" chain " $0, %[r1]\n\t" chain \
+            " $0, %[r2]\n\t" chain                                                                        \
+            " $0, %[r3]\n\t"                                                                              \
+            "sbbq %[m], %[m]\n\tandq $38, %[m]\n\t" first " %[m], %[r0]\n\t"                              \
+      : [r0] "+&r"(r0), [r1] "+&r"(r1), [r2] "+&r"(r2), [r3] "+&r"(r3), [m] "=&r"(m)                      \
+      : [b0] "r"(b.v[0]), [b1] "r"(b.v[1]), [b2] "r"(b.v[2]), [b3] "r"(b.v[3])                            \
+      : "cc");                                                                                            \
+  return Fe64 {                                                                                           \
+    { r0, r1, r2, r3 }                                                                                    \
+  }
 
-// a - b: a borrow out of the top limb is worth -38, taken twice at most (the second
-// time the limbs are above 2^256 - 38).
-BP_INLINE Fe64 fe64_sub(const Fe64& a, const Fe64& b) {
-  uint64_t r0 = a.v[0], r1 = a.v[1], r2 = a.v[2], r3 = a.v[3], m;
-  asm("subq %[b0], %[r0]\n\t"
-      "sbbq %[b1], %[r1]\n\t"
-      "sbbq %[b2], %[r2]\n\t"
-      "sbbq %[b3], %[r3]\n\t"
-      "sbbq %[m], %[m]\n\t"
-      "andq $38, %[m]\n\t"
-      "subq %[m], %[r0]\n\t"
-      "sbbq $0, %[r1]\n\t"
-      "sbbq $0, %[r2]\n\t"
-      "sbbq $0, %[r3]\n\t"
-      "sbbq %[m], %[m]\n\t"
-      "andq $38, %[m]\n\t"
-      "subq %[m], %[r0]\n\t"
-      : [r0] "+&r"(r0), [r1] "+&r"(r1), [r2] "+&r"(r2), [r3] "+&r"(r3), [m] "=&r"(m)
-      : [b0] "r"(b.v[0]), [b1] "r"(b.v[1]), [b2] "r"(b.v[2]), [b3] "r"(b.v[3])
-      : "cc");
-  return Fe64{{r0, r1, r2, r3}};
-}
+BP_INLINE Fe64 fe64_add(const Fe64& a, const Fe64& b) { BP_FE64_ADD_OR_SUB("addq", "adcq"); }
+
+BP_INLINE Fe64 fe64_sub(const Fe64& a, const Fe64& b) { BP_FE64_ADD_OR_SUB("subq", "sbbq"); }
+
+#undef BP_FE64_ADD_OR_SUB
 
 BP_INLINE Fe64 fe64_neg(const Fe64& a) { return fe64_sub(kFe64Zero, a); }
 
