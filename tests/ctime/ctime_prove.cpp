@@ -51,7 +51,7 @@ int main() {
   bp::set_backend(bp::Backend::avx512ifma);
 #endif
   const char* wanted = std::getenv("BP_BACKEND");
-  if (wanted != nullptr && std::string_view(wanted) == "mulx" && RUNNING_ON_VALGRIND &&
+  if (wanted != nullptr && bp::backend_from_name(wanted) == bp::Backend::mulx && RUNNING_ON_VALGRIND &&
       !bp::backend_supported(bp::Backend::mulx)) {
     bp::detail::use_mulx_msm_kernels(&bp::detail::mulx::kMsmKernels);
     bp::set_backend(bp::Backend::mulx);

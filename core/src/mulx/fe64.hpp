@@ -11,7 +11,7 @@
 // Every function is constant time: straight-line code, no branch and no memory index
 // depends on a limb. The instructions are written out (inline assembly) because
 // compilers do not interleave two carry chains from intrinsics; callers must run only
-// where the CPU has BMI2 and ADX (mulx_supported(), backend.cpp).
+// where the CPU has BMI2 and ADX (mulx_msm_kernels(), backend.cpp).
 #pragma once
 
 #include <cstdint>
