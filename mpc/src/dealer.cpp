@@ -1,5 +1,6 @@
 #include "bp/mpc/dealer.hpp"
 
+#include "bp/batch_verification.hpp"
 #include "bp/transcript_protocol.hpp"
 #include "state.hpp"
 
@@ -127,6 +128,20 @@ DealerAwaitingPolyCommitments::~DealerAwaitingPolyCommitments() = default;
 // ---- DealerAwaitingProofShares ----
 
 MpcResult<AggregationResult> DealerAwaitingProofShares::receive_shares(std::vector<ProofShare> shares) && {
+  auto assembled = std::move(*this).assemble_shares(std::move(shares));
+  if (!assembled) return assembled.error();
+  return std::move(*assembled).check();
+}
+
+// What a check needs: the dealer's record of the rounds (to audit the shares when the proof
+// fails), every share, and the result to give out once the proof verifies.
+struct DealerCheckingProof::Assembled {
+  std::unique_ptr<detail::DealerState> s;
+  std::vector<ProofShare> shares;  // padded_m of them
+  AggregationResult result;
+};
+
+MpcResult<DealerCheckingProof> DealerAwaitingProofShares::assemble_shares(std::vector<ProofShare> shares) && {
   if (!s_) return consumed();
   auto& s = *s_;
   const size_t n = s.params.n;
@@ -138,30 +153,96 @@ MpcResult<AggregationResult> DealerAwaitingProofShares::receive_shares(std::vect
     return MpcError{MpcErrorKind::MalformedProofShares, std::move(bad), "l or r does not have n entries"};
   shares.insert(shares.end(), s.padding_shares.begin(), s.padding_shares.end());
 
-  AggregationResult result;
+  auto a = std::make_unique<DealerCheckingProof::Assembled>();
+  AggregationResult& result = a->result;
   result.n = n;
   result.label = s.params.label;
   for (const auto& c : s.bit_commitments) result.commitments.push_back(c.V_j);
   for (size_t j = s.params.parties; j < s.params.padded_m(); ++j) result.padding_positions.push_back(j);
   result.proof = dealer_assemble(s.transcript, *s.bp_gens, *s.pc_gens, n, s.bit_round, s.poly_round, shares);
-
-  Transcript verifier(s.params.label);
-  if (result.proof.verify_multiple(*s.bp_gens, *s.pc_gens, verifier, result.commitments, n)) return result;
-
-  // The proof fails: find the shares that do not match their own party's commitments.
-  std::vector<size_t> bad;
-  const BitChallenge bit_challenge = s.bit_round.challenge;
-  const PolyChallenge poly_challenge = s.poly_round.challenge;
-  for (size_t j = 0; j < s.params.parties; ++j)
-    if (!audit_share_vartime(*s.bp_gens, *s.pc_gens, j, n, s.bit_commitments[j], bit_challenge, s.poly_commitments[j],
-                             poly_challenge, shares[j]))
-      bad.push_back(j);
-  return MpcError{MpcErrorKind::MalformedProofShares, std::move(bad), "the aggregated proof does not verify"};
+  a->shares = std::move(shares);
+  a->s = std::move(s_);
+  return DealerCheckingProof(std::move(a));
 }
 
 DealerAwaitingProofShares::DealerAwaitingProofShares(std::unique_ptr<detail::DealerState> s) : s_(std::move(s)) {}
 DealerAwaitingProofShares::DealerAwaitingProofShares(DealerAwaitingProofShares&&) noexcept = default;
 DealerAwaitingProofShares& DealerAwaitingProofShares::operator=(DealerAwaitingProofShares&&) noexcept = default;
 DealerAwaitingProofShares::~DealerAwaitingProofShares() = default;
+
+// ---- DealerCheckingProof ----
+
+MpcResult<AggregationResult> DealerCheckingProof::check() && {
+  if (!a_) return consumed();
+  const auto& s = *a_->s;
+  Transcript verifier(s.params.label);
+  if (!a_->result.proof.verify_multiple(*s.bp_gens, *s.pc_gens, verifier, a_->result.commitments, s.params.n))
+    return blame();
+  auto result = std::move(a_->result);
+  a_.reset();
+  return result;
+}
+
+std::vector<MpcResult<AggregationResult>> DealerCheckingProof::check_batch(std::vector<DealerCheckingProof> dealers) {
+  std::vector<MpcResult<AggregationResult>> answers;
+  answers.reserve(dealers.size());
+  // A batch needs one set of generators (a service's dealers share theirs); a batch of one
+  // would cost what a verification does.
+  std::vector<size_t> live;
+  for (size_t k = 0; k < dealers.size(); ++k)
+    if (dealers[k].a_) live.push_back(k);
+  const auto same_generators = [&] {
+    for (size_t k : live)
+      if (dealers[k].a_->s->bp_gens != dealers[live[0]].a_->s->bp_gens ||
+          dealers[k].a_->s->pc_gens != dealers[live[0]].a_->s->pc_gens)
+        return false;
+    return true;
+  };
+  if (live.size() < 2 || !same_generators()) {
+    for (auto& d : dealers) answers.push_back(std::move(d).check());
+    return answers;
+  }
+  std::vector<Transcript> transcripts;
+  transcripts.reserve(live.size());  // the items point into it
+  std::vector<BatchItem> items;
+  for (size_t k : live) {
+    const auto& a = *dealers[k].a_;
+    transcripts.emplace_back(a.s->params.label);
+    items.push_back({&a.result.proof, a.result.commitments, a.s->params.n, &transcripts.back()});
+  }
+  const auto& first = *dealers[live[0]].a_->s;
+  const BatchOutcome outcome = verify_batch(*first.bp_gens, *first.pc_gens, items);
+  std::vector<bool> failed(dealers.size(), false);
+  for (size_t i : outcome.failed) failed[live[i]] = true;
+  for (size_t k = 0; k < dealers.size(); ++k) {
+    auto& d = dealers[k];
+    if (!d.a_) {
+      answers.push_back(consumed());
+    } else if (failed[k]) {
+      answers.push_back(d.blame());
+    } else {
+      answers.push_back(std::move(d.a_->result));
+      d.a_.reset();
+    }
+  }
+  return answers;
+}
+
+MpcError DealerCheckingProof::blame() const {
+  if (!a_) return consumed();
+  const auto& s = *a_->s;
+  // The proof fails: find the shares that do not match their own party's commitments.
+  std::vector<size_t> bad;
+  for (size_t j = 0; j < s.params.parties; ++j)
+    if (!audit_share_vartime(*s.bp_gens, *s.pc_gens, j, s.params.n, s.bit_commitments[j], s.bit_round.challenge,
+                             s.poly_commitments[j], s.poly_round.challenge, a_->shares[j]))
+      bad.push_back(j);
+  return MpcError{MpcErrorKind::MalformedProofShares, std::move(bad), "the aggregated proof does not verify"};
+}
+
+DealerCheckingProof::DealerCheckingProof(std::unique_ptr<Assembled> a) : a_(std::move(a)) {}
+DealerCheckingProof::DealerCheckingProof(DealerCheckingProof&&) noexcept = default;
+DealerCheckingProof& DealerCheckingProof::operator=(DealerCheckingProof&&) noexcept = default;
+DealerCheckingProof::~DealerCheckingProof() = default;
 
 }  // namespace bp::mpc

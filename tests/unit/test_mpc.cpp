@@ -76,10 +76,18 @@ struct Run {
   MpcResult<AggregationResult> result = MpcError{MpcErrorKind::ConsumedState, {}, "not run"};
 };
 
-Run run_protocol(const SessionParams& params, const std::vector<uint64_t>& values, const std::vector<Scalar>& blindings,
-                 RandomSource& rng, bool allow_out_of_range,
-                 const std::function<void(std::vector<ProofShare>&)>& tamper = {}) {
-  Run run;
+// A run up to the dealer holding every share (tampered with, if asked), before it takes them.
+struct SharesInHand {
+  std::vector<std::string> messages;
+  std::optional<DealerAwaitingProofShares> dealer;
+  std::vector<ProofShare> shares;
+  std::vector<PartyAwaitingResult> parties;
+};
+
+SharesInHand reach_shares(const SessionParams& params, const std::vector<uint64_t>& values,
+                          const std::vector<Scalar>& blindings, RandomSource& rng, bool allow_out_of_range,
+                          const std::function<void(std::vector<ProofShare>&)>& tamper = {}) {
+  SharesInHand run;
   std::vector<PartyAwaitingPosition> parties;
   for (size_t j = 0; j < params.parties; ++j) {
     auto p = bp::mpc::detail::PartyFactory::create(gens(), pc(), params, values[j], blindings[j], nullptr, &rng,
@@ -116,19 +124,27 @@ Run run_protocol(const SessionParams& params, const std::vector<uint64_t>& value
   REQUIRE(d2.ok());
   run.messages.push_back(bincode(d2->second));
 
-  std::vector<ProofShare> shares;
-  std::vector<PartyAwaitingResult> done;
   for (auto& party : round2) {
     auto r = std::move(party).apply_challenge(d2->second);
     REQUIRE(r.ok());
     run.messages.push_back(bincode(r->second));
-    shares.push_back(r->second);
-    done.push_back(std::move(r->first));
+    run.shares.push_back(r->second);
+    run.parties.push_back(std::move(r->first));
   }
-  if (tamper) tamper(shares);
-  run.result = std::move(d2->first).receive_shares(shares);
+  if (tamper) tamper(run.shares);
+  run.dealer.emplace(std::move(d2->first));
+  return run;
+}
+
+Run run_protocol(const SessionParams& params, const std::vector<uint64_t>& values, const std::vector<Scalar>& blindings,
+                 RandomSource& rng, bool allow_out_of_range,
+                 const std::function<void(std::vector<ProofShare>&)>& tamper = {}) {
+  auto in_hand = reach_shares(params, values, blindings, rng, allow_out_of_range, tamper);
+  Run run;
+  run.messages = std::move(in_hand.messages);
+  run.result = std::move(*in_hand.dealer).receive_shares(in_hand.shares);
   if (run.result.ok())
-    for (const auto& party : done) CHECK(party.check_result(*run.result).ok());
+    for (const auto& party : in_hand.parties) CHECK(party.check_result(*run.result).ok());
   return run;
 }
 
@@ -229,6 +245,77 @@ TEST_CASE("random corruption: the blamed set is exactly the corrupted set") {
       CHECK(run.result.error().blamed == std::vector<size_t>(corrupted.begin(), corrupted.end()));
     }
   }
+}
+
+TEST_CASE("proofs of sessions that end together, checked in one batch, answer as their own checks") {
+  // Each session is run twice from one seed: once through receive_shares (its own check),
+  // once assembled and checked with the others in check_batch.
+  struct Case {
+    size_t n, m;
+    std::set<size_t> corrupted;
+  };
+  const std::vector<Case> cases = {{16, 1, {}}, {32, 3, {}}, {16, 4, {2}}, {64, 2, {}}, {8, 5, {0, 4}}, {16, 2, {}}};
+  for (int with_bad : {0, 1}) {
+    CAPTURE(with_bad);
+    std::vector<DealerCheckingProof> assembled;
+    std::vector<Run> alone;
+    std::vector<std::vector<PartyAwaitingResult>> parties;
+    for (size_t k = 0; k < cases.size(); ++k) {
+      const auto& c = cases[k];
+      const SessionParams params{c.n, c.m, session_label("batch" + std::to_string(k), c.n, c.m, "check")};
+      std::vector<uint64_t> values(c.m, 200);
+      std::vector<Scalar> blindings(c.m, Scalar::one());
+      const auto tamper = [&](std::vector<ProofShare>& shares) {
+        if (with_bad)
+          for (size_t j : c.corrupted) shares[j].l_vec[1] += Scalar::one();
+      };
+      std::array<uint8_t, 32> seed{};
+      seed[0] = static_cast<uint8_t>(k);
+      bp::test::ChaCha20Rng rng_alone(seed), rng_batch(seed);
+      alone.push_back(run_protocol(params, values, blindings, rng_alone, false, tamper));
+      auto in_hand = reach_shares(params, values, blindings, rng_batch, false, tamper);
+      auto checking = std::move(*in_hand.dealer).assemble_shares(in_hand.shares);
+      REQUIRE(checking.ok());
+      assembled.push_back(std::move(*checking));
+      parties.push_back(std::move(in_hand.parties));
+    }
+    const auto answers = DealerCheckingProof::check_batch(std::move(assembled));
+    REQUIRE(answers.size() == cases.size());
+    for (size_t k = 0; k < cases.size(); ++k) {
+      CAPTURE(k);
+      const bool bad = with_bad && !cases[k].corrupted.empty();
+      REQUIRE(answers[k].ok() == !bad);
+      REQUIRE(alone[k].result.ok() == !bad);
+      if (bad) {
+        CHECK(answers[k].error().kind == MpcErrorKind::MalformedProofShares);
+        CHECK(answers[k].error().blamed == alone[k].result.error().blamed);
+        CHECK(answers[k].error().blamed == std::vector<size_t>(cases[k].corrupted.begin(), cases[k].corrupted.end()));
+      } else {
+        CHECK(answers[k]->proof.to_bytes() == alone[k].result->proof.to_bytes());
+        for (const auto& party : parties[k]) CHECK(party.check_result(*answers[k]).ok());
+      }
+    }
+  }
+}
+
+TEST_CASE("a batch check answers a moved-from dealer with ConsumedState and checks the rest") {
+  SystemRandom rng;
+  std::vector<DealerCheckingProof> dealers;
+  for (size_t k = 0; k < 3; ++k) {
+    const SessionParams params{8, 2, session_label("moved" + std::to_string(k), 8, 2, "check")};
+    auto in_hand = reach_shares(params, {1, 2}, {Scalar::one(), Scalar::one()}, rng, false);
+    auto checking = std::move(*in_hand.dealer).assemble_shares(in_hand.shares);
+    REQUIRE(checking.ok());
+    dealers.push_back(std::move(*checking));
+  }
+  DealerCheckingProof taken = std::move(dealers[1]);
+  const auto answers = DealerCheckingProof::check_batch(std::move(dealers));
+  REQUIRE(answers.size() == 3);
+  CHECK(answers[0].ok());
+  REQUIRE_FALSE(answers[1].ok());
+  CHECK(answers[1].error().kind == MpcErrorKind::ConsumedState);
+  CHECK(answers[2].ok());
+  CHECK(std::move(taken).check().ok());
 }
 
 TEST_CASE("any number of parties: the dealer pads to a power of two") {
