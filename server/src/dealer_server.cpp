@@ -107,6 +107,7 @@ struct DealerServer::Impl {
   std::optional<TlsCredentials> tls;  // set when the dealer serves wss:// and https://
   Admission admission;
   asio::io_context ioc;
+  ProofChecker checker;  // the sessions' final proofs, batched when they end together
   SessionRegistry registry;
   tcp::acceptor acceptor;
   asio::signal_set signals;
@@ -128,10 +129,12 @@ struct DealerServer::Impl {
         bp_gens(64, std::max<size_t>(config.max_positions, 1)),
         admission(config.max_connections, config.max_connections_per_ip, config.max_connects_per_ip_per_s),
         ioc(static_cast<int>(config.threads)),
-        registry(ioc, config,
-                 SessionEnv{&bp_gens, &pc_gens, &metrics, std::chrono::milliseconds(config.reconnect_grace_ms),
-                            std::chrono::milliseconds(config.record_timeout_ms), &session_record, &auth.dealer()},
-                 records),
+        checker(ioc, metrics),
+        registry(
+            ioc, config,
+            SessionEnv{&bp_gens, &pc_gens, &metrics, std::chrono::milliseconds(config.reconnect_grace_ms),
+                       std::chrono::milliseconds(config.record_timeout_ms), &session_record, &auth.dealer(), &checker},
+            records),
         acceptor(asio::make_strand(ioc)),
         signals(ioc, SIGTERM, SIGINT),
         reload_signal(ioc, SIGHUP),

@@ -105,6 +105,11 @@ struct Harness {
       : params{8, parties, mpc::session_label(kSessionId, 8, parties, "unit")} {
     start(SessionTerms{kSessionId, params, {}, round_timeout, {}}, std::move(from), epoch);
   }
+  // A session whose final proof goes to `checker` (which runs on an io_context of its own).
+  Harness(size_t parties, ProofChecker& checker)
+      : params{8, parties, mpc::session_label(kSessionId, 8, parties, "unit")}, checker(&checker) {
+    start(SessionTerms{kSessionId, params, {}, std::chrono::seconds(30), {}}, std::nullopt, kFirstEpoch);
+  }
   // A session of several values per party and (if given) bounds on each, n = 8.
   struct Shape {
     std::vector<uint32_t> values_per_party;
@@ -122,8 +127,8 @@ struct Harness {
   }
 
   void start(const SessionTerms& terms, std::optional<wire::DealerCheckpoint> from, uint64_t epoch) {
-    SessionEnv env{&bp_gens, &pc_gens,   &metrics, std::chrono::milliseconds(50), std::chrono::milliseconds(100),
-                   &record,  &dealer_key};
+    SessionEnv env{&bp_gens, &pc_gens,    &metrics, std::chrono::milliseconds(50), std::chrono::milliseconds(100),
+                   &record,  &dealer_key, checker};
     session = std::make_shared<AggregationSession>(ioc, terms, from ? *from : first_checkpoint(terms), epoch, env);
     session->start();
     poll();
@@ -167,6 +172,7 @@ struct Harness {
   wire::Identity dealer_key = wire::Identity::generate();
   mpc::SessionParams params;
   FakeRecord record;
+  ProofChecker* checker = nullptr;  // none: the session checks its proof on its strand
   std::shared_ptr<AggregationSession> session;
 };
 

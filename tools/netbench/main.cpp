@@ -222,7 +222,12 @@ int main(int argc, char** argv) {
       "run elsewhere\n",
       cpu_per_session, 1000.0 / cpu_per_session);
   // What the record's calls cost, over the whole run, from the dealer's own histogram.
-  const auto calls = bp::netbench::record_calls(bp::netbench::fetch_metrics(server.port()));
+  const std::string metrics = bp::netbench::fetch_metrics(server.port());
+  const double passes = bp::netbench::counter_value(metrics, "bp_final_check_passes_total");
+  const double checked = bp::netbench::counter_value(metrics, "bp_final_check_proofs_total");
+  std::printf("final proof checks: %.0f proofs in %.0f passes (%.2f per batch)\n", checked, passes,
+              passes > 0 ? checked / passes : 0.0);
+  const auto calls = bp::netbench::record_calls(metrics);
   std::printf("record (%s):", record.empty()                     ? "memory"
                               : record.rfind("postgres", 0) == 0 ? "PostgreSQL"
                                                                  : "SQLite file");

@@ -59,6 +59,15 @@ std::map<std::string, RecordCalls> record_calls(const std::string& text) {
   return out;
 }
 
+double counter_value(const std::string& text, const std::string& name) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.size() > name.size() && line.rfind(name, 0) == 0 && line[name.size()] == ' ')
+      return std::strtod(line.c_str() + name.size() + 1, nullptr);
+  return 0;
+}
+
 std::string fetch_metrics(uint16_t port) {
   const int fd = connect_from("127.0.0.1", port, std::chrono::milliseconds(5000));
   if (fd < 0) return "";

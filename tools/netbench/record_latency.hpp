@@ -16,6 +16,8 @@ struct RecordCalls {
 
 // By operation ("checkpoint", "close", "claim", ...), from bp_record_call_seconds.
 std::map<std::string, RecordCalls> record_calls(const std::string& metrics_text);
+// An unlabelled counter's value ("bp_final_check_proofs_total"), 0 when absent.
+double counter_value(const std::string& metrics_text, const std::string& name);
 // GET /metrics from a dealer on loopback ("" when it does not answer).
 std::string fetch_metrics(uint16_t port);
 

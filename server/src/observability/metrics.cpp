@@ -129,6 +129,15 @@ std::string Metrics::prometheus_text() const {
   line("# HELP bp_verify_proofs_total Proofs checked through POST /v1/verify.");
   line("# TYPE bp_verify_proofs_total counter");
   line("bp_verify_proofs_total " + std::to_string(proofs_verified_));
+  line("# HELP bp_final_check_passes_total Passes of the sessions' final proof checks (each one batch).");
+  line("# TYPE bp_final_check_passes_total counter");
+  line("bp_final_check_passes_total " + std::to_string(final_check_passes_));
+  line("# HELP bp_final_check_proofs_total Sessions' final proofs checked; over the passes, the mean batch.");
+  line("# TYPE bp_final_check_proofs_total counter");
+  line("bp_final_check_proofs_total " + std::to_string(final_check_proofs_));
+  line("# HELP bp_final_check_seconds_total Time spent in the sessions' final proof checks.");
+  line("# TYPE bp_final_check_seconds_total counter");
+  line("bp_final_check_seconds_total " + std::to_string(static_cast<double>(final_check_micros_) / 1e6));
   line(
       "# HELP bp_record_failures_total Calls to the outcome record that failed (down, full, timed out), by operation.");
   line("# TYPE bp_record_failures_total counter");

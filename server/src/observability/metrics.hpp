@@ -40,6 +40,13 @@ class Metrics {
   // POST /v1/verify: one request's answer ("valid", "invalid" or "malformed"), how many
   // proofs it held, and the time from parsing to the answer on the verification pool.
   void verification(const char* result, size_t proofs, double seconds);
+  // A pass of the sessions' final proof checks: how many proofs it checked in one batch and
+  // how long it took (proofs / passes is the mean batch).
+  void final_check(size_t proofs, double seconds) {
+    ++final_check_passes_;
+    final_check_proofs_ += proofs;
+    final_check_micros_ += static_cast<uint64_t>(seconds * 1e6);
+  }
   // When the served TLS certificate expires (seconds since the epoch); never set without TLS.
   void tls_certificate_expiry(double not_after) { tls_not_after_ = not_after; }
 
@@ -67,6 +74,7 @@ class Metrics {
   std::map<std::string, Histogram> record_calls_;
   std::map<std::string, Histogram> verifications_;  // by result
   std::atomic<uint64_t> proofs_verified_{0};
+  std::atomic<uint64_t> final_check_passes_{0}, final_check_proofs_{0}, final_check_micros_{0};
   std::map<std::string, uint64_t> record_failures_;
   std::atomic<bool> record_up_{true};
   std::atomic<bool> draining_{false};

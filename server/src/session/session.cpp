@@ -129,7 +129,9 @@ AggregationSession::Phase AggregationSession::phase() const {
     return seats_taken() < seats_.size() ? Phase::Joining : Phase::BitCommitments;
   if (std::holds_alternative<mpc::DealerAwaitingPolyCommitments>(dealer_)) return Phase::PolyCommitments;
   if (std::holds_alternative<mpc::DealerAwaitingProofShares>(dealer_)) return Phase::ProofShares;
-  if (std::holds_alternative<Ended>(dealer_) || std::holds_alternative<Moved>(dealer_)) return Phase::Done;
+  if (std::holds_alternative<Checking>(dealer_) || std::holds_alternative<Ended>(dealer_) ||
+      std::holds_alternative<Moved>(dealer_))
+    return Phase::Done;
   return Phase::Joining;  // not started yet
 }
 
@@ -604,12 +606,26 @@ void AggregationSession::complete_round() {
       broadcast(challenge);
     });
   } else if (completed == Phase::ProofShares) {
-    auto result =
-        std::move(std::get<mpc::DealerAwaitingProofShares>(dealer_)).receive_shares(collect<ProofShare>(inbox_));
-    if (!result)
-      return abort(AbortKind::InvalidShares, mpc::describe(result.error()), blame_of_positions(result.error().blamed));
-    finish_ok(std::move(*result));
+    auto assembled =
+        std::move(std::get<mpc::DealerAwaitingProofShares>(dealer_)).assemble_shares(collect<ProofShare>(inbox_));
+    if (!assembled)
+      return abort(AbortKind::InvalidShares, mpc::describe(assembled.error()),
+                   blame_of_positions(assembled.error().blamed));
+    if (!env_.checker) return checked(std::move(*assembled).check());
+    dealer_ = Checking{};
+    deadline_.cancel();
+    env_.checker->check(std::move(*assembled), [self = shared_from_this()](auto result) {
+      asio::post(self->strand_, [self, result = std::move(result)]() mutable { self->checked(std::move(result)); });
+    });
   }
+}
+
+void AggregationSession::checked(mpc::MpcResult<mpc::AggregationResult> result) {
+  // Moved on meanwhile (lost its lease, taken over): the replica that has it now finishes it.
+  if (std::holds_alternative<Moved>(dealer_) || std::holds_alternative<Ended>(dealer_)) return;
+  if (!result)
+    return abort(AbortKind::InvalidShares, mpc::describe(result.error()), blame_of_positions(result.error().blamed));
+  finish_ok(std::move(*result));
 }
 
 void AggregationSession::broadcast(Frame frame) {
@@ -636,7 +652,7 @@ void AggregationSession::finish_ok(mpc::AggregationResult result) {
 }
 
 void AggregationSession::abort(AbortKind kind, const std::string& reason, std::vector<size_t> blamed) {
-  if (phase() == Phase::Done) return;
+  if (phase() == Phase::Done && !std::holds_alternative<Checking>(dealer_)) return;  // a check's verdict still counts
   auto outcome = SessionOutcome{id(), params_, false, reason, blamed, std::nullopt};
   record_then(std::move(outcome), [this, kind, reason, blamed = std::move(blamed)] {
     env_.metrics->session_aborted(kind);

@@ -28,6 +28,7 @@
 #include "bp/wire/codec.hpp"
 #include "observability/metrics.hpp"
 #include "record/record_store.hpp"
+#include "session/proof_checker.hpp"
 
 namespace bp::server {
 
@@ -77,6 +78,9 @@ struct SessionEnv {
   std::chrono::milliseconds record_patience;
   SessionRecord* record;
   const wire::Identity* dealer_key;  // signs every result
+  // Checks the final proofs, batching those of sessions that end together; none: each
+  // session checks its own on its strand.
+  ProofChecker* checker = nullptr;
 };
 
 // Who created a session: an operator key, or (anonymous) nobody but an address. Caps on open
@@ -171,10 +175,14 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   };
   struct Ended {};  // the outcome is decided: nothing a party sends counts any more
   struct Moved {};  // another replica has it, or will: nothing a party sends counts here
+  // Every share is in and the proof is assembled; its check alone decides the outcome, so
+  // nothing a party sends counts any more (Phase::Done) while it runs.
+  struct Checking {};
   // monostate until start() has made the dealer; bit commitments are taken while parties
   // still join, so AwaitingBitCommitments is Joining until every seat is taken.
-  using DealerState = std::variant<std::monostate, mpc::DealerAwaitingBitCommitments,
-                                   mpc::DealerAwaitingPolyCommitments, mpc::DealerAwaitingProofShares, Ended, Moved>;
+  using DealerState =
+      std::variant<std::monostate, mpc::DealerAwaitingBitCommitments, mpc::DealerAwaitingPolyCommitments,
+                   mpc::DealerAwaitingProofShares, Checking, Ended, Moved>;
   using Frame = std::shared_ptr<const std::vector<uint8_t>>;
   Phase phase() const;
 
@@ -207,6 +215,7 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   void arm_deadline();
   void on_deadline();
   void complete_round();
+  void checked(mpc::MpcResult<mpc::AggregationResult> result);  // the final proof's check answers
   void broadcast(Frame frame);
   void finish_ok(mpc::AggregationResult result);  // signs it, records it, tells everyone
   void abort(AbortKind kind, const std::string& reason, std::vector<size_t> blamed);
