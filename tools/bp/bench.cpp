@@ -88,7 +88,7 @@ struct Row {
   size_t n, m;
   Timing t;
   size_t bytes_up = 0, bytes_down = 0;  // per party, aggregate rows only
-  size_t batch = 0;                     // verify_batch rows: proofs in the batch
+  size_t batch = 0;                     // verify_batch and final_check_batch rows: proofs in the batch
   unsigned threads = 1;
   std::string backend = backend_name(active_backend());
   bool interleaved = false;  // one of the backends' rows measured in turn
@@ -336,7 +336,7 @@ int print_rows(const std::vector<Row>& rows, const Primitives& primitives, bool 
       if (r.op == "aggregate")
         line.number("bytes_up_per_party", r.bytes_up).number("bytes_down_per_party", r.bytes_down);
       if (r.interleaved) line.boolean("interleaved", true).boolean("fastest", r.fastest);
-      if (r.op == "verify_batch")
+      if (r.batch)
         line.number("batch", r.batch)
             .number("threads", r.threads)
             .number("yardsticks_per_proof", r.t.us / r.t.yardstick_us / static_cast<double>(r.batch), 6);
@@ -357,7 +357,7 @@ int print_rows(const std::vector<Row>& rows, const Primitives& primitives, bool 
     std::string bytes;
     if (r.op == "aggregate")
       bytes = "bytes up / down per party " + std::to_string(r.bytes_up) + " / " + std::to_string(r.bytes_down);
-    if (r.op == "verify_batch") {
+    if (r.batch) {
       char per_proof[128];
       std::snprintf(per_proof, sizeof per_proof, "%zu proofs, %u thread%s: %.2f yardsticks per proof", r.batch,
                     r.threads, r.threads == 1 ? "" : "s", r.t.us / r.t.yardstick_us / static_cast<double>(r.batch));
@@ -485,6 +485,22 @@ int run_bench(int argc, char** argv) {
         continue;
       }
       row.t = measure(batch, yardstick, min_runs, budget, 100);
+      rows.push_back(row);
+    }
+  }
+
+  // The dealer's final checks of sessions that end together (server/src/session/
+  // proof_checker.hpp): m = 4 proofs checked in one batch, per proof against the verify
+  // row of m = 4 above, one thread.
+  {
+    const ProofSet set = make_proofs(bp_gens, pc_gens, 64, 4, 8);
+    for (size_t count : {2, 4, 8}) {
+      const ProofSet part{{set.proofs.begin(), set.proofs.begin() + static_cast<std::ptrdiff_t>(count)},
+                          {set.commitments.begin(), set.commitments.begin() + static_cast<std::ptrdiff_t>(count)}};
+      Row row{"final_check_batch", 64, 4, {}};
+      row.batch = count;
+      row.threads = 1;
+      row.t = measure([&] { verify_proof_set(bp_gens, pc_gens, part, 1); }, yardstick, min_runs, budget, 100);
       rows.push_back(row);
     }
   }
