@@ -32,6 +32,10 @@ class FakeLink final : public PartyLink {
   void send(std::shared_ptr<const std::vector<uint8_t>> frame) override {
     auto decoded = wire::decode(*frame, wire::Limits{1 << 20});
     REQUIRE(decoded);
+    if (std::holds_alternative<wire::ResultMsg>(*decoded)) {
+      const auto s = session.lock();
+      session_finished_at_result = s && s->finished();
+    }
     received.push_back(std::move(*decoded));
   }
   void close() override { closed = true; }
@@ -47,6 +51,9 @@ class FakeLink final : public PartyLink {
   size_t positions = 0;
   std::vector<wire::Message> received;
   bool closed = false;
+  // Whether the session already said it was finished (the registry may answer from the
+  // record) when it sent this party the result: a party may join again the moment it has it.
+  bool session_finished_at_result = false;
 };
 
 // The record as a session sees it: what was written, and the answers the test chooses.

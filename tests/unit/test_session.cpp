@@ -48,6 +48,7 @@ TEST_CASE("a session runs to a signed result that is recorded before any party h
     CHECK(wire::attestation_valid(*result));
     CHECK(result->attestation->dealer_key == h.dealer_key.public_key());
     CHECK(link->closed);
+    CHECK(link->session_finished_at_result);
   }
   CHECK(pa3->first.check_result(a->last<wire::ResultMsg>()->result));
   CHECK(h.session->finished());

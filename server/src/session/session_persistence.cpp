@@ -116,8 +116,12 @@ void AggregationSession::try_close(std::shared_ptr<const SessionOutcome> outcome
       // from the record when they join again.
       if (std::holds_alternative<Moved>(self->dealer_)) return;
       if (result) {
+        // The record holds the outcome, so the registry may forget the id now; and must be
+        // allowed to before anyone hears of it: a party that has the result and joins again
+        // at once (on another thread) is answered from the record, never by a session that
+        // has just ended and refuses it.
+        self->finished_flag_ = true;
         (*announce)();
-        self->finished_flag_ = true;  // only now may the registry forget the id
         return;
       }
       if (result.error().down() && self->patience_left()) {
@@ -180,10 +184,10 @@ void AggregationSession::move_on(const std::string& reason) {
             {{"session", id()}, {"epoch", epoch_}, {"reason", reason}});
   const auto again = std::make_shared<const std::vector<uint8_t>>(wire::encode(
       wire::AbortMsg{one_reason("the session moves on: " + reason + "; join again"), {}, kReconnectAfterMs}));
+  finished_flag_ = true;  // before the parties hear it: one that joins again at once finds the record
   for (auto& seat : seats_)
     if (seat.link) seat.link->send(again);
   close_all();
-  finished_flag_ = true;
 }
 
 }  // namespace bp::server
