@@ -47,6 +47,23 @@ bool has_line(const Metrics& metrics, const std::string& line) {
   return metrics.prometheus_text().find(line + "\n") != std::string::npos;
 }
 
+// One session of two honest parties whose shares are all in, its proof waiting in a checker
+// that runs on an io_context of its own.
+struct OneWaiting {
+  boost::asio::io_context checks;
+  Metrics checker_metrics;
+  ProofChecker checker{checks, checker_metrics};
+  Harness h{2, checker};
+  TwoParties run = deliver_every_share(h);
+
+  // Runs what the session posted, then the check, then the session's answer to it.
+  void settle() {
+    h.poll();
+    checks.poll();
+    h.poll();
+  }
+};
+
 }  // namespace
 
 TEST_CASE("sessions that end together are checked in one pass, each with its own verdict") {
@@ -87,48 +104,31 @@ TEST_CASE("sessions that end together are checked in one pass, each with its own
 }
 
 TEST_CASE("a proof checked alone is checked as soon as its pass runs") {
-  boost::asio::io_context checks;
-  Metrics checker_metrics;
-  ProofChecker checker(checks, checker_metrics);
-  Harness h(2, checker);
-  auto run = deliver_every_share(h);
-  checks.poll();
-  h.poll();
-  REQUIRE(h.recorded().size() == 1);
-  CHECK(h.recorded()[0].ok);
-  CHECK(run.b->last<wire::ResultMsg>());
-  CHECK(has_line(checker_metrics, "bp_final_check_passes_total 1"));
-  CHECK(has_line(checker_metrics, "bp_final_check_proofs_total 1"));
+  OneWaiting w;
+  w.settle();
+  REQUIRE(w.h.recorded().size() == 1);
+  CHECK(w.h.recorded()[0].ok);
+  CHECK(w.run.b->last<wire::ResultMsg>());
+  CHECK(has_line(w.checker_metrics, "bp_final_check_passes_total 1"));
+  CHECK(has_line(w.checker_metrics, "bp_final_check_proofs_total 1"));
 }
 
 TEST_CASE("a session that moves on while its proof is checked hands nothing out") {
-  boost::asio::io_context checks;
-  Metrics checker_metrics;
-  ProofChecker checker(checks, checker_metrics);
-  Harness h(2, checker);
-  auto run = deliver_every_share(h);
-  h.session->lost("the lease ran out");
-  h.poll();
-  checks.poll();
-  h.poll();
-  CHECK(h.recorded().empty());
-  CHECK_FALSE(run.a->last<wire::ResultMsg>());
-  auto* again = run.a->last<wire::AbortMsg>();
+  OneWaiting w;
+  w.h.session->lost("the lease ran out");
+  w.settle();
+  CHECK(w.h.recorded().empty());
+  CHECK_FALSE(w.run.a->last<wire::ResultMsg>());
+  auto* again = w.run.a->last<wire::AbortMsg>();
   REQUIRE(again);
   CHECK(again->reconnect_after_ms == kReconnectAfterMs);
 }
 
 TEST_CASE("a shutdown while the proof is checked leaves the verdict to the check") {
-  boost::asio::io_context checks;
-  Metrics checker_metrics;
-  ProofChecker checker(checks, checker_metrics);
-  Harness h(2, checker);
-  auto run = deliver_every_share(h);
-  h.session->shutdown(AbortKind::Shutdown, "the dealer stops");
-  h.poll();
-  checks.poll();
-  h.poll();
-  REQUIRE(h.recorded().size() == 1);
-  CHECK(h.recorded()[0].ok);
-  CHECK(run.a->last<wire::ResultMsg>());
+  OneWaiting w;
+  w.h.session->shutdown(AbortKind::Shutdown, "the dealer stops");
+  w.settle();
+  REQUIRE(w.h.recorded().size() == 1);
+  CHECK(w.h.recorded()[0].ok);
+  CHECK(w.run.a->last<wire::ResultMsg>());
 }
