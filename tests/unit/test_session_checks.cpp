@@ -103,6 +103,26 @@ TEST_CASE("sessions that end together are checked in one pass, each with its own
   CHECK(abort->reason.rfind("MalformedProofShares", 0) == 0);
 }
 
+TEST_CASE("a pass holds proofs up to its bound on positions, and at least one") {
+  for (auto [bound, passes] : {std::pair<size_t, int>{4, 2}, std::pair<size_t, int>{1, 3}}) {
+    CAPTURE(bound);
+    boost::asio::io_context checks;
+    Metrics checker_metrics;
+    ProofChecker checker(checks, checker_metrics, bound);
+    Harness first(2, checker), second(2, checker), third(2, checker);  // two positions each
+    std::vector<TwoParties> runs;
+    for (Harness* h : {&first, &second, &third}) runs.push_back(deliver_every_share(*h));
+    checks.poll();
+    for (Harness* h : {&first, &second, &third}) {
+      h->poll();
+      REQUIRE(h->recorded().size() == 1);
+      CHECK(h->recorded()[0].ok);
+    }
+    CHECK(has_line(checker_metrics, "bp_final_check_passes_total " + std::to_string(passes)));
+    CHECK(has_line(checker_metrics, "bp_final_check_proofs_total 3"));
+  }
+}
+
 TEST_CASE("a proof checked alone is checked as soon as its pass runs") {
   OneWaiting w;
   w.settle();

@@ -5,13 +5,12 @@
 
 namespace bp::server {
 
-ProofChecker::ProofChecker(boost::asio::io_context& ioc, Metrics& metrics, size_t max_batch)
-    : ioc_(ioc), metrics_(metrics), max_batch_(max_batch == 0 ? 1 : max_batch) {}
+ProofChecker::ProofChecker(boost::asio::io_context& ioc, Metrics& metrics, size_t max_positions_per_pass)
+    : ioc_(ioc), metrics_(metrics), max_positions_(max_positions_per_pass) {}
 
-void ProofChecker::check(mpc::DealerCheckingProof proof, Answer answer) {
+void ProofChecker::check(mpc::DealerCheckingProof proof, size_t positions, Answer answer) {
   std::lock_guard lock(mutex_);
-  waiting_.push_back(std::move(proof));
-  answers_.push_back(std::move(answer));
+  waiting_.push_back({std::move(proof), positions, std::move(answer)});
   if (pass_posted_) return;  // the queued pass will take this one too
   pass_posted_ = true;
   boost::asio::post(ioc_, [this] { pass(); });
@@ -23,11 +22,13 @@ void ProofChecker::pass() {
   std::vector<Answer> answers;
   {
     std::lock_guard lock(mutex_);
-    const size_t take = std::min(waiting_.size(), max_batch_);
-    proofs.assign(std::make_move_iterator(waiting_.begin()), std::make_move_iterator(waiting_.begin() + take));
-    answers.assign(std::make_move_iterator(answers_.begin()), std::make_move_iterator(answers_.begin() + take));
-    waiting_.erase(waiting_.begin(), waiting_.begin() + take);
-    answers_.erase(answers_.begin(), answers_.begin() + take);
+    size_t positions = 0;
+    while (!waiting_.empty() && (proofs.empty() || positions + waiting_.front().positions <= max_positions_)) {
+      positions += waiting_.front().positions;
+      proofs.push_back(std::move(waiting_.front().proof));
+      answers.push_back(std::move(waiting_.front().answer));
+      waiting_.pop_front();
+    }
     // More than one pass holds: the rest goes in the next, which this pass queues now.
     pass_posted_ = !waiting_.empty();
     if (pass_posted_) boost::asio::post(ioc_, [this] { pass(); });

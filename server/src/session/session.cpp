@@ -614,7 +614,7 @@ void AggregationSession::complete_round() {
     if (!env_.checker) return checked(std::move(*assembled).check());
     dealer_ = Checking{};
     deadline_.cancel();
-    env_.checker->check(std::move(*assembled), [self = shared_from_this()](auto result) {
+    env_.checker->check(std::move(*assembled), params_.padded_m(), [self = shared_from_this()](auto result) {
       asio::post(self->strand_, [self, result = std::move(result)]() mutable { self->checked(std::move(result)); });
     });
   }
