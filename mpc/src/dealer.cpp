@@ -176,8 +176,13 @@ MpcResult<AggregationResult> DealerCheckingProof::check() && {
   if (!a_) return consumed();
   const auto& s = *a_->s;
   Transcript verifier(s.params.label);
-  if (!a_->result.proof.verify_multiple(*s.bp_gens, *s.pc_gens, verifier, a_->result.commitments, s.params.n))
-    return blame();
+  return std::move(*this).verdict(
+      a_->result.proof.verify_multiple(*s.bp_gens, *s.pc_gens, verifier, a_->result.commitments, s.params.n).ok());
+}
+
+MpcResult<AggregationResult> DealerCheckingProof::verdict(bool verified) && {
+  if (!a_) return consumed();
+  if (!verified) return blame();
   auto result = std::move(a_->result);
   a_.reset();
   return result;
@@ -214,17 +219,7 @@ std::vector<MpcResult<AggregationResult>> DealerCheckingProof::check_batch(std::
   const BatchOutcome outcome = verify_batch(*first.bp_gens, *first.pc_gens, items);
   std::vector<bool> failed(dealers.size(), false);
   for (size_t i : outcome.failed) failed[live[i]] = true;
-  for (size_t k = 0; k < dealers.size(); ++k) {
-    auto& d = dealers[k];
-    if (!d.a_) {
-      answers.push_back(consumed());
-    } else if (failed[k]) {
-      answers.push_back(d.blame());
-    } else {
-      answers.push_back(std::move(d.a_->result));
-      d.a_.reset();
-    }
-  }
+  for (size_t k = 0; k < dealers.size(); ++k) answers.push_back(std::move(dealers[k]).verdict(!failed[k]));
   return answers;
 }
 

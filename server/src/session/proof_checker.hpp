@@ -1,9 +1,10 @@
-// Where the sessions' final proofs are checked. A session whose last round is complete hands
-// its assembled proof here; a pass on the io_context takes the proofs waiting by then (up to
-// a bound on their positions) and checks them in one batch verification (mpc::DealerCheckingProof::check_batch), which
-// costs about a third of a verification per proof. Nothing waits to fill a batch: a proof that finds no other is
-// checked alone, as soon as its pass runs, so batching adds no latency and only appears when sessions end together (a
-// loaded dealer).
+// Where the sessions' final proofs are checked. A session whose last round is complete
+// hands its assembled proof here; a pass on the io_context takes the proofs waiting by then
+// (up to a bound on their positions) and checks them in one batch verification
+// (mpc::DealerCheckingProof::check_batch), about a third of a verification per proof.
+// Nothing waits to fill a batch: a proof that finds no other is checked alone, as soon as
+// its pass runs, so batching adds no latency and appears only when sessions end together
+// (a loaded dealer).
 #pragma once
 
 #include <boost/asio/io_context.hpp>

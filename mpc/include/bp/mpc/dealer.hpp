@@ -135,7 +135,9 @@ class DealerCheckingProof {
   friend class DealerAwaitingProofShares;
   struct Assembled;
   explicit DealerCheckingProof(std::unique_ptr<Assembled> a);
-  // The blame once the proof has failed (or ConsumedState).
+  // The result once the proof has verified, the blame once it has failed (ConsumedState
+  // when moved from).
+  MpcResult<AggregationResult> verdict(bool verified) &&;
   MpcError blame() const;
   std::unique_ptr<Assembled> a_;
 };
