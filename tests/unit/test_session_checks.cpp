@@ -104,7 +104,10 @@ TEST_CASE("sessions that end together are checked in one pass, each with its own
 }
 
 TEST_CASE("a pass holds proofs up to its bound on positions, and at least one") {
-  for (auto [bound, passes] : {std::pair<size_t, int>{4, 2}, std::pair<size_t, int>{1, 3}}) {
+  // Not a structured binding: CAPTURE's lambda cannot name one on clang 14.
+  for (const auto& bound_and_passes : {std::pair<size_t, int>{4, 2}, std::pair<size_t, int>{1, 3}}) {
+    const size_t bound = bound_and_passes.first;
+    const int passes = bound_and_passes.second;
     CAPTURE(bound);
     boost::asio::io_context checks;
     Metrics checker_metrics;
