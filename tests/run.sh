@@ -14,7 +14,7 @@
 # CPU they need), and their stages then run their tests with the machine to themselves.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
+cd "$root" || exit 1
 
 all_stages=(format deploy gcc cluster faults tls prometheus netns containers asan tsan)
 declare -A about=(
@@ -80,31 +80,36 @@ start_sanitizer_builds() {
   [ -z "$bg_pid" ] || return 0
   install_for asan || return 1
   mkdir -p "$root/build"
+  # Each tree's outcome is a file of its own, and every step is chained with &&: this runs
+  # inside a stage's `if`, where bash ignores set -e, and a failed build must fail its
+  # stage by name rather than leave its tests "Not Run".
+  rm -f "$root/build/asan.built" "$root/build/tsan.built"
   (
-    set -e
     if wants asan; then
-      configure_sanitizer "$root/build/asan" -DBP_SANITIZE=ON
-      nice -n 19 cmake --build "$root/build/asan" -j "$(nproc)"
-      echo "asan built"
+      configure_sanitizer "$root/build/asan" -DBP_SANITIZE=ON &&
+        nice -n 19 cmake --build "$root/build/asan" -j "$(nproc)" &&
+        touch "$root/build/asan.built"
     fi
     if wants tsan; then
-      configure_sanitizer "$root/build/tsan" -DBP_TSAN=ON
-      nice -n 19 cmake --build "$root/build/tsan" -j "$(nproc)" --target bp_threads_tests
-      echo "tsan built"
+      configure_sanitizer "$root/build/tsan" -DBP_TSAN=ON &&
+        nice -n 19 cmake --build "$root/build/tsan" -j "$(nproc)" --target bp_threads_tests &&
+        touch "$root/build/tsan.built"
     fi
   ) >"$bg_log" 2>&1 &
   bg_pid=$!
   echo "   (the sanitizer builds run in the background at nice 19: $bg_log)"
 }
-bg_status=''
-wait_sanitizer_builds() {
-  if [ -z "$bg_status" ]; then
+bg_waited=''
+wait_sanitizer_builds() {  # wait_sanitizer_builds asan|tsan: did that tree build?
+  if [ -z "$bg_waited" ]; then
     if [ -z "$bg_pid" ]; then start_sanitizer_builds || return 1; fi
     wait "$bg_pid"
-    bg_status=$?
-    tail -n 30 "$bg_log" | grep -E "error|FAILED" || true
+    bg_waited=yes
   fi
-  return "$bg_status"
+  [ -f "$root/build/$1.built" ] && return 0
+  echo "the $1 build failed ($bg_log):"
+  grep -E "error:|FAILED:" "$bg_log" | head -n 20
+  return 1
 }
 
 stage_format() { "$root/tests/format/check_format.sh"; }
@@ -122,12 +127,12 @@ stage_prometheus() { need_gcc_build && "$root/tests/prometheus/test_prometheus.s
 stage_netns() { need_gcc_build && "$root/deploy/netns-demo.sh" "$gcc_build"; }
 stage_containers() { "$root/deploy/container-demo.sh"; }
 stage_asan() {
-  wait_sanitizer_builds &&
+  wait_sanitizer_builds asan &&
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       ctest --test-dir "$root/build/asan" --output-on-failure -j 2
 }
 stage_tsan() {
-  wait_sanitizer_builds &&
+  wait_sanitizer_builds tsan &&
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir "$root/build/tsan" --output-on-failure -L threads
 }
 
