@@ -344,8 +344,7 @@ int print_rows(const std::vector<Row>& rows, const Primitives& primitives, bool 
     }
     return 0;
   }
-  std::printf("CPU: %s\nbackend: %s\n%s\n\n", tools::cpu_model_name().c_str(), backend_choice().c_str(),
-              verdict.c_str());
+  std::printf("%s%s\n\n", tools::machine_lines().c_str(), verdict.c_str());
   std::printf(
       "| op | n | m | backend | proof bytes | median µs | yardsticks | notes |\n"
       "|---|---:|---:|---|---:|---:|---:|---:|\n");

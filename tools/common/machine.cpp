@@ -2,6 +2,9 @@
 
 #include <cstdio>
 #include <cstring>
+#include <thread>
+
+#include "bp/backend.hpp"
 
 namespace bp::tools {
 
@@ -18,6 +21,11 @@ std::string cpu_model_name() {
   }
   std::fclose(f);
   return name;
+}
+
+std::string machine_lines() {
+  return "CPU: " + cpu_model_name() + ", " + std::to_string(std::thread::hardware_concurrency()) +
+         " cores\nbackend: " + backend_choice() + "\n";
 }
 
 }  // namespace bp::tools

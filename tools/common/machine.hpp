@@ -9,4 +9,8 @@ namespace bp::tools {
 // The CPU as /proc/cpuinfo names it ("unknown" elsewhere).
 std::string cpu_model_name();
 
+// The lines a benchmark's tables start with: "CPU: <model>, <cores> cores" and
+// "backend: <bp::backend_choice()>", newline-terminated.
+std::string machine_lines();
+
 }  // namespace bp::tools

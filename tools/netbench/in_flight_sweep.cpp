@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "../common/machine.hpp"
+#include "bp/backend.hpp"
 #include "bp/json.hpp"
 #include "sessions.hpp"
 
@@ -20,15 +21,16 @@ int run_in_flight_sweep(const client::Endpoint& dealer, const SweepOptions& opti
                             .text("op", "machine")
                             .text("cpu", tools::cpu_model_name())
                             .number("cores", cores)
+                            .text("backend_choice", backend_choice())
                             .text("note", "dealer and parties share the machine's cores")
                             .str()
                             .c_str());
   else
     std::printf(
-        "CPU: %s, %u cores, shared by the dealer (one session thread) and the parties\n"
+        "%sthe dealer (one session thread) and the parties share these cores\n"
         "sessions of n = %zu, m = %zu, %.0f s a row\n\n"
         "| in flight | sessions/s | p50 ms | p99 ms | failed |\n|---:|---:|---:|---:|---:|\n",
-        tools::cpu_model_name().c_str(), cores, options.bits, options.parties, seconds);
+        tools::machine_lines().c_str(), options.bits, options.parties, seconds);
   (void)network_session(dealer, options.bits, options.parties);  // warm: the parties' generator tables
   int status = 0;
   for (size_t k : levels) {

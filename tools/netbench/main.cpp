@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "../bp/in_process.hpp"
+#include "../common/machine.hpp"
 #include "in_flight_sweep.hpp"
 #include "modes.hpp"
 #include "record_latency.hpp"
@@ -117,7 +118,10 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("bp-netbench"));
   try {
     if (soak.sessions != 0) return bp::netbench::run_soak(soak);
-    if (load_table) return bp::netbench::run_load_table(soak.dealer_path, load_seconds);
+    if (load_table) {  // the bp-dealer child inherits this process's BP_BACKEND
+      std::printf("%s\n", bp::tools::machine_lines().c_str());
+      return bp::netbench::run_load_table(soak.dealer_path, load_seconds);
+    }
     if (!target.empty()) {
       spdlog::set_level(spdlog::level::warn);
       return bp::netbench::run_target_load(target, soak.bits, soak.parties, soak.parallel, load_seconds, json);
@@ -150,6 +154,8 @@ int main(int argc, char** argv) {
     clock_gettime(dealer_clock, &ts);
     return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
   };
+  // The sweep prints its own machine line (JSON or text); every other table starts here.
+  if (!sweep_in_flight) std::printf("%s\n", bp::tools::machine_lines().c_str());
   if (positions) {
     const int status = bp::netbench::run_positions_rows(dealer, dealer_cpu_ms, quick);
     server.stop();
