@@ -10,8 +10,15 @@ namespace bp::c_abi {
 int fail(bp_error* err, int kind, const std::string& message, const std::vector<size_t>& blamed) {
   if (err == nullptr) return kind;
   err->kind = kind;
-  const size_t len = std::min(message.size(), sizeof(err->message) - 1);
-  std::memcpy(err->message, message.data(), len);
+  // A session of up to 256 positions can blame more than blamed[] holds. The count then
+  // leads the message, ahead of the list it carries (which 512 bytes may cut), so a full
+  // array is never taken for the whole of the blame.
+  const std::string text = blamed.size() <= BP_MAX_BLAMED
+                               ? message
+                               : std::to_string(blamed.size()) + " positions blamed, blamed[] holds the first " +
+                                     std::to_string(BP_MAX_BLAMED) + ": " + message;
+  const size_t len = std::min(text.size(), sizeof(err->message) - 1);
+  std::memcpy(err->message, text.data(), len);
   err->message[len] = '\0';
   err->blamed_count = std::min<size_t>(blamed.size(), BP_MAX_BLAMED);
   for (size_t i = 0; i < err->blamed_count; ++i) err->blamed[i] = static_cast<uint32_t>(blamed[i]);

@@ -72,7 +72,8 @@ typedef enum bp_error_kind {
 typedef struct bp_error {
   int kind;            /* a bp_error_kind */
   char message[512];   /* NUL-terminated, one line */
-  size_t blamed_count; /* positions the dealer blamed (BP_ERR_ABORTED) */
+  size_t blamed_count; /* positions the dealer blamed (BP_ERR_ABORTED), at most BP_MAX_BLAMED; */
+                       /* when it blamed more, message begins "N positions blamed, ..." */
   uint32_t blamed[BP_MAX_BLAMED];
 } bp_error;
 
