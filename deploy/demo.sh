@@ -3,16 +3,32 @@
 # bp-dealer on loopback, create a session that admits exactly those four keys, run four
 # bp-party processes (separate OS processes, real sockets) with 64-bit values, print the
 # aggregated proof, verify it and the dealer's signature with bp verify, print per-round
-# timings and bytes, and shut the dealer down cleanly with SIGTERM.
+# timings and bytes and the outcome as the record holds it (read over plain HTTP with bash
+# alone: a minimal Debian root has no HTTP client), and shut the dealer down cleanly with SIGTERM.
+# Every section prints something or the demo fails saying which step could not run
+# (tests/demo/check_demo.sh holds the output to that).
+#   deploy/demo.sh                      build the three programs (Release) and run
+#   deploy/demo.sh --build-dir DIR      run the programs of an existing build tree (the test command)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=deploy/lib/http-get.sh
+. "$root/deploy/lib/http-get.sh"
+fail() { echo "error: $*" >&2; exit 1; }
+build=
+case "${1:-}" in
+  "") ;;
+  --build-dir) [ -n "${2:-}" ] || fail "--build-dir needs a directory"; build=$(cd "$2" && pwd) ;;
+  *) echo "usage: $0 [--build-dir DIR]" >&2; exit 2 ;;
+esac
 "$root/deploy/install-deps.sh" --build  # only what the three programs need
-build="$root/build/release"
-echo "== building (Release)"
-# Only the three programs it runs (not libbp, bp-netbench or the examples): a sixth fewer
-# compilations on a fresh machine.
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBP_BUILD_TESTS=OFF >/dev/null
-cmake --build "$build" -j "$(nproc)" --target bp bp-dealer bp-party >/dev/null
+if [ -z "$build" ]; then
+  build="$root/build/release"
+  echo "== building (Release)"
+  # Only the three programs it runs (not libbp, bp-netbench or the examples): a sixth fewer
+  # compilations on a fresh machine.
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBP_BUILD_TESTS=OFF >/dev/null
+  cmake --build "$build" -j "$(nproc)" --target bp bp-dealer bp-party >/dev/null
+fi
 bp="$build/tools/bp"
 dealer="$build/server/bp-dealer"
 party="$build/client/bp-party"
@@ -34,7 +50,8 @@ done
   --dealer-key "$work/dealer.key" >"$work/dealer.out" 2>"$work/dealer.log" &
 dealer_pid=$!
 for _ in $(seq 100); do grep -q listening "$work/dealer.out" 2>/dev/null && break; sleep 0.1; done
-port=$(sed -E 's/.*:([0-9]+)$/\1/' "$work/dealer.out")
+port=$(sed -nE 's/.*listening.*:([0-9]+)$/\1/p' "$work/dealer.out")
+[ -n "$port" ] || { cat "$work/dealer.log" >&2; fail "bp-dealer did not start listening within 10 s (its log above)"; }
 url="ws://127.0.0.1:$port"
 echo "== bp-dealer listening on $url (pid $dealer_pid)"
 
@@ -77,17 +94,19 @@ echo "== verifying the proof and the dealer's signature with bp verify --label '
   --session "$session" --dealer-key "$work/dealer.key.pub" --signature "$signature"
 
 echo "== per-round timings and bytes (from the dealer's /metrics)"
-metrics=$(curl -s "http://127.0.0.1:$port/metrics" 2>/dev/null || true)
-if [ -n "$metrics" ]; then
-  grep -E '^bp_round_latency_seconds_(sum|count)|^bp_bytes_(in|out)_total|^bp_sessions_(started|completed)_total' <<<"$metrics"
-else
-  echo "(curl not installed: skipping)"
-fi
+metrics=$(http_get 127.0.0.1 "$port" /metrics) || fail "cannot read the dealer's /metrics"
+rows=$(grep -E '^bp_round_latency_seconds_(sum|count)|^bp_bytes_(in|out)_total|^bp_sessions_(started|completed)_total' <<<"$metrics") ||
+  fail "the dealer's /metrics holds no per-round timings or byte counts"
+echo "$rows"
 echo "== the outcome as the dealer recorded it: GET /v1/sessions/$session"
-curl -s "http://127.0.0.1:$port/v1/sessions/$session" 2>/dev/null | cut -c1-160 || true
+outcome=$(http_get 127.0.0.1 "$port" "/v1/sessions/$session") || fail "cannot read the session's record"
+grep -q "\"$session\"" <<<"$outcome" || fail "the record's answer does not name the session: $outcome"
+cut -c1-160 <<<"$outcome"
 
 echo "== stopping the dealer (SIGTERM)"
 kill -TERM "$dealer_pid"
-wait "$dealer_pid"
-echo "== dealer exited with status $?"
+dealer_status=0
+wait "$dealer_pid" || dealer_status=$?
 dealer_pid=
+echo "== dealer exited with status $dealer_status"
+[ "$dealer_status" -eq 0 ] || { cat "$work/dealer.log" >&2; fail "bp-dealer did not shut down cleanly (its log above)"; }

@@ -16,11 +16,12 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
 
-all_stages=(format deploy gcc cluster faults tls prometheus netns containers asan tsan)
+all_stages=(format deploy gcc demo cluster faults tls prometheus netns containers asan tsan)
 declare -A about=(
   [format]="clang-format: every C and C++ file as .clang-format says"
   [deploy]="deployment artefacts: compose files, Dockerfile, scripts (shellcheck), Kubernetes manifests"
   [gcc]="g++ build (warnings as errors) and every CTest: unit, vectors, service, bindings (C, Python, Go), static, valgrind constant-time"
+  [demo]="the main job (deploy/demo.sh) on the g++ build, its output held to every section it promises"
   [cluster]="three dealers behind nginx on PostgreSQL with a standby: SIGKILL, a ring change, failover, a full disk"
   [faults]="the fault-injection test: a nemesis (kill, pause, SIGTERM, ring change, database cut and failover) under load, and a checker"
   [tls]="testssl.sh against the TLS dealer, --tls-min-version 1.3, certificate reload on SIGHUP"
@@ -31,7 +32,7 @@ declare -A about=(
   [tsan]="clang++ ThreadSanitizer build: the daemon's integration tests and the C ABI's threads"
 )
 declare -A sets=(
-  [format]="format" [deploy]="deploy" [gcc]="build bindings gcc" [cluster]="build gcc postgres nginx"
+  [format]="format" [deploy]="deploy" [gcc]="build bindings gcc" [demo]="build gcc" [cluster]="build gcc postgres nginx"
   [faults]="build gcc postgres nginx" [tls]="build gcc tls" [prometheus]="build gcc prometheus"
   [netns]="build gcc netns" [containers]="containers" [asan]="build bindings clang" [tsan]="build bindings clang"
 )
@@ -120,6 +121,7 @@ stage_gcc() {
   configure_gcc && cmake --build "$gcc_build" -j "$(nproc)" &&
     { start_sanitizer_builds; ctest --test-dir "$gcc_build" --output-on-failure -j 2; }
 }
+stage_demo() { need_gcc_build && "$root/tests/demo/check_demo.sh" "$gcc_build"; }
 stage_cluster() { need_gcc_build && "$root/tests/cluster/test_cluster.sh" "$gcc_build"; }
 stage_faults() { need_gcc_build && "$root/tests/faults/test_faults.sh" "$gcc_build"; }
 stage_tls() { need_gcc_build && "$root/tests/tls/test_tls_dealer.sh" "$gcc_build"; }
