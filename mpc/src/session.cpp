@@ -1,5 +1,7 @@
 #include "bp/mpc/session.hpp"
 
+#include <cstdint>
+
 #include "bp/range_proof.hpp"
 
 namespace bp::mpc {
@@ -28,6 +30,74 @@ std::string session_transcript_label(std::string_view session_id, size_t n, size
   // The count sits in the structured part before the user's label: no label, whatever it
   // says, makes an unbounded session's transcript label equal to a bounded one's.
   return bounded_label(session_label(session_id, n, positions, "", bounds.size()) + std::string(user_label), bounds);
+}
+
+namespace {
+
+// "a..b" or "a.." (a minimum only), as bounded_label writes it: decimal, no sign, no leading
+// zero, no overflow. Anything else is not a label of ours.
+std::optional<uint64_t> read_decimal(std::string_view text) {
+  if (text.empty() || text.size() > 20 || (text.size() > 1 && text.front() == '0')) return std::nullopt;
+  uint64_t out = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    const uint64_t digit = static_cast<uint64_t>(c - '0');
+    if (out > (UINT64_MAX - digit) / 10) return std::nullopt;
+    out = out * 10 + digit;
+  }
+  return out;
+}
+
+std::optional<std::vector<ValueBounds>> read_bounds_list(std::string_view text) {
+  std::vector<ValueBounds> out;
+  while (true) {
+    const size_t comma = text.find(',');
+    const std::string_view item = text.substr(0, comma);
+    const size_t dots = item.find("..");
+    if (dots == std::string_view::npos) return std::nullopt;
+    auto min = read_decimal(item.substr(0, dots));
+    if (!min) return std::nullopt;
+    ValueBounds b{*min, std::nullopt};
+    if (dots + 2 < item.size()) {
+      auto max = read_decimal(item.substr(dots + 2));
+      if (!max) return std::nullopt;
+      b.max = *max;
+    }
+    out.push_back(b);
+    if (out.size() > kMaxParties) return std::nullopt;
+    if (comma == std::string_view::npos) return out;
+    text.remove_prefix(comma + 1);
+  }
+}
+
+}  // namespace
+
+std::optional<LabelTerms> read_session_transcript_label(std::string_view label, std::string_view session_id, size_t n,
+                                                        size_t positions) {
+  if (!SessionParams{n, positions, {}}.valid()) return std::nullopt;
+  LabelTerms terms;
+  const std::string unbounded_prefix = session_label(session_id, n, positions, "");
+  if (label.starts_with(unbounded_prefix)) {
+    terms.user_label = std::string(label.substr(unbounded_prefix.size()));
+  } else {
+    // "... parties=<m> bounded=<k> label=<user label> bounds=<list>": the list is the text after
+    // the last " bounds=" (a list holds no space), whatever the user's label says.
+    const std::string structured = session_label(session_id, n, positions, "", 1);
+    const std::string before_count = structured.substr(0, structured.find(" bounded=") + 9);
+    if (!label.starts_with(before_count)) return std::nullopt;
+    const size_t list_at = label.rfind(" bounds=");
+    if (list_at == std::string_view::npos) return std::nullopt;
+    auto bounds = read_bounds_list(label.substr(list_at + 8));
+    if (!bounds || bounded_positions(*bounds) != positions) return std::nullopt;
+    const std::string prefix = session_label(session_id, n, positions, "", bounds->size());
+    if (!label.starts_with(prefix) || list_at < prefix.size()) return std::nullopt;
+    terms.user_label = std::string(label.substr(prefix.size(), list_at - prefix.size()));
+    terms.bounds = std::move(*bounds);
+    if (!check_bounds(terms.bounds, n)) return std::nullopt;
+  }
+  // The one test that matters: the terms rebuild this very label.
+  if (session_transcript_label(session_id, n, positions, terms.user_label, terms.bounds) != label) return std::nullopt;
+  return terms;
 }
 
 }  // namespace bp::mpc

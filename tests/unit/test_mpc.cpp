@@ -505,3 +505,37 @@ TEST_CASE("session labels carry the version, session id, n, m and the user's lab
   CHECK_FALSE(SessionParams{64, 0, ""}.valid());
   CHECK_FALSE(SessionParams{12, 4, ""}.valid());
 }
+
+TEST_CASE("a party reads a session's transcript label only when its terms rebuild it exactly") {
+  const std::string id(32, 'c');
+  const std::vector<ValueBounds> bounds = {{100, 1000}, {7, std::nullopt}, {0, UINT64_MAX}};
+  const size_t positions = bounded_positions(bounds);  // 5
+  for (const std::string& user :
+       std::vector<std::string>{"", "payroll", "x bounds=1..2", "label= bounded=3 parties=9"}) {
+    CAPTURE(user);
+    const auto plain = read_session_transcript_label(session_label(id, 16, 3, user), id, 16, 3);
+    REQUIRE(plain.has_value());
+    CHECK(plain->user_label == user);
+    CHECK(plain->bounds.empty());
+    const auto label = session_transcript_label(id, 64, positions, user, bounds);
+    const auto bounded = read_session_transcript_label(label, id, 64, positions);
+    REQUIRE(bounded.has_value());
+    CHECK(bounded->user_label == user);
+    CHECK(bounded->bounds == bounds);
+    // Another session, bit size or count of positions reads as nothing.
+    CHECK_FALSE(read_session_transcript_label(label, std::string(32, 'd'), 64, positions));
+    CHECK_FALSE(read_session_transcript_label(label, id, 32, positions));
+    CHECK_FALSE(read_session_transcript_label(label, id, 64, positions + 1));
+  }
+  const auto label = session_transcript_label(id, 64, positions, "app", bounds);
+  // Bounds that are not bounded_label's own text, or do not take the positions, or a bounds
+  // list that n does not cover.
+  for (const std::string& bad :
+       {label + "0", label + ",1..2", std::string(label).replace(label.find("100.."), 5, "0100.."),
+        session_label(id, 64, positions, "", 3) + "app bounds=100..1000,7..,0..18446744073709551616",
+        session_label(id, 64, positions, "", 2) + "app bounds=100..1000,7..,0..18446744073709551615",
+        session_label(id, 8, positions, "", 3) + "app bounds=100..1000,7..,0..18446744073709551615", std::string()}) {
+    CAPTURE(bad);
+    CHECK_FALSE(read_session_transcript_label(bad, id, bad.find(" n=8 ") != std::string::npos ? 8 : 64, positions));
+  }
+}

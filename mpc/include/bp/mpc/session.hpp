@@ -5,9 +5,11 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "bp/bounds.hpp"
 
@@ -40,5 +42,20 @@ std::string session_label(std::string_view session_id, size_t n, size_t parties,
 // and with bounds the count before the user's label and bounded_label's " bounds=..." after it.
 std::string session_transcript_label(std::string_view session_id, size_t n, size_t positions,
                                      std::string_view user_label, std::span<const ValueBounds> bounds);
+
+// What a session's transcript label says beyond what a party knows before it joins (its
+// session id, the bit size it proves, the session's positions): the application's label and
+// every value's bounds (empty: an unbounded session).
+struct LabelTerms {
+  std::string user_label;
+  std::vector<ValueBounds> bounds;
+};
+
+// Reads a transcript label as one of session_id's, for n bits and `positions` positions, and
+// returns its terms only when session_transcript_label rebuilds exactly this label from them:
+// a label for another session, bit size or count of positions, or one whose bounds do not take
+// those positions, gives nothing. Public data; a party calls it on its Joined.
+std::optional<LabelTerms> read_session_transcript_label(std::string_view label, std::string_view session_id, size_t n,
+                                                        size_t positions);
 
 }  // namespace bp::mpc
