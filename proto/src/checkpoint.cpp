@@ -57,7 +57,8 @@ Result<DealerCheckpoint, CodecError> decode_checkpoint(std::span<const uint8_t> 
   if (!is_valid_bitsize(m.bits())) return error(CodecErrorKind::BadLength, "bits is not 8, 16, 32 or 64");
   if (m.parties() == 0 || m.parties() > limits.max_parties)
     return error(CodecErrorKind::TooMany, "parties must be 1.." + std::to_string(limits.max_parties));
-  if (m.transcript_label().size() > 2 * limits.max_label_bytes) return error(CodecErrorKind::TooMany, "label too long");
+  if (m.transcript_label().size() > limits.max_transcript_label_bytes)
+    return error(CodecErrorKind::TooMany, "label too long");
   // Seats are one per party: per values_per_party entry, else (one value each) per position.
   const int seats = m.values_per_party_size() != 0 ? m.values_per_party_size()
                     : m.bounds_size() != 0         ? m.bounds_size()

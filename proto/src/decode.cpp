@@ -80,7 +80,7 @@ Result<Message, CodecError> decode_message(const pb::ProofShares& m, const Limit
 
 Result<Message, CodecError> decode_message(const pb::AggregationResult& m, const Limits& limits) {
   if (!is_valid_bitsize(m.bits())) return error(CodecErrorKind::BadLength, "bits is not 8, 16, 32 or 64");
-  if (m.label().size() > limits.max_label_bytes) return error(CodecErrorKind::TooMany, "label too long");
+  if (m.label().size() > limits.max_transcript_label_bytes) return error(CodecErrorKind::TooMany, "label too long");
   const size_t count = static_cast<size_t>(m.commitments_size());
   if (count == 0 || count > limits.max_parties || !is_power_of_two(count))
     return error(CodecErrorKind::TooMany, "the commitments are not a power of two up to the party limit");
@@ -167,7 +167,8 @@ Result<Message, CodecError> decode_message(const pb::CreateSession& m, const Lim
 
 Result<Message, CodecError> decode_message(const pb::SessionCreated& m, const Limits& limits) {
   if (!valid_session_id(m.session_id())) return error(CodecErrorKind::BadLength, "malformed session id");
-  if (m.transcript_label().size() > 2 * limits.max_label_bytes) return error(CodecErrorKind::TooMany, "label too long");
+  if (m.transcript_label().size() > limits.max_transcript_label_bytes)
+    return error(CodecErrorKind::TooMany, "label too long");
   return Message{SessionCreatedMsg{m.session_id(), m.transcript_label()}};
 }
 
@@ -195,7 +196,8 @@ Result<Message, CodecError> decode_message(const pb::Joined& m, const Limits& li
   BP_TRY(bounds, value_bounds(m.bounds(), positions));
   if (!bounds.empty() && bounded_positions(bounds) != positions)
     return error(CodecErrorKind::BadLength, "the seat's bounds do not take its positions");
-  if (m.transcript_label().size() > 2 * limits.max_label_bytes) return error(CodecErrorKind::TooMany, "label too long");
+  if (m.transcript_label().size() > limits.max_transcript_label_bytes)
+    return error(CodecErrorKind::TooMany, "label too long");
   if (m.resume_token().size() != kResumeTokenBytes)
     return error(CodecErrorKind::BadLength, "a resume token is 16 bytes");
   return Message{JoinedMsg{m.position(),

@@ -69,16 +69,22 @@ void SessionRegistry::create(const wire::CreateSessionMsg& request, SessionOwner
   const uint32_t timeout_ms = request.round_timeout_ms == 0
                                   ? config_.default_round_timeout_ms
                                   : std::min(request.round_timeout_ms, config_.max_round_timeout_ms);
+  auto label = mpc::session_transcript_label(id, request.bits, *positions, request.label, request.bounds);
+  // Every decoder of a label (Joined, the result, checkpoints) takes this many bytes: a session
+  // whose label is longer would be recorded and then refused by every party.
+  if (label.size() > wire::kMaxTranscriptLabelBytes) {
+    std::lock_guard lock(mutex_);
+    claiming_.erase(id);
+    return done("the session's transcript label would take " + std::to_string(label.size()) + " bytes; at most " +
+                std::to_string(wire::kMaxTranscriptLabelBytes));
+  }
   SessionTerms terms{id,
-                     mpc::SessionParams{*positions, *positions, ""},
+                     mpc::SessionParams{request.bits, *positions, std::move(label)},
                      request.allowed_parties,
                      std::chrono::milliseconds(timeout_ms),
                      owner,
                      request.values_per_party,
                      request.bounds};
-  terms.params =
-      mpc::SessionParams{request.bits, *positions,
-                         mpc::session_transcript_label(id, request.bits, *positions, request.label, request.bounds)};
   auto checkpoint = first_checkpoint(terms);
   // What the record keeps if no replica finishes the session.
   const std::string lost = outcome_json(SessionOutcome{

@@ -35,13 +35,20 @@ struct CodecError {
 
 std::string describe(const CodecError& e);
 
+// The longest transcript label any decoder takes (Joined, SessionCreated, the result, a
+// checkpoint). The largest session's label fits with room: 92 bytes of terms, an application
+// label of max_label_bytes (1024), and " bounds=" with 256 minimum-only values of 20 digits
+// (5,888 bytes) come to 7,012; the dealer refuses at create a session whose label would not fit.
+inline constexpr size_t kMaxTranscriptLabelBytes = 8192;
+
 struct Limits {
   // The largest honest frame of one position's party is a 256-position challenge, 27 KiB; a
   // party with k positions sends k proof shares of 4.2 KiB in one (the dealer allows it).
   size_t max_frame_bytes = 64 * 1024;
   size_t max_parties = kMaxPositions;  // positions (and parties) in a session
   size_t max_bits = 64;
-  size_t max_label_bytes = 1024;
+  size_t max_label_bytes = 1024;  // an application's label, an abort's reason
+  size_t max_transcript_label_bytes = kMaxTranscriptLabelBytes;
 };
 
 std::vector<uint8_t> encode(const Message& message);
