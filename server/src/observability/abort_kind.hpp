@@ -13,6 +13,8 @@ enum class AbortKind {
   RoundTimeout,       // a seated party did not answer a round in time
   PartyLeft,          // a party disconnected and did not resume within the grace period
   ProtocolViolation,  // a malformed, oversized, out-of-order or conflicting frame
+  Withdrawn,          // a party refused its seat before committing (its terms were not the party's statement)
+  LostState,          // a party that had committed came back without its state (restarted): it cannot go on
   InvalidShares,      // a commitment or share failed the dealer's audit
   Cancelled,          // its operator cancelled it
   Shutdown,           // the dealer stopped before it ended
@@ -20,8 +22,9 @@ enum class AbortKind {
 };
 
 inline constexpr std::array kAllAbortKinds = {
-    AbortKind::JoinTimeout,   AbortKind::RoundTimeout, AbortKind::PartyLeft, AbortKind::ProtocolViolation,
-    AbortKind::InvalidShares, AbortKind::Cancelled,    AbortKind::Shutdown,  AbortKind::Internal};
+    AbortKind::JoinTimeout, AbortKind::RoundTimeout, AbortKind::PartyLeft,     AbortKind::ProtocolViolation,
+    AbortKind::Withdrawn,   AbortKind::LostState,    AbortKind::InvalidShares, AbortKind::Cancelled,
+    AbortKind::Shutdown,    AbortKind::Internal};
 
 constexpr const char* abort_kind_label(AbortKind kind) {
   switch (kind) {
@@ -29,6 +32,8 @@ constexpr const char* abort_kind_label(AbortKind kind) {
     case AbortKind::RoundTimeout: return "round_timeout";
     case AbortKind::PartyLeft: return "party_left";
     case AbortKind::ProtocolViolation: return "protocol_violation";
+    case AbortKind::Withdrawn: return "withdrawn";
+    case AbortKind::LostState: return "lost_state";
     case AbortKind::InvalidShares: return "invalid_shares";
     case AbortKind::Cancelled: return "cancelled";
     case AbortKind::Shutdown: return "shutdown";

@@ -11,6 +11,8 @@ inline constexpr const char* kShuttingDown = "the dealer is shutting down";
 inline constexpr const char* kIdInUse = "session id in use";
 inline constexpr const char* kNoSuchSession = "no such session";
 inline constexpr const char* kSessionEnded = "the session has ended";
+// What the record says of a party that withdrew: the kind only, never the party's words.
+inline constexpr const char* kPartyWithdrew = "a party withdrew before committing: its seat was not its statement";
 
 // The record failed a call: "the outcome record is unavailable (WHY)".
 inline std::string record_unavailable(const std::string& why) {

@@ -346,7 +346,13 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
         frame_of(wire::AbortMsg{"the session moves to another dealer replica: join again", {}, kReconnectAfterMs}));
     return link->close();
   }
-  if (phase() == Phase::Done) return refuse(refusal::kSessionEnded);
+  if (phase() == Phase::Done) {
+    if (!ended_reason_) return refuse(refusal::kSessionEnded);
+    // A party that comes after the abort hears it as the seated ones did: why, and whom.
+    link->send(frame_of(
+        wire::AbortMsg{std::string(refusal::kSessionEnded) + ": " + ended_reason_->substr(0, 480), ended_blamed_}));
+    return link->close();
+  }
 
   // Which seat: the key's own position in an allow-list session, else any taken seat that
   // the resume token opens, else the first free one.
@@ -381,6 +387,9 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
   }
   if (position && seats_[*position].taken) {
     if (seats_[*position].link) return refuse("this party has joined already (resume with its token)");
+    // A party that committed and comes back without its token has lost its state (a restart):
+    // it cannot answer the challenges its commitments were given, and is not lying.
+    if (!last_accepted_[*position].empty()) return seat_lost_state(*position, link);
     // Its key proves who it is: a party that never heard of its seat (the Joined frame was
     // lost with its connection) takes it again, under a new token.
     return give_seat(*position, link, key, true, std::move(seat_token));
@@ -399,6 +408,20 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
     if (!position) return refuse(why ? *why : std::string("the session is full"));
   }
   give_seat(*position, link, key, false, std::move(seat_token));
+}
+
+void AggregationSession::seat_lost_state(size_t position, const std::shared_ptr<PartyLink>& link) {
+  // Seated for the abort only: it hears, with the others and once the record holds it, why.
+  Seat& seat = seats_[position];
+  seat.link = link;
+  env_.metrics->party_joined();
+  link->seated(weak_from_this(), position, seat.shape.positions);
+  const size_t first = seat.shape.first_position;
+  abort(AbortKind::LostState,
+        "the party at position " + std::to_string(first) +
+            " came back without its state (it joined again, after committing, without its resume token): "
+            "its commitments cannot be answered, so the session cannot go on",
+        blame_of_seat(position));
 }
 
 void AggregationSession::give_seat(size_t position, const std::shared_ptr<PartyLink>& link,
@@ -533,8 +556,13 @@ void AggregationSession::on_deliver(size_t seat, const std::shared_ptr<PartyLink
   const Phase now = phase();
   if (now == Phase::Done || !from_seat(seat, link)) return;
   const SeatShape& shape = seats_[seat].shape;
-  if (auto* withdrawn = std::get_if<wire::AbortMsg>(&message))  // e.g. its value is outside the bounds
-    return abort(AbortKind::ProtocolViolation, withdrawn->reason.substr(0, 200), blame_of_seat(seat));
+  if (auto* withdrawn = std::get_if<wire::AbortMsg>(&message)) {
+    // The party's own words stay in this log: the record, /v1/sessions and the other parties
+    // hear only the kind, so that no reason a party gives can carry anything about its values.
+    log::info("party withdrew",
+              {{"session", id()}, {"position", shape.first_position}, {"reason", withdrawn->reason.substr(0, 200)}});
+    return abort(AbortKind::Withdrawn, refusal::kPartyWithdrew, blame_of_seat(seat));
+  }
   auto round = round_items(std::move(message));
   const int expected_round = now == Phase::Joining || now == Phase::BitCommitments ? 1
                              : now == Phase::PolyCommitments                       ? 2
@@ -655,6 +683,8 @@ void AggregationSession::abort(AbortKind kind, const std::string& reason, std::v
   if (phase() == Phase::Done && !std::holds_alternative<Checking>(dealer_)) return;  // a check's verdict still counts
   auto outcome = SessionOutcome{id(), params_, false, reason, blamed, std::nullopt};
   record_then(std::move(outcome), [this, kind, reason, blamed = std::move(blamed)] {
+    ended_reason_ = reason;
+    ended_blamed_ = blamed;
     env_.metrics->session_aborted(kind);
     log::warn("session aborted",
               {{"session", id()}, {"kind", abort_kind_label(kind)}, {"reason", reason}, {"blamed", blamed}});

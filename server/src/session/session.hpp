@@ -203,6 +203,8 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   template <class Item>
   std::vector<uint8_t> accepted_of_seat(size_t seat, const std::vector<Item>& accepted) const;
   void resume_seat(size_t seat, const std::shared_ptr<PartyLink>& link, const std::vector<uint8_t>& token);
+  // Ends the session when the party of a committed seat joins again without its token.
+  void seat_lost_state(size_t position, const std::shared_ptr<PartyLink>& link);
   void give_seat(size_t seat, const std::shared_ptr<PartyLink>& link, const std::optional<wire::PublicKey>& key,
                  bool again, std::vector<uint8_t> token);
   void announce_seat(size_t seat, const std::shared_ptr<PartyLink>& link, const std::vector<uint8_t>& token,
@@ -253,10 +255,12 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   std::vector<Seat> seats_;  // one per party
   std::vector<size_t> seat_of_position_;
   DealerState dealer_;
-  std::vector<BitCommitment> accepted_bits_;                            // round 1's commitments, once decided
-  std::vector<PolyCommitment> accepted_polys_;                          // round 2's
-  std::vector<std::optional<wire::Message>> inbox_;                     // this round's message per position
-  std::vector<std::vector<uint8_t>> last_accepted_;                     // each seat's last accepted round, encoded
+  std::vector<BitCommitment> accepted_bits_;         // round 1's commitments, once decided
+  std::vector<PolyCommitment> accepted_polys_;       // round 2's
+  std::vector<std::optional<wire::Message>> inbox_;  // this round's message per position
+  std::vector<std::vector<uint8_t>> last_accepted_;  // each seat's last accepted round, encoded
+  std::optional<std::string> ended_reason_;          // an abort the record holds, for parties that come after it
+  std::vector<size_t> ended_blamed_;
   Frame last_broadcast_;                                                // resent to a resuming party
   bool writing_ = false;                                                // a checkpoint is with the record
   std::vector<std::function<void()>> waiting_;                          // what runs once the next checkpoint is written

@@ -147,7 +147,10 @@ void AggregationSession::try_close(std::shared_ptr<const SessionOutcome> outcome
 
 void AggregationSession::hand_over(std::string reason) {
   asio::post(strand_, [self = shared_from_this(), reason = std::move(reason)] {
-    if (self->phase() == Phase::Done) return;
+    // A session whose final proof is being checked goes too: no outcome is on its way to the
+    // record yet (record_then ends the Checking), and the replica that takes it over checks
+    // the shares the parties send it again.
+    if (self->phase() == Phase::Done && !std::holds_alternative<Checking>(self->dealer_)) return;
     self->dealer_ = Moved{};  // from now on nothing a party sends counts here
     self->deadline_.cancel();
     self->retry_.cancel();
