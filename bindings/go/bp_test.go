@@ -341,11 +341,13 @@ func TestBatchOfBoundedValuesInOneSeat(t *testing.T) {
 	var wg sync.WaitGroup
 	results := make([]*JoinResult, 2)
 	errs := make([]error, 2)
+	// Each party states what it proves: the session's bit size and its own values' bounds.
+	statements := []Statement{{Bits: 16, Bounds: bounds[:2]}, {Bits: 16, Bounds: bounds[2:]}}
 	for i, vs := range [][]uint64{{10, 999}, {7}} {
 		wg.Add(1)
 		go func(i int, vs []uint64) {
 			defer wg.Done()
-			results[i], errs[i] = JoinValuesAndProve(context.Background(), d.url, session, vs, nil, nil,
+			results[i], errs[i] = JoinStatementAndProve(context.Background(), d.url, session, vs, nil, statements[i],
 				&Options{Identity: d.parties[i], DealerKey: &dealerKey, Timeout: 30 * time.Second})
 		}(i, vs)
 	}

@@ -237,11 +237,27 @@ func JoinAndProve(ctx context.Context, dealerURL, sessionID string, value uint64
 }
 
 // JoinValuesAndProve joins the session with several values in one seat (one message per
-// round for all of them), each with its blinding (nil: random ones). bounds, if not nil,
-// are the bounds the party insists on for each value; a value outside them is refused
-// before anything is sent.
+// round for all of them), each with its blinding (nil: random ones), stating 64 bits and
+// bounds (nil: none): JoinStatementAndProve with Statement{Bits: 64, Bounds: bounds}.
 func JoinValuesAndProve(ctx context.Context, dealerURL, sessionID string, values []uint64, blindings [][32]byte,
 	bounds []Bounds, opts *Options) (*JoinResult, error) {
+	return JoinStatementAndProve(ctx, dealerURL, sessionID, values, blindings, Statement{Bits: 64, Bounds: bounds}, opts)
+}
+
+// Statement is what a party proves of its values, stated before it connects: each value
+// below 2^Bits (0: 64), or within its Bounds (nil: none; a minimum alone: [Min, Min + 2^Bits)).
+type Statement struct {
+	Bits   int
+	Bounds []Bounds
+}
+
+// JoinStatementAndProve joins the session with values proved as the statement says. A seat
+// of another bit size, count or bounds, or a transcript label not this session's, is refused
+// before anything about the values is sent, with the same answer whatever they are; a value
+// outside the statement is refused before connecting.
+func JoinStatementAndProve(ctx context.Context, dealerURL, sessionID string, values []uint64, blindings [][32]byte,
+	statement Statement, opts *Options) (*JoinResult, error) {
+	bounds := statement.Bounds
 	if len(values) == 0 || (blindings != nil && len(blindings) != len(values)) ||
 		(bounds != nil && len(bounds) != len(values)) {
 		return nil, invalid("one value at least, and one blinding and bound per value if given")
@@ -275,6 +291,7 @@ func JoinValuesAndProve(ctx context.Context, dealerURL, sessionID string, values
 		defer C.free(unsafe.Pointer(b))
 		v.bounds = b
 	}
+	v.bits = C.size_t(statement.Bits)
 	done := make(chan joinOutcome, 1)
 	handle := cgo.NewHandle(done)
 	defer handle.Delete()

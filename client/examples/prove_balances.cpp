@@ -31,6 +31,15 @@ int main(int argc, char** argv) {
   const bp::ValueBounds bounds{std::strtoull(argv[4], nullptr, 10), std::strtoull(argv[5], nullptr, 10)};
   bp::client::PartyValues batch;
   batch.bounds.emplace();
+  // The statement's bit size: the least that covers MAX - MIN, as the operator opens such a
+  // session (bp-party create-session --bits); a seat of another is refused.
+  const bp::ValueBounds one[] = {bounds};
+  const auto covering = bp::bits_covering(one);
+  if (!covering) {
+    std::fprintf(stderr, "MIN is above MAX\n");
+    return 2;
+  }
+  batch.bits = *covering;
   bp::SystemRandom rng;
   for (int i = 6; i < argc; ++i) {
     batch.values.push_back(std::strtoull(argv[i], nullptr, 10));

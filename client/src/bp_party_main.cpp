@@ -34,11 +34,15 @@ constexpr const char* kUsage =
     "      minimum only). A value with both bounds takes two positions; --bits must cover\n"
     "      max - min (8, 16, 32 or 64). A dealer holds up to its --max-positions (at most 256).\n"
     "  bp-party join --dealer ws[s]://HOST:PORT --session ID --value V1[,V2,...] --key KEY_FILE\n"
-    "                [--blinding HEX1[,HEX2,...]] [--min A --max B] [--timeout-ms T]\n"
+    "                [--bits N] [--blinding HEX1[,HEX2,...]] [--min A --max B] [--timeout-ms T]\n"
     "                [--reconnect-attempts N] [--reconnect-give-up-ms T] [--events FILE]\n"
-    "      proves each value in one seat (one message per round for all of them); with --min or\n"
-    "      --max the session's bounds must be these, and a value outside them is refused before\n"
-    "      anything is sent. Prints the final JSON (bits, label, commitments, proof, padding,\n"
+    "      proves each value in one seat (one message per round for all of them) as stated here:\n"
+    "      each below 2^N (--bits, default 64), or within --min/--max (a minimum alone: in\n"
+    "      [min, min + 2^N)). A seat of another bit size, count or bounds, or a transcript label\n"
+    "      not this session's, is refused before anything about the values is sent, whatever\n"
+    "      they are; a value outside the statement is refused before connecting. --timeout-ms\n"
+    "      (default 120000) bounds the whole join, reconnections included. Prints the final JSON (bits, label, "
+    "commitments, proof, padding,\n"
     "      position, position_count, session, dealer_key, dealer_signature; a bounded session adds\n"
     "      bounds, positions' commitments and transcript_label, as bp prove --min does); on an\n"
     "      abort exits 2 with 'abort: <reason> blamed=[..]'.\n"
@@ -227,18 +231,20 @@ void report(const bp::client::PartyEvent& e, std::FILE* events) {
 int join(int argc, char** argv) {
   const Flags f = parse(argc, argv,
                         {"dealer", "session", "value", "blinding", "timeout-ms", "ca", "insecure-skip-verify", "key",
-                         "dealer-key", "reconnect-attempts", "reconnect-give-up-ms", "events", "min", "max"});
+                         "dealer-key", "reconnect-attempts", "reconnect-give-up-ms", "events", "min", "max", "bits"});
   if (!f.error.empty()) return usage_error(f.error);
   const auto dealer = bp::client::parse_endpoint(f.get("dealer"));
   if (!dealer) return usage_error("--dealer must be ws://HOST:PORT or wss://HOST:PORT");
-  uint64_t timeout = 120000;
+  uint64_t timeout = 120000, bits = 64;
+  if (f.has("bits") && (!parse_u64(f.get("bits"), bits) || !bp::is_valid_bitsize(bits)))
+    return usage_error("--bits must be 8, 16, 32 or 64");
   if (!f.has("value")) return usage_error("--value is required");
   auto parsed_values = bp::wire::parse_u64_list(f.get("value"), "--value");
   if (!parsed_values) return usage_error(parsed_values.error());
   if (parsed_values->size() > 256) return usage_error("--value: at most 256 values");
   if (!f.has("session")) return usage_error("--session is required");
   if (f.has("timeout-ms") && !parse_u64(f.get("timeout-ms"), timeout)) return usage_error("bad --timeout-ms");
-  bp::client::PartyValues input{std::move(*parsed_values), {}, std::nullopt};
+  bp::client::PartyValues input{std::move(*parsed_values), {}, std::nullopt, static_cast<size_t>(bits)};
   if (f.has("blinding")) {
     const std::string list = f.get("blinding");
     for (size_t start = 0; start <= list.size();) {
@@ -258,6 +264,9 @@ int join(int argc, char** argv) {
   if (f.has("min") || f.has("max")) {
     auto bounds = bp::wire::parse_bounds_text(optional_flag(f, "min"), optional_flag(f, "max"), input.values.size());
     if (!bounds) return usage_error(bounds.error());
+    if (!bp::check_bounds(*bounds, bits))
+      return usage_error("--bits " + std::to_string(bits) + " does not cover max - min (the least that does is " +
+                         std::to_string(bp::bits_covering(*bounds).value()) + ")");
     input.bounds = std::move(*bounds);
   }
   std::string error;

@@ -26,6 +26,21 @@ ClientError protocol_error(const std::string& what) { return {ClientErrorKind::P
 namespace {
 // A fault of the path: another connection may not meet it.
 ClientError lost(const std::string& what) { return {ClientErrorKind::Transport, what, {}, 0, true}; }
+
+// Why a read ended. A frame over our limit, or one that breaks the WebSocket protocol, is the
+// dealer's doing and would come again on the next connection: a protocol error that ends the
+// join at once. Only a loss of the path (reset, closed, silent) may pass.
+ClientError read_failure(const boost::system::error_code& ec) {
+  namespace websocket = boost::beast::websocket;
+  if (ec == websocket::error::message_too_big || ec == websocket::error::buffer_overflow)
+    return protocol_error("the dealer sent a frame over our limit of " + std::to_string(kMaxDealerFrameBytes) +
+                          " bytes");
+  if (ec == websocket::condition::protocol_violation)
+    return protocol_error("the dealer broke the WebSocket protocol: " + ec.message());
+  const std::string why =
+      ec.message().empty() ? ec.category().name() + std::string(" error ") + std::to_string(ec.value()) : ec.message();
+  return lost("connection lost: " + why);
+}
 }  // namespace
 
 namespace {
@@ -139,7 +154,9 @@ class WebSocketConversation final : public Conversation,
     buffer_.clear();
     ws_.async_read(buffer_, [self = this->shared_from_this()](beast::error_code ec, size_t) {
       if (self->phase_ == Phase::Ended) return;
-      if (ec) return self->fail(lost("connection lost: " + ec.message()));
+      if (ec) return self->fail(read_failure(ec));
+      if (self->ws_.got_text())
+        return self->fail(protocol_error("the dealer sent a text frame (the protocol is binary)"));
       const auto data = self->buffer_.data();
       self->bytes_received_ += data.size();
       auto decoded =

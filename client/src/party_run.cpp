@@ -87,20 +87,30 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
   ~PartyRun() override { wipe_input(); }
 
   // What the input allows before anything is sent: a value per blinding, at most a session's
-  // positions, and bounds that hold them (the one thing checked about the values' secrets).
+  // positions, a valid bit size, and a statement its values hold. Whether the values hold it
+  // is the one thing checked about them, and the caller learns it anyway; everything after this
+  // compares public terms with the statement, never with the values.
   std::optional<ClientError> check_input() {
     const auto refused = [](std::string why) { return ClientError{ClientErrorKind::Refused, std::move(why), {}}; };
     if (input_.values.empty() || input_.values.size() > wire::kMaxPositions)
       return refused("a party brings 1 to " + std::to_string(wire::kMaxPositions) + " values");
     if (input_.values.size() != input_.blindings.size()) return refused("one blinding per value");
-    if (input_.bounds) {
-      if (input_.bounds->size() != input_.values.size()) return refused("bounds: one per value");
-      auto n = bits_covering(*input_.bounds);
-      if (!n) return refused("bounds: a minimum above its maximum");
-      auto witness = bounded_witness(input_.values, input_.blindings, *input_.bounds, *n);
-      if (!witness) return refused("a value lies outside its bounds");
-      witness->wipe();
-    }
+    if (!is_valid_bitsize(input_.bits)) return refused("the bit size is 8, 16, 32 or 64");
+    if (input_.bounds && input_.bounds->size() != input_.values.size()) return refused("bounds: one per value");
+    statement_ =
+        input_.bounds ? *input_.bounds : std::vector<ValueBounds>(input_.values.size(), ValueBounds{0, std::nullopt});
+    if (bounded_positions(statement_) > wire::kMaxPositions)
+      return refused("the values take more than " + std::to_string(wire::kMaxPositions) + " positions");
+    if (!check_bounds(statement_, input_.bits))
+      return refused("bounds: a minimum above its maximum, or max - min not below 2^" + std::to_string(input_.bits));
+    auto witness = bounded_witness(input_.values, input_.blindings, statement_, input_.bits);
+    if (!witness) return refused(out_of_statement());
+    // A minimum alone leaves v - min below 2^64 only: the statement is v in [min, min + 2^bits).
+    uint64_t high = 0;
+    if (input_.bits < 64)
+      for (uint64_t shifted : witness->values) high |= shifted >> input_.bits;
+    witness->wipe();
+    if (high != 0) return refused(out_of_statement());
     return std::nullopt;
   }
 
@@ -111,9 +121,25 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
                [self = shared_from_this(), error = std::move(error)]() mutable { self->finish(std::move(error)); });
   }
 
+  // Options::timeout bounds the whole join, every connection and wait between them included:
+  // each connection gets what is left of it.
   void connect() {
+    const auto now = std::chrono::steady_clock::now();
+    if (!deadline_) deadline_ = now + options_.timeout;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline_ - now);
+    if (left.count() <= 0) return finish(timed_out("before connection " + std::to_string(connections_ + 1)));
+    ++connections_;
     emit({PartyEvent::Kind::Connecting, outage_connections_, position_, 0, {}, {}, {}});
-    conversation_ = detail::converse(ioc_, dealer_, session_id_, options_, link_, shared_from_this());
+    Options connection = options_;
+    connection.timeout = left;
+    conversation_ = detail::converse(ioc_, dealer_, session_id_, connection, link_, shared_from_this());
+  }
+
+  ClientError timed_out(const std::string& last) const {
+    return {ClientErrorKind::Timeout,
+            "no result within " + std::to_string(options_.timeout.count()) + " ms (the whole join, " +
+                std::to_string(connections_) + (connections_ == 1 ? " connection" : " connections") + "; " + last + ")",
+            {}};
   }
 
   wire::Message opening(const wire::ChannelContext& channel) override {
@@ -134,6 +160,7 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
 
   void on_fail(ClientError e) override {
     count_bytes_of_connection();
+    if (e.kind == ClientErrorKind::Timeout) return finish(timed_out("the last: " + e.detail));
     const auto& policy = options_.reconnect;
     const bool may_pass = e.transient || e.retry_after_ms != 0;
     if (!may_pass || finished_ || policy.attempts == 0) return finish(std::move(e));
@@ -151,8 +178,12 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
                                     std::to_string(out_for.count()) + " ms: " + describe(e),
                                 e.blamed});
     }
-    ++outage_connections_;
     const auto delay = std::max(jittered(next_delay_), std::chrono::milliseconds(e.retry_after_ms));
+    if (deadline_ && now + delay >= *deadline_) {
+      emit({PartyEvent::Kind::GaveUp, outage_connections_, position_, 0, {}, describe(e), {}});
+      return finish(timed_out("the last: " + describe(e)));
+    }
+    ++outage_connections_;
     next_delay_ = std::min(policy.max_delay, next_delay_ * 2);
     emit({PartyEvent::Kind::Reconnecting, outage_connections_, position_, 0, {}, describe(e), delay});
     retry_timer_.expires_after(delay);
@@ -170,64 +201,111 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
     if (!states_.empty()) {
       // Our seat back after a reconnection (on this replica or another that rebuilt the
       // session): the same seat of the same session, and our last message again.
-      if (joined.position != position_ || joined.positions != states_.size() || joined.transcript_label != label_)
-        return protocol_error("resumed at another position or in another session");
+      if (joined.position != position_ || joined.positions != states_.size() || joined.bits != input_.bits ||
+          joined.transcript_label != label_)
+        return ClientError{ClientErrorKind::MaliciousDealer,
+                           "resumed at another position or in another session: " + seat_terms(joined),
+                           {}};
       resume_token_ = joined.resume_token;
       emit({PartyEvent::Kind::Resumed, 0, position_, 0, {}, {}, {}});
       return last_sent_ ? send(*last_sent_) : Step{};
     }
-    if (input_.values.size() > 1 && channel.dealer_minor_version < 4)
-      return withdraw(ClientErrorKind::Refused, "the dealer speaks wire 1." +
-                                                    std::to_string(channel.dealer_minor_version) +
-                                                    ": one value per party (several need 1.4)");
-    // The seat must be for our values: as many, and bounded as we insist (or as the session
-    // says, which our values must then lie within).
-    const auto& bounds = joined.bounds;
-    const size_t values = bounds.empty() ? joined.positions : bounds.size();
-    if (values != input_.values.size())
-      return withdraw(ClientErrorKind::Refused, "the seat holds " + std::to_string(values) + " values; we bring " +
-                                                    std::to_string(input_.values.size()));
-    if (input_.bounds && *input_.bounds != bounds)
-      return withdraw(ClientErrorKind::Refused, "the session's bounds " + wire::bounds_json(bounds) +
-                                                    " are not the ones we prove " + wire::bounds_json(*input_.bounds));
+    if (auto refusal = seat_refusal(joined, channel)) return withdraw(std::move(*refusal));
+    // The seat is the statement we checked our values against before connecting: the witness
+    // cannot fail now.
     const mpc::SessionParams params{joined.bits, joined.parties, joined.transcript_label};
-    BoundedWitness witness;
-    if (bounds.empty()) {
-      witness.values = input_.values;
-      witness.blindings = input_.blindings;
-    } else {
-      auto bounded = bounded_witness(input_.values, input_.blindings, bounds, joined.bits);
-      if (!bounded)
-        return withdraw(ClientErrorKind::Refused, bounded.error() == ProofError::ValueOutOfBounds
-                                                      ? "a value lies outside the session's bounds"
-                                                      : "the session's bounds do not fit its bit size");
-      witness = std::move(*bounded);
-      witness.values.resize(joined.positions);  // our positions, without the proof's padding
-      witness.blindings.resize(joined.positions);
-    }
+    auto witness = bounded_witness(input_.values, input_.blindings, statement_, input_.bits);
+    if (!witness) return withdraw(ClientErrorKind::Refused, "internal: the statement no longer holds");
     std::vector<BitCommitment> commitments;
     for (size_t k = 0; k < joined.positions; ++k) {
       auto party = mpc::PartyAwaitingPosition::create(generators(params.n, params.padded_m()), pedersen(), params,
-                                                      witness.values[k], witness.blindings[k]);
+                                                      witness->values[k], witness->blindings[k]);
       if (!party) {
-        witness.wipe();
+        witness->wipe();
         return withdraw(from_mpc(party.error()));
       }
       auto next = std::move(*party).assign_position(joined.position + k);
       if (!next) {
-        witness.wipe();
+        witness->wipe();
         return withdraw(from_mpc(next.error()));
       }
       states_.emplace_back(std::move(next->first));
       commitments.push_back(next->second);
     }
-    witness.wipe();
+    witness->wipe();
     wipe_input();  // the states hold what they need
     position_ = joined.position;
     label_ = joined.transcript_label;
     resume_token_ = joined.resume_token;
     emit({PartyEvent::Kind::Joined, 0, position_, 0, {}, {}, {}});
     return send(batch(std::move(commitments)));
+  }
+
+  // Whether a first Joined seats us in the statement we stated, from public data only: the
+  // same answer whatever our values are. The label is rebuilt from our session id, our bit
+  // size and the session's positions; the bounds it names for our values must be ours (the
+  // others' are the other parties' business, and public).
+  std::optional<ClientError> seat_refusal(const wire::JoinedMsg& joined, const wire::ChannelContext& channel) {
+    const auto differs = [&](std::string what) {
+      return ClientError{ClientErrorKind::Refused, "the seat differs from our statement: " + what, {}};
+    };
+    const bool plain = std::all_of(statement_.begin(), statement_.end(), [](const ValueBounds& b) {
+      return b == ValueBounds{0, std::nullopt};
+    });
+    if ((input_.values.size() > 1 || !plain) && channel.dealer_minor_version < 4)
+      return differs("the dealer speaks wire 1." + std::to_string(channel.dealer_minor_version) +
+                     ": one unbounded value per party (several, or bounds, need 1.4)");
+    if (joined.bits != input_.bits)
+      return differs("its bit size is " + std::to_string(joined.bits) + ", we prove " + std::to_string(input_.bits));
+    auto terms = mpc::read_session_transcript_label(joined.transcript_label, session_id_, joined.bits, joined.parties);
+    if (!terms)
+      return ClientError{
+          ClientErrorKind::MaliciousDealer,
+          "the transcript label is not this session's (its id, bit size, positions and bounds): " + seat_terms(joined),
+          {}};
+    // Our values in the session's list: the one whose first position is ours, and the next ones.
+    std::vector<ValueBounds> ours;
+    if (terms->bounds.empty()) {
+      if (!joined.bounds.empty())
+        return ClientError{ClientErrorKind::MaliciousDealer,
+                           "the seat names bounds its transcript label does not: " + seat_terms(joined),
+                           {}};
+      ours.assign(joined.positions, ValueBounds{0, std::nullopt});
+      if (joined.position + joined.positions > joined.parties) ours.clear();
+    } else {
+      size_t at = 0, value = 0;
+      while (value < terms->bounds.size() && at < joined.position) at += terms->bounds[value++].positions();
+      if (at == joined.position)
+        for (size_t k = value; k < terms->bounds.size() && ours.size() < joined.bounds.size(); ++k)
+          ours.push_back(terms->bounds[k]);
+      if (joined.bounds != ours)
+        return ClientError{ClientErrorKind::MaliciousDealer,
+                           "the seat's bounds are not the ones the transcript label names for its positions",
+                           {}};
+    }
+    if (ours.size() != statement_.size())
+      return differs("it holds " + std::to_string(ours.size()) + " values, we bring " +
+                     std::to_string(statement_.size()));
+    if (ours != statement_)
+      return differs("its bounds " + wire::bounds_json(ours) + " are not the ones we prove " +
+                     wire::bounds_json(statement_));
+    if (bounded_positions(ours) != joined.positions)
+      return ClientError{ClientErrorKind::MaliciousDealer,
+                         "the seat's positions are not the ones its bounds take: " + seat_terms(joined),
+                         {}};
+    session_bounds_ = std::move(terms->bounds);
+    return std::nullopt;
+  }
+
+  // The public terms of a seat, for an error message.
+  static std::string seat_terms(const wire::JoinedMsg& joined) {
+    return "position " + std::to_string(joined.position) + " (" + std::to_string(joined.positions) + ") of " +
+           std::to_string(joined.parties) + ", n = " + std::to_string(joined.bits) + ", label \"" +
+           joined.transcript_label.substr(0, 160) + (joined.transcript_label.size() > 160 ? "...\"" : "\"");
+  }
+
+  std::string out_of_statement() const {
+    return input_.bounds ? "a value lies outside its bounds" : "a value is not below 2^" + std::to_string(input_.bits);
   }
 
   ClientResult<Step> handle(const mpc::BitChallengeMsg& challenge, const wire::ChannelContext&) {
@@ -246,10 +324,13 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
       auto checked = s->check_result(signed_result.result);
       if (!checked) return from_mpc(checked.error());
     }
-    // A bounded session's result states its bounds: they must be the ones its label ends with.
-    if (!signed_result.bounds.empty() && !wire::bounded_statement(signed_result.result, signed_result.bounds))
+    // The result states the session's bounds (none for an unbounded one), and its positions
+    // add up under them: what we joined, and what a verifier will be shown.
+    if (signed_result.bounds != session_bounds_)
+      return ClientError{ClientErrorKind::MaliciousDealer, "the result's bounds are not the session's", {}};
+    if (!session_bounds_.empty() && !wire::bounded_statement(signed_result.result, signed_result.bounds))
       return ClientError{
-          ClientErrorKind::MaliciousDealer, "the result's bounds are not the ones it was made under", {}};
+          ClientErrorKind::MaliciousDealer, "the result's positions do not add up under the session's bounds", {}};
     // The signature is what a backend will show later: it must be this dealer's, over this
     // session's result.
     const auto& a = signed_result.attestation;
@@ -363,11 +444,15 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
   std::vector<State> states_;  // one per position we hold, all in the same round
   size_t position_ = 0;        // our first
   std::string label_;
-  std::vector<uint8_t> seat_token_;  // picked once: the seat we ask for, until a Joined names ours
+  std::vector<ValueBounds> statement_;       // what we prove: one per value ({0, none}: below 2^bits)
+  std::vector<ValueBounds> session_bounds_;  // every value's, as the label names them (empty: none)
+  std::vector<uint8_t> seat_token_;          // picked once: the seat we ask for, until a Joined names ours
   std::vector<uint8_t> resume_token_;
   std::optional<wire::Message> last_sent_;
   // The outage we are in, if any: since when, and how many connections it has taken.
   std::optional<std::chrono::steady_clock::time_point> outage_started_;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;  // of the whole join, from the first connection
+  size_t connections_ = 0;
   unsigned outage_connections_ = 0;
   std::chrono::milliseconds next_delay_{0};
   size_t bytes_sent_ = 0, bytes_received_ = 0;  // of the connections that ended

@@ -53,7 +53,8 @@ std::optional<NetRun> network_session(const client::Endpoint& dealer, size_t bit
   SystemRandom rng;
   size_t ok = 0, up = 0, down = 0;
   for (size_t j = 0; j < m; ++j)
-    client::async_join_and_prove(ioc, dealer, created->session_id, j + 1, Scalar::random(rng), options, link,
+    client::async_join_and_prove(ioc, dealer, created->session_id,
+                                 client::PartyValues{{j + 1}, {Scalar::random(rng)}, std::nullopt, bits}, options, link,
                                  [&](auto r) {
                                    if (!r) return;
                                    ++ok;
@@ -78,6 +79,7 @@ std::optional<NetRun> network_session_of(const client::Endpoint& dealer, size_t 
   size_t ok = 0, up = 0, down = 0, most = 0;
   for (uint32_t k : values_per_party) {
     client::PartyValues input;
+    input.bits = bits;
     for (uint32_t i = 0; i < k; ++i) {
       input.values.push_back(1000 + i);
       input.blindings.push_back(Scalar::random(rng));

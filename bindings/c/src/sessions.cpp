@@ -143,11 +143,14 @@ int read_join_args(const char* url, const char* session_id, const uint64_t* valu
   return BP_OK;
 }
 
-// A bp_join_values from the caller: at least the fields of ABI 0.3.
+// A bp_join_values from the caller: at least the fields of ABI 0.3 (which states 64 bits).
 int read_join_values(const char* url, const char* session_id, const bp_join_values* v, const bp_client_options* options,
                      JoinArgs& args, bp_error* err) {
-  if (!bp::c_abi::sized(v))
+  if (v == nullptr || v->size < offsetof(bp_join_values, bits))
     return fail(err, BP_ERR_INVALID_ARGUMENT, "values is NULL or its size is wrong (call bp_join_values_init)");
+  const size_t bits = v->size >= sizeof(bp_join_values) && v->bits != 0 ? v->bits : 64;
+  if (!bp::is_valid_bitsize(bits)) return fail(err, BP_ERR_INVALID_ARGUMENT, "bits must be 8, 16, 32 or 64");
+  args.input.bits = bits;
   return read_join_args(url, session_id, v->values, v->count, v->blindings, v->bounds, options, args, err);
 }
 

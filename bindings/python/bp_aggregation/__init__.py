@@ -289,7 +289,7 @@ def _take_result(handle) -> JoinResult:
 class _JoinValues:
     """The C form of a party's values, blindings and bounds; wipe() clears the secrets."""
 
-    def __init__(self, value: Union[int, Sequence[int]], blinding, bounds: Optional[Sequence[Bounds]]):
+    def __init__(self, value: Union[int, Sequence[int]], blinding, bounds: Optional[Sequence[Bounds]], bits: int):
         values = [value] if isinstance(value, int) else list(value)
         blindings = None if blinding is None else [blinding] if isinstance(blinding, (bytes, bytearray)) else list(blinding)
         if blindings is not None and (len(blindings) != len(values) or any(len(b) != 32 for b in blindings)):
@@ -302,6 +302,9 @@ class _JoinValues:
         self.c = _native.JoinValues()
         _native.lib.bp_join_values_init(ctypes.byref(self.c))
         self.c.values, self.c.count, self.c.blindings = self.values, len(values), self.blindings
+        if bits != 64 and _native.lib.bp_abi_version() % 1000 < 4:
+            raise InvalidArgumentError("invalid argument", "this libbp (ABI before 0.4) proves 64 bits only")
+        self.c.bits = bits
         if self.bounds is not None:
             self.c.bounds = self.bounds
 
@@ -313,12 +316,15 @@ class _JoinValues:
 
 def join_and_prove(dealer_url: str, session_id: str, value: Union[int, Sequence[int]],
                    blinding: Union[None, bytes, Sequence[bytes]] = None,
-                   bounds: Optional[Sequence[Bounds]] = None, **options) -> JoinResult:
+                   bounds: Optional[Sequence[Bounds]] = None, bits: int = 64, **options) -> JoinResult:
     """Joins the session with one value or several (one seat), runs the protocol, returns the
-    aggregated proof. bounds: the (min, max or None) the party insists on for each value; a
-    value outside them is refused before anything is sent. Blocks (releases the GIL)."""
+    aggregated proof. The party states what it proves: each value below 2**bits, or within its
+    bounds ((min, max or None) per value; a minimum alone: [min, min + 2**bits)). A seat of
+    another bit size, count or bounds, or a label not this session's, is refused before the
+    values take part, whatever they are; a value outside the statement is refused before
+    connecting. timeout_ms bounds the whole join. Blocks (releases the GIL)."""
     c_options, keep = _options(**options)
-    values = _JoinValues(value, blinding, bounds)
+    values = _JoinValues(value, blinding, bounds, bits)
     out, err = ctypes.c_void_p(), _native.Error()
     try:
         status = _native.lib.bp_join_values_and_prove(dealer_url.encode(), session_id.encode(), ctypes.byref(values.c),
@@ -332,12 +338,13 @@ def join_and_prove(dealer_url: str, session_id: str, value: Union[int, Sequence[
 
 async def join_and_prove_async(dealer_url: str, session_id: str, value: Union[int, Sequence[int]],
                                blinding: Union[None, bytes, Sequence[bytes]] = None,
-                               bounds: Optional[Sequence[Bounds]] = None, **options) -> JoinResult:
+                               bounds: Optional[Sequence[Bounds]] = None, bits: int = 64,
+                               **options) -> JoinResult:
     """join_and_prove for asyncio: runs in libbp's background thread; cancelling the task cancels the join."""
     loop = asyncio.get_running_loop()
     future = loop.create_future()
     c_options, keep = _options(**options)
-    values = _JoinValues(value, blinding, bounds)
+    values = _JoinValues(value, blinding, bounds, bits)
 
     def deliver(status, result, message, blamed):
         if future.done():

@@ -67,6 +67,7 @@ class JoinValues(ctypes.Structure):  # ABI 0.3
         ("count", ctypes.c_size_t),
         ("blindings", ctypes.c_char_p),
         ("bounds", ctypes.POINTER(ValueBounds)),
+        ("bits", ctypes.c_size_t),  # ABI 0.4
     ]
 
 

@@ -119,7 +119,7 @@ def test_a_backend_proves_a_batch_of_balances_within_bounds_in_one_seat(dealer):
     def party(i, values):
         try:
             results[i] = bp.join_and_prove(dealer.url, session, values, identity=dealer.parties[i],
-                                           bounds=bounds[:len(values)], timeout_ms=30000)
+                                           bounds=bounds[:len(values)], bits=32, timeout_ms=30000)
         except bp.BpError as e:
             errors[i] = e
 
@@ -140,4 +140,5 @@ def test_a_backend_proves_a_batch_of_balances_within_bounds_in_one_seat(dealer):
                    check=True, capture_output=True)
 
     with pytest.raises(bp.RefusedError):
-        bp.join_and_prove(dealer.url, session, [5], identity=dealer.parties[1], bounds=[(10, 10**6)], timeout_ms=5000)
+        bp.join_and_prove(dealer.url, session, [5], identity=dealer.parties[1], bounds=[(10, 10**6)], bits=32,
+                          timeout_ms=5000)

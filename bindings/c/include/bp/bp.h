@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define BP_ABI_MAJOR 0
-#define BP_ABI_MINOR 3
+#define BP_ABI_MINOR 4
 
 /* Version of the library actually loaded: major * 1000 + minor. */
 BP_API int bp_abi_version(void);
@@ -138,7 +138,7 @@ BP_API int bp_verify_batch(const bp_batch_item* items, size_t count, size_t* fai
 
 typedef struct bp_client_options {
   size_t size;               /* sizeof(bp_client_options) */
-  uint32_t timeout_ms;       /* the whole exchange; 0: 120000 */
+  uint32_t timeout_ms;       /* the whole exchange, every reconnection included; 0: 120000 */
   const char* ca_file;       /* wss://: PEM CA the dealer's certificate must chain to; NULL: system CAs */
   const bp_key* identity;    /* signs the join or the session request; NULL: anonymous */
   const uint8_t* dealer_key; /* 32 bytes: refuse a dealer with any other key; NULL: any */
@@ -188,22 +188,30 @@ BP_API int bp_create_session(const char* dealer_url, const bp_session_request* r
 typedef struct bp_join_result bp_join_result;
 
 /* Joins the session with a value and its blinding (32 bytes, canonical; NULL: a random
- * one), runs the protocol and returns the aggregated proof, checked, with the dealer's
- * signature checked too. Blocks until done. Free the result with bp_join_result_free. */
+ * one), stating it below 2^64 with no bounds (bp_join_values_and_prove states others: a
+ * seat of other terms is refused before committing), runs the protocol and returns the
+ * aggregated proof, checked, with the dealer's signature checked too. Blocks until done,
+ * at most options->timeout_ms in all. Free the result with bp_join_result_free. */
 BP_API int bp_join_and_prove(const char* dealer_url, const char* session_id, uint64_t value, const uint8_t* blinding,
                              const bp_client_options* options, bp_join_result** out, bp_error* err);
 
 /* ABI 0.3: several values in one seat (one message per round for all of them). `values`
- * holds count values; blindings count × 32 bytes (canonical; NULL: random ones); bounds, if
- * not NULL, the count bounds the party insists on (the session's must be these; NULL: it
- * takes the session's). A value outside its bounds is refused (BP_ERR_REFUSED) before
- * anything about it is sent. The library wipes its copies of values and blindings. */
+ * holds count values; blindings count × 32 bytes (canonical; NULL: random ones). The party
+ * states what it proves: each value below 2^bits, or, with bounds, the count bounds given
+ * (a minimum alone: v in [min, min + 2^bits)). A seat of another bit size, count or bounds,
+ * or a transcript label that is not this session's, is refused before anything about the
+ * values is sent (BP_ERR_REFUSED, or BP_ERR_MALICIOUS_DEALER for a label), with the same
+ * answer whatever the values are; a value outside the statement is refused (BP_ERR_REFUSED)
+ * before connecting. The library wipes its copies of values and blindings. */
 typedef struct bp_join_values {
   size_t size; /* sizeof(bp_join_values) */
   const uint64_t* values;
   size_t count;
   const uint8_t* blindings;
   const bp_value_bounds* bounds;
+  /* ABI 0.4 (a 0.3 caller's smaller struct is still accepted, and states 64): the bit size
+   * the party proves, 8, 16, 32 or 64; 0: 64. */
+  size_t bits;
 } bp_join_values;
 
 BP_API void bp_join_values_init(bp_join_values* values);

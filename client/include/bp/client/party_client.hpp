@@ -92,7 +92,8 @@ struct PartyEvent {
 };
 
 struct Options {
-  std::chrono::milliseconds timeout{120000};  // per connection, the whole exchange
+  // The whole exchange: a join with every reconnection and wait, a create or a listing.
+  std::chrono::milliseconds timeout{120000};
   // wss:// only: the dealer's certificate must chain to this PEM CA file (default: the
   // system's CAs) and name the host we connected to. Turning verification off has to be
   // asked for by name.
@@ -144,14 +145,18 @@ struct SessionRequest {
   std::vector<ValueBounds> bounds{};
 };
 
-// What a party proves in one session: k values, each with its blinding, and optionally the
-// bounds it insists on (the session's must be these; unset: it takes the session's, which
-// its values must lie within). A value outside its bounds is refused before anything about
-// it is sent. The client wipes its copies of the blindings once done.
+// What a party proves in one session, stated before it connects: k values, each with its
+// blinding, the bit size n, and per value its bounds (unset: each value in [0, 2^n)). A value
+// with a minimum only is proved in [min, min + 2^n). The seat the dealer gives must be exactly
+// this statement (bit size, count of values, bounds), and its transcript label must be this
+// session's; otherwise the party withdraws before committing, with the same answer whatever
+// its values are. A value outside its own statement is refused before connecting. The client
+// wipes its copies of the values and blindings once done.
 struct PartyValues {
   std::vector<uint64_t> values;
   std::vector<Scalar> blindings;
   std::optional<std::vector<ValueBounds>> bounds{};
+  size_t bits = 64;
 };
 
 // An operator's open sessions on the dealer it reached (ManageSessions).
