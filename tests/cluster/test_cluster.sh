@@ -98,10 +98,10 @@ run_session() {
   timeout 30 "$party" create-session --dealer "$url" --bits 8 --parties 2 --session-id "$id" \
     --round-timeout-ms 10000 >"$work/s/$id.created" 2>"$work/s/$id.create.err" || return 1
   local p0 p1 status=0
-  timeout 40 "$party" join --dealer "$url" --session "$id" --value 5 --timeout-ms 30000 \
+  timeout 40 "$party" join --bits 8 --dealer "$url" --session "$id" --value 5 --timeout-ms 30000 \
     >"$work/s/$id.p0.json" 2>"$work/s/$id.p0.err" &
   p0=$!
-  timeout 40 "$party" join --dealer "$url" --session "$id" --value 7 --timeout-ms 30000 \
+  timeout 40 "$party" join --bits 8 --dealer "$url" --session "$id" --value 7 --timeout-ms 30000 \
     >"$work/s/$id.p1.json" 2>"$work/s/$id.p1.err" &
   p1=$!
   wait $p0 || status=1
@@ -212,7 +212,7 @@ for _ in $(seq 9); do
   waiting+=("$id")
   timeout 30 "$party" create-session --dealer "$ws_lb" --bits 8 --parties 2 --session-id "$id" \
     --round-timeout-ms 15000 >"$work/s/$id.created" 2>"$work/s/$id.create.err"
-  timeout 60 "$party" join --dealer "$ws_lb" --session "$id" --value 1 --timeout-ms 50000 \
+  timeout 60 "$party" join --bits 8 --dealer "$ws_lb" --session "$id" --value 1 --timeout-ms 50000 \
     >"$work/s/$id.p0.json" 2>"$work/s/$id.p0.err" &
   echo $! >"$work/s/$id.pid"
 done
@@ -236,7 +236,7 @@ wait "${dealer_pid[$victim]}" 2>/dev/null || true
 unset "dealer_pid[$victim]"
 seconds=()
 for id in "${waiting[@]}"; do
-  timeout 60 "$party" join --dealer "$ws_lb" --session "$id" --value 2 --timeout-ms 50000 \
+  timeout 60 "$party" join --bits 8 --dealer "$ws_lb" --session "$id" --value 2 --timeout-ms 50000 \
     >"$work/s/$id.p1.json" 2>"$work/s/$id.p1.err" &
   seconds+=($!)
 done
@@ -347,12 +347,12 @@ expect "4 of 4 sessions complete on the small disk" test "$(count handed_out "${
 last=$(new_id)
 ids_e+=("$last")
 timeout 30 "$party" create-session --dealer "$sqlite_url" --bits 8 --parties 2 --session-id "$last" >/dev/null
-timeout 40 "$party" join --dealer "$sqlite_url" --session "$last" --value 5 --reconnect-give-up-ms 5000 \
+timeout 40 "$party" join --bits 8 --dealer "$sqlite_url" --session "$last" --value 5 --reconnect-give-up-ms 5000 \
   >"$work/s/$last.p0.json" 2>"$work/s/$last.p0.err" &
 first=$!
 sleep 0.5
 dd if=/dev/zero of="$small_fs/filler" bs=4k status=none 2>/dev/null || true  # until ENOSPC
-timeout 40 "$party" join --dealer "$sqlite_url" --session "$last" --value 7 --reconnect-give-up-ms 5000 \
+timeout 40 "$party" join --bits 8 --dealer "$sqlite_url" --session "$last" --value 7 --reconnect-give-up-ms 5000 \
   >"$work/s/$last.p1.json" 2>"$work/s/$last.p1.err" || true
 wait $first || true
 expect "both parties end without a proof, with an error naming the record ($(tail -c 160 "$work/s/$last.p1.err"))" \

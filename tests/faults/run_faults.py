@@ -170,7 +170,7 @@ class Load:
     def join_party(self, sid, position, value):
         events = self.work / "events" / f"{sid}.{position}.jsonl"
         return events, subprocess.Popen(
-            ["timeout", str(PARTY_TIMEOUT_S), str(self.build / "client/bp-party"), "join", "--dealer", self.url,
+            ["timeout", str(PARTY_TIMEOUT_S), str(self.build / "client/bp-party"), "join", "--bits", "8", "--dealer", self.url,
              "--session", sid, "--value", str(value), "--timeout-ms", str((PARTY_TIMEOUT_S - 10) * 1000),
              "--reconnect-give-up-ms", "60000", "--events", str(events)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

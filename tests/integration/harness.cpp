@@ -14,6 +14,8 @@
 #include <array>
 #include <boost/asio/write.hpp>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <set>
 #include <cstdio>
 #include <filesystem>
@@ -338,9 +340,32 @@ void CuttingProxy::accept() {
   });
 }
 
+namespace {
+// The bit size each session was created with, so that the harness's parties state what the
+// test's operator asked for (a party states its bit size; 64 unless told).
+std::mutex session_bits_mutex;
+std::map<std::string, size_t> session_bits;
+}  // namespace
+
+void remember_bits(const std::string& session, size_t bits) {
+  std::lock_guard lock(session_bits_mutex);
+  session_bits[session] = bits;
+}
+
+size_t bits_of(const std::string& session) {
+  std::lock_guard lock(session_bits_mutex);
+  const auto it = session_bits.find(session);
+  return it == session_bits.end() ? 64 : it->second;
+}
+
+client::PartyValues stated(const std::string& session, uint64_t value, const Scalar& blinding) {
+  return client::PartyValues{{value}, {blinding}, std::nullopt, bits_of(session)};
+}
+
 std::string create_session(const DealerProcess& dealer, size_t bits, size_t parties, uint32_t round_timeout_ms) {
   auto created = client::create_session(dealer.endpoint(), {bits, parties, "integration", round_timeout_ms, {}, {}});
   REQUIRE_MESSAGE(created.ok(), client::describe(created.error()));
+  remember_bits(created->session_id, bits);
   return created->session_id;
 }
 
@@ -362,7 +387,7 @@ Outcomes run_parties_at(const client::Endpoint& endpoint, const std::string& ses
   out.results.resize(values.size(), client::ClientError{client::ClientErrorKind::Transport, "not run", {}});
   SystemRandom rng;
   for (size_t i = 0; i < values.size(); ++i)
-    client::async_join_and_prove(ioc, endpoint, session, values[i], Scalar::random(rng),
+    client::async_join_and_prove(ioc, endpoint, session, stated(session, values[i], Scalar::random(rng)),
                                  options[std::min(i, options.size() - 1)],
                                  [&out, i](auto r) { out.results[i] = std::move(r); });
   ioc.run();

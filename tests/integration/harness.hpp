@@ -110,6 +110,12 @@ class CuttingProxy {
   std::thread thread_;
 };
 
+// The bit size a session was created with (64 for one the harness did not create), which its
+// parties state; remember_bits records one created another way.
+size_t bits_of(const std::string& session);
+void remember_bits(const std::string& session, size_t bits);
+// One value stated as the session's parties state it: below 2^bits_of(session).
+client::PartyValues stated(const std::string& session, uint64_t value, const Scalar& blinding);
 // Creates a session through the client library; REQUIREs success.
 std::string create_session(const DealerProcess& dealer, size_t bits, size_t parties, uint32_t round_timeout_ms = 20000);
 

@@ -33,7 +33,7 @@ grep -q "bounds" "$work/refused" || fail "the refusal does not name the bounds: 
 
 "$example" "$url" "$session" "$work/exchange.key" 100 1000000 250 1000000 4000 >"$work/exchange" 2>"$work/e0" &
 exchange_pid=$!
-"$party_bin" join --dealer "$url" --session "$session" --value 100 --key "$work/alice.key" \
+"$party_bin" join --dealer "$url" --session "$session" --value 100 --bits 32 --min 100 --max 1000000 --key "$work/alice.key" \
   --dealer-key "$dealer_key" >"$work/alice" 2>"$work/e1" || fail "bp-party join: $(cat "$work/e1")"
 wait "$exchange_pid" || fail "the example failed: $(cat "$work/e0")"
 grep -q "3 balances at positions 0..5 of a 8-position proof" "$work/e0" || fail "unexpected seat: $(cat "$work/e0")"

@@ -56,7 +56,9 @@ struct KeyedDealer {
     for (const auto& p : parties) request.allowed_parties.push_back(p->public_key());
     client::Options options;
     options.identity = std::move(signer);
-    return client::create_session(process->endpoint(), request, options);
+    auto created = client::create_session(process->endpoint(), request, options);
+    if (created) remember_bits(created->session_id, bits);
+    return created;
   }
   std::string create_ok(const std::vector<IdentityPtr>& parties) {
     auto created = create(parties, op);
@@ -136,6 +138,7 @@ TEST_CASE("over wss:// the signatures carry the TLS channel binding, and both en
   as_operator.identity = dealer.op;
   auto created = client::create_session(endpoint, request, as_operator);
   REQUIRE_MESSAGE(created.ok(), client::describe(created.error()));
+  remember_bits(created->session_id, 16);
   std::vector<client::Options> options(2);
   for (size_t i = 0; i < 2; ++i) {
     options[i].ca_file = pki.ca_cert;
@@ -331,7 +334,8 @@ TEST_CASE("a lying dealer over the network: the party aborts with MaliciousDeale
     client::Options options;
     options.timeout = 30s;
     options.identity = new_identity();
-    auto outcome = client::join_and_prove(liar.endpoint(), std::string(32, 'f'), 5, Scalar::from_u64(9), options);
+    auto outcome = client::join_and_prove(liar.endpoint(), std::string(32, 'f'),
+                                          client::PartyValues{{5}, {Scalar::from_u64(9)}, std::nullopt, 8}, options);
     REQUIRE_FALSE(outcome.ok());
     CHECK_MESSAGE(outcome.error().kind == client::ClientErrorKind::MaliciousDealer, client::describe(outcome.error()));
   }
@@ -423,7 +427,8 @@ TEST_CASE("after a resume, a party replays its answer and refuses a different ch
   options.reconnect.first_delay = 50ms;
   std::vector<client::PartyEvent> events;
   options.on_event = [&events](const client::PartyEvent& e) { events.push_back(e); };
-  auto outcome = client::join_and_prove(dealer.endpoint(), std::string(32, 'f'), 5, Scalar::from_u64(9), options);
+  auto outcome = client::join_and_prove(dealer.endpoint(), std::string(32, 'f'),
+                                        client::PartyValues{{5}, {Scalar::from_u64(9)}, std::nullopt, 8}, options);
   REQUIRE_FALSE(outcome.ok());
   CHECK(outcome.error().kind == client::ClientErrorKind::MaliciousDealer);
   CHECK(outcome.error().detail.find("a second, different bit challenge") != std::string::npos);
@@ -454,10 +459,12 @@ TEST_CASE("the command-line flow: keygen, a signed session, joins with keys, bp 
                                   "/operator.key --allow " + dir + "/p0.key.pub," + dir + "/p1.key.pub");
   REQUIRE(session.size() == 32);
   const std::string pin = " --dealer-key " + dir + "/dealer.key.pub";
-  FILE* p0 = popen(
-      (party + " join" + url + " --session " + session + " --value 1000 --key " + dir + "/p0.key" + pin).c_str(), "r");
+  FILE* p0 =
+      popen((party + " join" + url + " --bits 16 --session " + session + " --value 1000 --key " + dir + "/p0.key" + pin)
+                .c_str(),
+            "r");
   const std::string out1 =
-      run(party + " join" + url + " --session " + session + " --value 2000 --key " + dir + "/p1.key" + pin);
+      run(party + " join" + url + " --bits 16 --session " + session + " --value 2000 --key " + dir + "/p1.key" + pin);
   char buf[8192];
   const size_t n0 = fread(buf, 1, sizeof buf, p0);
   pclose(p0);
@@ -476,4 +483,71 @@ TEST_CASE("the command-line flow: keygen, a signed session, joins with keys, bp 
   forged[0] = forged[0] == '0' ? '1' : '0';
   CHECK(run(verify + " --signature " + forged) == "fail: the dealer signature does not verify");
   std::system(("rm -rf " + dir).c_str());
+}
+
+TEST_CASE("a party restarted without its state is told so, and its seat is named as having lost it") {
+  KeyedDealer dealer;
+  const std::vector<IdentityPtr> parties = {new_identity(), new_identity()};
+  const std::string session = dealer.create_ok(parties);
+  {
+    // The first party's earlier self: seated, committed, then its process died.
+    Seated seated = join_raw(*dealer.process, session, parties[0].get());
+    commit_manually(seated, 5);
+    seated.raw().close();
+  }
+  wait_for_seated(*dealer.process, 0);
+  // The second party takes its seat and commits; then the first one's restart, with the same
+  // key and nothing else.
+  std::vector<client::Options> options(2);
+  for (size_t i = 0; i < 2; ++i) {
+    options[i].identity = parties[i];
+    options[i].timeout = 30s;
+  }
+  Outcomes second;
+  std::thread waiting([&] { second = run_parties_at(dealer.process->endpoint(), session, {7}, {options[1]}); });
+  wait_for_seated(*dealer.process, 1);
+  const Outcomes restarted = run_parties_at(dealer.process->endpoint(), session, {5}, {options[0]});
+  waiting.join();
+  // And a party that comes after the end hears why it ended.
+  const Outcomes late = run_parties_at(dealer.process->endpoint(), session, {5}, {options[0]});
+  for (const auto& outcome : {restarted.results[0], second.results[0], late.results[0]}) {
+    REQUIRE_FALSE(outcome.ok());
+    CHECK_MESSAGE(outcome.error().kind == client::ClientErrorKind::Aborted, client::describe(outcome.error()));
+    CHECK_MESSAGE(outcome.error().detail.find("came back without its state") != std::string::npos,
+                  client::describe(outcome.error()));
+    CHECK(outcome.error().blamed == std::vector<size_t>{0});
+    CHECK(outcome.error().detail.find("different") == std::string::npos);  // not a liar
+  }
+  const auto [status, body] = http_get(dealer.process->port(), "/v1/sessions/" + session);
+  CHECK(status == 200);
+  CHECK(body.find("came back without its state") != std::string::npos);
+}
+
+TEST_CASE("a party's withdrawal reaches the record as its kind only, never the party's words") {
+  KeyedDealer dealer;
+  const std::vector<IdentityPtr> parties = {new_identity()};
+  client::SessionRequest request{64, 1, "bounded", 20000, {}, {}};
+  request.allowed_parties.push_back(parties[0]->public_key());
+  request.bounds = {{0, 1000}};
+  client::Options as_operator;
+  as_operator.identity = dealer.op;
+  auto created = client::create_session(dealer.process->endpoint(), request, as_operator);
+  REQUIRE_MESSAGE(created.ok(), client::describe(created.error()));
+  client::Options options;
+  options.identity = parties[0];
+  options.timeout = 30s;
+  // The party states no bounds: the seat is not its statement.
+  auto outcome = client::join_and_prove(dealer.process->endpoint(), created->session_id,
+                                        client::PartyValues{{5}, {Scalar::from_u64(3)}, std::nullopt, 64}, options);
+  REQUIRE_FALSE(outcome.ok());
+  CHECK(outcome.error().kind == client::ClientErrorKind::Refused);
+  CHECK(outcome.error().detail.find("bounds") != std::string::npos);
+  std::string body;
+  for (int i = 0; i < 100 && body.find("aborted") == std::string::npos; ++i) {
+    body = http_get(dealer.process->port(), "/v1/sessions/" + created->session_id).second;
+    std::this_thread::sleep_for(50ms);
+  }
+  CHECK(body.find("a party withdrew before committing") != std::string::npos);
+  CHECK(body.find("bounds [") == std::string::npos);
+  CHECK(body.find(outcome.error().detail) == std::string::npos);
 }

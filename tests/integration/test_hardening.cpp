@@ -139,6 +139,7 @@ TEST_CASE("a bit commitment in the same write as the join is the seated party's,
   DealerProcess dealer;
   auto created = client::create_session(dealer.endpoint(), {8, 2, "same write", 20000, {}, {}});
   REQUIRE(created.ok());
+  remember_bits(created->session_id, 8);
   // The first joiner sits at position 0, so its commitment can be made before the answer.
   const mpc::SessionParams params{8, 2, created->transcript_label};
   Seated seated{std::make_unique<RawParty>(dealer.port()), {}};
@@ -461,6 +462,7 @@ TEST_CASE("a session id is taken once: a finished session's id is refused, acros
     DealerProcess dealer({"--record", db});
     auto created = client::create_session(dealer.endpoint(), {8, 2, "first", 20000, id, {}});
     REQUIRE(created.ok());
+    remember_bits(id, 8);
     check_all_succeeded(run_parties(dealer, id, {1, 2}), 2);
     record = http_get(dealer.port(), "/v1/sessions/" + id).second;
     CHECK(record.find("\"status\":\"completed\"") != std::string::npos);

@@ -5,6 +5,7 @@
 #include <sodium.h>
 
 #include <algorithm>
+#include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/write.hpp>
 #include <filesystem>
@@ -52,7 +53,8 @@ TEST_CASE("twenty concurrent sessions") {
   std::vector<std::optional<client::ClientResult<client::PartyOutcome>>> results(40);
   SystemRandom rng;
   for (size_t i = 0; i < 40; ++i)
-    client::async_join_and_prove(ioc, dealer.endpoint(), sessions[i / 2], 1000 + i, Scalar::random(rng), {},
+    client::async_join_and_prove(ioc, dealer.endpoint(), sessions[i / 2],
+                                 stated(sessions[i / 2], 1000 + i, Scalar::random(rng)), {},
                                  [&results, i](auto r) { results[i].emplace(std::move(r)); });
   ioc.run();
   for (const auto& r : results) {
@@ -305,11 +307,13 @@ TEST_CASE("TLS: the whole protocol over wss://, https:// endpoints, and a wrong 
   endpoint.tls = true;
   auto created = client::create_session(endpoint, {16, 2, "over tls", 20000, {}, {}}, options);
   REQUIRE_MESSAGE(created.ok(), client::describe(created.error()));
+  remember_bits(created->session_id, 16);
   boost::asio::io_context ioc;
   std::vector<std::optional<client::ClientResult<client::PartyOutcome>>> results(2);
   SystemRandom rng;
   for (size_t i = 0; i < 2; ++i)
-    client::async_join_and_prove(ioc, endpoint, created->session_id, 40 + i, Scalar::random(rng), options,
+    client::async_join_and_prove(ioc, endpoint, created->session_id,
+                                 stated(created->session_id, 40 + i, Scalar::random(rng)), options,
                                  [&results, i](auto r) { results[i].emplace(std::move(r)); });
   ioc.run();
   for (const auto& r : results) {
@@ -379,6 +383,7 @@ TEST_CASE("the session is named in the URL path, so a load balancer can route cr
   auto created = client::create_session(endpoint, {8, 2, "routed", 20000, id, {}});
   REQUIRE_MESSAGE(created.ok(), client::describe(created.error()));
   CHECK(created->session_id == id);
+  remember_bits(id, 8);
   auto again = client::create_session(endpoint, {8, 2, "routed", 20000, id, {}});
   REQUIRE_FALSE(again.ok());
   CHECK(again.error().detail == "session id in use");
@@ -447,7 +452,8 @@ TEST_CASE("a party whose connection drops mid-session takes its seat back by its
   // after Hello and Joined) starts to arrive: it has a seat and has sent its commitment.
   CuttingProxy proxy(dealer.port(), 3);
   client::ClientResult<client::PartyOutcome> cut = client::ClientError{client::ClientErrorKind::Transport, "", {}};
-  std::thread through_proxy([&] { cut = client::join_and_prove(proxy.endpoint(), session, 21, Scalar::from_u64(5)); });
+  std::thread through_proxy(
+      [&] { cut = client::join_and_prove(proxy.endpoint(), session, stated(session, 21, Scalar::from_u64(5))); });
   wait_for_seated(dealer, 1);
   const auto direct = run_parties(dealer, session, {22});
   through_proxy.join();
@@ -463,8 +469,9 @@ TEST_CASE("a party whose connection drops mid-session takes its seat back by its
   client::Options no_retry;
   no_retry.reconnect.attempts = 0;
   client::ClientResult<client::PartyOutcome> lost = client::ClientError{client::ClientErrorKind::Refused, "", {}};
-  std::thread lost_thread(
-      [&] { lost = client::join_and_prove(strict.endpoint(), second, 1, Scalar::from_u64(2), no_retry); });
+  std::thread lost_thread([&] {
+    lost = client::join_and_prove(strict.endpoint(), second, stated(second, 1, Scalar::from_u64(2)), no_retry);
+  });
   wait_for_seated(dealer, 1);
   const auto other = run_parties(dealer, second, {3});
   lost_thread.join();
@@ -567,4 +574,64 @@ TEST_CASE("a party that comes back after its session ended gets the outcome from
   REQUIRE(refused.has_value());
   REQUIRE(std::holds_alternative<wire::AbortMsg>(*refused));
   CHECK(std::get<wire::AbortMsg>(*refused).reason == "the session has ended");
+}
+
+TEST_CASE("the largest bounded session fits every decoder: 256 positions, recorded, taken over mid-session") {
+  char dir_template[] = "/tmp/bp-wide-XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  const std::string db = std::string(dir_template) + "/outcomes.db";
+  const std::vector<std::string> flags = {"--record", db, "--max-positions", "256"};
+  auto dealer = std::make_unique<DealerProcess>(flags);
+  const uint16_t port = dealer->port();
+  // Two parties of 64 values, each value within wide two-sided bounds: 128 values, 256
+  // positions, about 42 bytes of label per value.
+  const std::vector<ValueBounds> bounds(128, ValueBounds{1000000000000000000, UINT64_MAX - 1});
+  client::SessionRequest request{64, 2, "wide", 60000, {}, {}};
+  request.values_per_party = {64, 64};
+  request.bounds = bounds;
+  auto created = client::create_session(dealer->endpoint(), request);
+  REQUIRE_MESSAGE(created.ok(), client::describe(created.error()));
+  CHECK(created->transcript_label.size() > 5000);
+  const auto party_values = [&](uint64_t first) {
+    client::PartyValues input;
+    input.bounds = std::vector<ValueBounds>(bounds.begin(), bounds.begin() + 64);
+    SystemRandom rng;
+    for (uint64_t i = 0; i < 64; ++i) {
+      input.values.push_back(1000000000000000000 + first + i * 1000003);
+      input.blindings.push_back(Scalar::random(rng));
+    }
+    return input;
+  };
+  client::Options patient;
+  patient.timeout = 120s;
+  patient.reconnect.first_delay = 100ms;
+  patient.reconnect.give_up_after = 30s;
+  std::atomic<bool> joined{false};
+  patient.on_event = [&](const client::PartyEvent& e) {
+    joined = joined || e.kind == client::PartyEvent::Kind::Joined;
+  };
+  client::ClientResult<client::PartyOutcome> first = client::ClientError{client::ClientErrorKind::Transport, "", {}};
+  std::thread waiting(
+      [&] { first = client::join_and_prove(dealer->endpoint(), created->session_id, party_values(2), patient); });
+  for (int i = 0; i < 400 && !joined; ++i) std::this_thread::sleep_for(25ms);
+  REQUIRE(joined);
+  dealer->kill_hard();  // mid-session: the first party has committed, the second not come
+  std::vector<std::string> again = flags;
+  again.insert(again.end(), {"--listen", "127.0.0.1:" + std::to_string(port)});
+  dealer = std::make_unique<DealerProcess>(again);
+  client::Options options;
+  options.timeout = 120s;
+  auto second = client::join_and_prove(dealer->endpoint(), created->session_id, party_values(7), options);
+  waiting.join();
+  REQUIRE_MESSAGE(first.ok(), client::describe(first.error()));
+  REQUIRE_MESSAGE(second.ok(), client::describe(second.error()));
+  CHECK(first->positions == 128);
+  CHECK(second->position == 128);
+  CHECK(first->result.proof.to_bytes() == second->result.proof.to_bytes());
+  CHECK(first->result.label == created->transcript_label);
+  CHECK(dealer->log().find("session taken over") != std::string::npos);
+  const auto [status, body] = http_get(port, "/v1/sessions/" + created->session_id);
+  CHECK(status == 200);
+  CHECK(body.find("\"proof\":\"" + to_hex(first->result.proof.to_bytes()) + "\"") != std::string::npos);
+  std::filesystem::remove_all(dir_template);
 }

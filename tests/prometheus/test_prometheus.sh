@@ -82,7 +82,7 @@ for round in $(seq "$rounds"); do
   wait "${joins[@]}"
   # and one that aborts: a party never comes
   id=$(party create-session --bits 8 --parties 2)
-  party join --session "$id" --value 1 >/dev/null 2>&1 || true
+  party join --bits 8 --session "$id" --value 1 >/dev/null 2>&1 || true
   # and verifications: a valid proof, one whose label does not match, and one that is not JSON
   for body in "$valid_proof" "${valid_proof/\"label\":\"bp\"/\"label\":\"other\"}" "not a proof"; do
     curl -s -o /dev/null --cacert "$work/dealer.crt" --data-binary "$body" "https://127.0.0.1:$dealer_port/v1/verify" || true

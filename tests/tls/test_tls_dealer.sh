@@ -108,7 +108,7 @@ else
   fail "the expiry metric says '$expiry_one', the certificate $expected_one"
 fi
 session=$("$party" create-session --dealer "wss://127.0.0.1:$port" --ca "$work/one.ca.crt" --bits 8 --parties 2)
-"$party" join --dealer "wss://127.0.0.1:$port" --ca "$work/one.ca.crt" --session "$session" --value 3 \
+"$party" join --bits 8 --dealer "wss://127.0.0.1:$port" --ca "$work/one.ca.crt" --session "$session" --value 3 \
   >"$work/p0.json" 2>"$work/p0.err" &
 p0=$!
 for _ in $(seq 100); do grep -q "position=0 party joined" "$work/dealer.log" && break; sleep 0.05; done
@@ -117,7 +117,7 @@ cp "$work/two.key" "$work/served.key"
 kill -HUP "$dealer_pid"
 for _ in $(seq 100); do grep -q "TLS certificate reloaded" "$work/dealer.log" && break; sleep 0.05; done
 if grep -q "TLS certificate reloaded" "$work/dealer.log"; then pass "SIGHUP: the dealer says it reloaded"; else fail "no reload in the log"; fi
-if "$party" join --dealer "wss://127.0.0.1:$port" --ca "$work/two.ca.crt" --session "$session" --value 4 \
+if "$party" join --bits 8 --dealer "wss://127.0.0.1:$port" --ca "$work/two.ca.crt" --session "$session" --value 4 \
   >"$work/p1.json" 2>"$work/p1.err" && wait "$p0"; then
   pass "the party seated before the reload and one joining after it (new certificate) finish the session"
 else
