@@ -371,3 +371,36 @@ func TestBatchOfBoundedValuesInOneSeat(t *testing.T) {
 		t.Fatalf("want a Refused error, got %v", err)
 	}
 }
+
+// A party states its bit size and bounds: a seat of other terms is refused before it commits,
+// with the same error whatever its value, and a value outside its own statement never connects.
+func TestASeatOfOtherTermsIsRefusedAlikeWhateverTheValue(t *testing.T) {
+	d := startDealer(t, false)
+	dealerKey := d.key.PublicKey()
+	narrow := func() string {
+		id, err := CreateSession(d.url, SessionRequest{Bits: 8, Parties: 1, Label: "narrow",
+			AllowedParties: [][32]byte{d.parties[0].PublicKey()}}, &Options{Identity: d.operator, DealerKey: &dealerKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	opts := &Options{Identity: d.parties[0], DealerKey: &dealerKey, Timeout: 10 * time.Second}
+	var messages []string
+	for _, value := range []uint64{5, 300} { // a withdrawal ends its session: one each
+		_, err := JoinAndProve(context.Background(), d.url, narrow(), value, nil, opts)
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != Refused {
+			t.Fatalf("value %d: want Refused, got %v", value, err)
+		}
+		messages = append(messages, e.Message)
+	}
+	if messages[0] != messages[1] || !strings.Contains(messages[0], "bit size is 8") {
+		t.Fatalf("the refusals differ or do not name the bit size: %q", messages)
+	}
+	_, err := JoinStatementAndProve(context.Background(), d.url, narrow(), []uint64{300}, nil, Statement{Bits: 8}, opts)
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != Refused {
+		t.Fatalf("a value over its own 2^8: want Refused, got %v", err)
+	}
+}

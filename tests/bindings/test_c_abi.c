@@ -211,6 +211,23 @@ static void test_cancel(void) {
   old.size = offsetof(bp_client_options, reconnect_first_delay_ms);
   old.reconnect_attempts = 0;
   CHECK(bp_join_and_prove(url, "00112233445566778899aabbccddeeff", 1, NULL, &old, &result, &err) == BP_ERR_TRANSPORT);
+  /* ABI 0.4: the statement's bit size. A value over it is refused before connecting; a bit
+   * size that is none of 8, 16, 32, 64 is a bad argument; a 0.3 struct states 64. */
+  uint64_t value = 300;
+  bp_join_values values;
+  bp_join_values_init(&values);
+  values.values = &value;
+  values.count = 1;
+  values.bits = 8;
+  CHECK(bp_join_values_and_prove(url, "00112233445566778899aabbccddeeff", &values, &old, &result, &err) ==
+        BP_ERR_REFUSED);
+  CHECK(strstr(err.message, "not below 2^8") != NULL);
+  values.bits = 7;
+  CHECK(bp_join_values_and_prove(url, "00112233445566778899aabbccddeeff", &values, &old, &result, &err) ==
+        BP_ERR_INVALID_ARGUMENT);
+  values.size = offsetof(bp_join_values, bits);
+  CHECK(bp_join_values_and_prove(url, "00112233445566778899aabbccddeeff", &values, &old, &result, &err) ==
+        BP_ERR_TRANSPORT);
 }
 
 int main(void) {

@@ -147,6 +147,18 @@ TEST_CASE("a session that moves on while its proof is checked hands nothing out"
   CHECK(again->reconnect_after_ms == kReconnectAfterMs);
 }
 
+TEST_CASE("SIGTERM's hand-over releases a session whose proof is being checked") {
+  OneWaiting w;
+  w.h.session->hand_over("this dealer replica is shutting down");
+  w.settle();
+  CHECK(w.h.record.releases == 1);  // at once, not when its heartbeat goes stale
+  CHECK(w.h.recorded().empty());    // the check's verdict, come late, hands nothing out
+  CHECK_FALSE(w.run.a->last<wire::ResultMsg>());
+  auto* again = w.run.a->last<wire::AbortMsg>();
+  REQUIRE(again);
+  CHECK(again->reconnect_after_ms == kReconnectAfterMs);
+}
+
 TEST_CASE("a shutdown while the proof is checked leaves the verdict to the check") {
   OneWaiting w;
   w.h.session->shutdown(AbortKind::Shutdown, "the dealer stops");

@@ -142,3 +142,23 @@ def test_a_backend_proves_a_batch_of_balances_within_bounds_in_one_seat(dealer):
     with pytest.raises(bp.RefusedError):
         bp.join_and_prove(dealer.url, session, [5], identity=dealer.parties[1], bounds=[(10, 10**6)], bits=32,
                           timeout_ms=5000)
+
+
+def test_a_seat_of_other_terms_is_refused_alike_whatever_the_value(dealer):
+    """The party states n and its bounds; a session of n = 8 is refused before committing by a
+    party that proves 64 bits, with the same error for a value that would fit and one that
+    would not, and a value outside its own statement never leaves the process."""
+    def narrow_session():
+        return bp.create_session(dealer.url, bits=8, parties=1, label="narrow",
+                                 allowed_parties=[dealer.parties[0].public_key], identity=dealer.operator)
+    details = []
+    for value in (5, 300):  # a withdrawal ends its session: one each
+        session = narrow_session()
+        with pytest.raises(bp.RefusedError) as refused:
+            bp.join_and_prove(dealer.url, session, value, identity=dealer.parties[0], timeout_ms=10000)
+        details.append(str(refused.value))
+    assert details[0] == details[1] and "bit size is 8" in details[0]
+    with pytest.raises(bp.RefusedError):
+        bp.join_and_prove(dealer.url, session, 300, identity=dealer.parties[0], bits=8, timeout_ms=10000)
+    with pytest.raises(bp.InvalidArgumentError):
+        bp.join_and_prove(dealer.url, session, 3, identity=dealer.parties[0], bits=7, timeout_ms=10000)
