@@ -48,6 +48,11 @@ void Strobe128::prf(std::span<uint8_t> out, bool more) {
   squeeze(out);
 }
 
+void Strobe128::key(std::span<const uint8_t> data, bool more) {
+  begin_op(kFlagA | kFlagC, more);
+  overwrite(data);
+}
+
 void Strobe128::begin_op(uint8_t flags, bool more) {
   if (more) return;  // continuing the previous operation; Merlin always continues with the same flags
   const uint8_t old_begin = pos_begin_;
@@ -62,6 +67,13 @@ void Strobe128::begin_op(uint8_t flags, bool more) {
 void Strobe128::absorb(std::span<const uint8_t> data) {
   for (uint8_t b : data) {
     bytes()[pos_++] ^= b;
+    if (pos_ == kStrobeRate) run_f();
+  }
+}
+
+void Strobe128::overwrite(std::span<const uint8_t> data) {
+  for (uint8_t b : data) {
+    bytes()[pos_++] = b;
     if (pos_ == kStrobeRate) run_f();
   }
 }
@@ -104,6 +116,30 @@ void Transcript::challenge_bytes(std::string_view label, std::span<uint8_t> out)
   const auto len = le32(out.size());
   strobe_.meta_ad(as_bytes(label), false);
   strobe_.meta_ad(len, true);
+  strobe_.prf(out, false);
+}
+
+TranscriptRngBuilder Transcript::build_rng() const { return TranscriptRngBuilder(strobe_); }
+
+TranscriptRngBuilder& TranscriptRngBuilder::rekey_with_witness_bytes(std::string_view label,
+                                                                     std::span<const uint8_t> witness) {
+  strobe_.meta_ad(as_bytes(label), false);
+  strobe_.meta_ad(le32(witness.size()), true);
+  strobe_.key(witness, false);
+  return *this;
+}
+
+TranscriptRng TranscriptRngBuilder::finalize(RandomSource& outside) && {
+  uint8_t random_bytes[32];
+  outside.fill(random_bytes);
+  strobe_.meta_ad(as_bytes("rng"), false);
+  strobe_.key(random_bytes, false);
+  sodium_memzero(random_bytes, sizeof random_bytes);
+  return TranscriptRng(strobe_);
+}
+
+void TranscriptRng::fill(std::span<uint8_t> out) {
+  strobe_.meta_ad(le32(out.size()), false);
   strobe_.prf(out, false);
 }
 
