@@ -1,0 +1,41 @@
+// What the R1CS prover and verifier share: the constraints in the order they were added, and
+// their flattening under the challenge z (VECTORS.md, "Prover", step 7).
+#pragma once
+
+#include <vector>
+
+#include "bp/r1cs.hpp"
+
+namespace bp::detail {
+
+struct ConstraintList {
+  std::vector<LinearCombination> constraints;
+  std::vector<RandomizedConstraints> deferred;  // the second phase's callbacks, in order
+  size_t phase_one = 0;                         // constraints added before the second phase
+  bool in_phase_two = false;
+  std::optional<size_t> pending_multiplier;  // the multiplier whose right wire allocate fills next
+
+  R1CSMetrics metrics(size_t multipliers) const;
+};
+
+// Constraint q weighs z^(q+1): w_L[i] = Σ_q z^(q+1)·coef_q(L_i) (likewise w_R, w_O),
+// w_V[j] = −Σ_q z^(q+1)·coef_q(V_j), w_c = −Σ_q z^(q+1)·coef_q(1).
+struct FlattenedConstraints {
+  std::vector<Scalar> w_L, w_R, w_O, w_V;
+  Scalar w_c;
+};
+// Nothing when a constraint names a variable the system does not have.
+std::optional<FlattenedConstraints> flatten(const std::vector<LinearCombination>& constraints, const Scalar& z,
+                                            size_t multipliers, size_t commitments);
+// Whether every variable of lc exists in a system of this size.
+bool names_known_variables(const LinearCombination& lc, size_t multipliers, size_t commitments);
+
+// The domain separators of the reference's transcript protocol for R1CS.
+void r1cs_domain_sep(Transcript& t);
+void r1cs_one_phase_domain_sep(Transcript& t);
+void r1cs_two_phase_domain_sep(Transcript& t);
+
+// 1, x, x², ...: the first n powers.
+std::vector<Scalar> powers(const Scalar& x, size_t n);
+
+}  // namespace bp::detail

@@ -1,0 +1,199 @@
+#include "bp/r1cs_gadget_list.hpp"
+
+#include "bp/r1cs_gadgets.hpp"
+
+namespace bp {
+
+namespace {
+
+constexpr uint64_t kMaxCount = 4096;
+
+std::optional<uint64_t> number(std::string_view text) {
+  if (text.empty() || text.size() > 20) return std::nullopt;
+  uint64_t out = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    const uint64_t digit = static_cast<uint64_t>(c - '0');
+    if (out > (UINT64_MAX - digit) / 10) return std::nullopt;
+    out = out * 10 + digit;
+  }
+  return out;
+}
+
+Result<GadgetItem, std::string> parse_item(std::string_view item) {
+  const size_t colon = item.find(':');
+  const std::string_view name = item.substr(0, colon);
+  const std::optional<std::string_view> arg =
+      colon == std::string_view::npos ? std::nullopt : std::optional(item.substr(colon + 1));
+  const auto bad = [&](const std::string& why) { return "gadget '" + std::string(item) + "': " + why; };
+  GadgetItem out;
+  if (name == "member") {
+    out.kind = GadgetItem::Kind::Member;
+    if (!arg) return bad("member needs its set, member:s0|s1|...");
+    std::string_view rest = *arg;
+    while (true) {
+      const size_t bar = rest.find('|');
+      const auto value = number(rest.substr(0, bar));
+      if (!value) return bad("the set's values are u64 numbers separated by '|'");
+      out.set.push_back(*value);
+      if (out.set.size() > kMaxCount) return bad("at most 4096 values in a set");
+      if (bar == std::string_view::npos) break;
+      rest.remove_prefix(bar + 1);
+    }
+    return out;
+  }
+  std::optional<uint64_t> parameter;
+  if (arg) {
+    parameter = number(*arg);
+    if (!parameter) return bad("its parameter is not a u64 number");
+  }
+  if (name == "example") {
+    out.kind = GadgetItem::Kind::Example;
+    out.parameter = parameter.value_or(9);
+    return out;
+  }
+  if (!parameter) return bad("it needs its parameter (name:N)");
+  out.parameter = *parameter;
+  if (name == "shuffle" || name == "sum") {
+    out.kind = name == "shuffle" ? GadgetItem::Kind::Shuffle : GadgetItem::Kind::Sum;
+    if (out.parameter < 1 || out.parameter > kMaxCount) return bad("K must be 1 to 4096");
+  } else if (name == "range" || name == "geq") {
+    out.kind = name == "range" ? GadgetItem::Kind::Range : GadgetItem::Kind::GreaterOrEqual;
+    if (out.parameter > 64 || (out.kind == GadgetItem::Kind::GreaterOrEqual && out.parameter == 0))
+      return bad(name == "range" ? "N must be 0 to 64" : "N must be 1 to 64");
+  } else {
+    return bad("no such gadget (shuffle, range, example, member, sum, geq)");
+  }
+  return out;
+}
+
+}  // namespace
+
+size_t GadgetItem::commitments() const {
+  switch (kind) {
+    case Kind::Shuffle: return 2 * parameter;
+    case Kind::Range: return 1;
+    case Kind::Example: return 5;
+    case Kind::Member: return 1;
+    case Kind::Sum: return parameter + 1;
+    case Kind::GreaterOrEqual: return 2;
+  }
+  return 0;
+}
+
+size_t GadgetItem::multipliers() const {
+  switch (kind) {
+    case Kind::Shuffle: return 2 * (parameter - 1);
+    case Kind::Range: return parameter;
+    case Kind::Example: return 1;
+    case Kind::Member: return set.size() - 1;
+    case Kind::Sum: return 0;
+    case Kind::GreaterOrEqual: return parameter;
+  }
+  return 0;
+}
+
+std::string GadgetItem::text() const {
+  switch (kind) {
+    case Kind::Shuffle: return "shuffle:" + std::to_string(parameter);
+    case Kind::Range: return "range:" + std::to_string(parameter);
+    case Kind::Example: return "example:" + std::to_string(parameter);
+    case Kind::Member: {
+      std::string out = "member:";
+      for (size_t i = 0; i < set.size(); ++i) {
+        if (i != 0) out += '|';
+        out += std::to_string(set[i]);
+      }
+      return out;
+    }
+    case Kind::Sum: return "sum:" + std::to_string(parameter);
+    case Kind::GreaterOrEqual: return "geq:" + std::to_string(parameter);
+  }
+  return {};
+}
+
+Result<GadgetList, std::string> GadgetList::parse(std::string_view text) {
+  GadgetList list;
+  if (text.empty()) return std::string("the gadget list is empty");
+  while (true) {
+    const size_t semicolon = text.find(';');
+    auto item = parse_item(text.substr(0, semicolon));
+    if (!item) return item.error();
+    list.items_.push_back(std::move(*item));
+    if (list.items_.size() > kMaxCount) return std::string("at most 4096 gadgets in a list");
+    if (semicolon == std::string_view::npos) break;
+    text.remove_prefix(semicolon + 1);
+  }
+  return list;
+}
+
+size_t GadgetList::commitments() const {
+  size_t total = 0;
+  for (const auto& item : items_) total += item.commitments();
+  return total;
+}
+
+size_t GadgetList::multipliers() const {
+  size_t total = 0;
+  for (const auto& item : items_) total += item.multipliers();
+  return total;
+}
+
+size_t GadgetList::generators_capacity() const {
+  size_t capacity = 1;
+  while (capacity < multipliers()) capacity *= 2;
+  return capacity;
+}
+
+std::string GadgetList::text() const {
+  std::string out;
+  for (const auto& item : items_) {
+    if (!out.empty()) out += ';';
+    out += item.text();
+  }
+  return out;
+}
+
+void GadgetList::append_prefixes(Transcript& transcript) const {
+  for (const auto& item : items_)
+    if (item.kind == GadgetItem::Kind::Shuffle) gadgets::shuffle_domain_sep(transcript, item.parameter);
+}
+
+Result<Ok, R1CSError> GadgetList::build(RandomizableConstraintSystem& cs, std::span<const Variable> committed,
+                                        std::optional<std::span<const uint64_t>> values) const {
+  if (committed.size() != commitments() || (values && values->size() != commitments()))
+    return R1CSError{R1CSErrorKind::GadgetError,
+                     "the list takes " + std::to_string(commitments()) + " commitments and values"};
+  size_t at = 0;
+  for (const auto& item : items_) {
+    const auto V = committed.subspan(at, item.commitments());
+    const auto value = [&](size_t j) { return values ? std::optional<uint64_t>((*values)[at + j]) : std::nullopt; };
+    Result<Ok, R1CSError> built = Ok{};
+    switch (item.kind) {
+      case GadgetItem::Kind::Shuffle: {
+        const auto k = static_cast<std::ptrdiff_t>(item.parameter);
+        built = gadgets::shuffle(cs, {V.begin(), V.begin() + k}, {V.begin() + k, V.end()});
+        break;
+      }
+      case GadgetItem::Kind::Range: built = gadgets::range(cs, V[0], value(0), item.parameter); break;
+      case GadgetItem::Kind::Example:
+        gadgets::example(cs, V[0], V[1], V[2], V[3], V[4], Scalar::from_u64(item.parameter));
+        break;
+      case GadgetItem::Kind::Member: {
+        std::vector<Scalar> set;
+        for (uint64_t s : item.set) set.push_back(Scalar::from_u64(s));
+        built = gadgets::member_of(cs, V[0], set);
+        break;
+      }
+      case GadgetItem::Kind::Sum: gadgets::sum_equals(cs, V.first(V.size() - 1), V.back()); break;
+      case GadgetItem::Kind::GreaterOrEqual:
+        built = gadgets::greater_or_equal(cs, V[0], value(0), V[1], value(1), item.parameter);
+        break;
+    }
+    if (!built) return built.error();
+    at += item.commitments();
+  }
+  return Ok{};
+}
+
+}  // namespace bp
