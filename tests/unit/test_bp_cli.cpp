@@ -255,3 +255,39 @@ TEST_CASE("bp verify --batch checks a JSON-lines file in one batch and names the
   CHECK(run("verify --batch " + path).out.find("line 1: bounds") != std::string::npos);
   std::remove(path.c_str());
 }
+
+TEST_CASE("bp r1cs prove prints a gadget list's proof that bp r1cs verify accepts, for that statement only") {
+  const std::string gadgets = "\"shuffle:2;range:16;member:5|10|20;sum:2;geq:8\"";
+  const Run proved = run("r1cs prove --gadgets " + gadgets + " --values 7,9,9,7,65535,10,30,12,42,200,100 --label cli");
+  REQUIRE_MESSAGE(proved.exit_code == 0, proved.out);
+  const auto doc = nlohmann::json::parse(proved.out);
+  CHECK(doc["gadgets"] == "shuffle:2;range:16;member:5|10|20;sum:2;geq:8");
+  CHECK(doc["label"] == "cli");
+  REQUIRE(doc["commitments"].size() == 11);
+  const std::string proof = doc["proof"];
+  const std::string common = " --commitments " + join(doc["commitments"]) + " --proof " + proof;
+  CHECK(run("r1cs verify --gadgets " + gadgets + common + " --label cli").out == "ok\n");
+  // Another label, another list over as many commitments, a changed byte: each fails.
+  const Run wrong_label = run("r1cs verify --gadgets " + gadgets + common + " --label other");
+  CHECK(wrong_label.exit_code == 1);
+  CHECK(wrong_label.out.rfind("fail: ", 0) == 0);
+  CHECK(run("r1cs verify --gadgets \"shuffle:2;range:8;member:5|10|20;sum:2;geq:8\"" + common + " --label cli")
+            .exit_code == 1);
+  std::string tampered = proof;
+  tampered[100] = tampered[100] == '0' ? '1' : '0';
+  CHECK(run("r1cs verify --gadgets " + gadgets + " --commitments " + join(doc["commitments"]) + " --proof " + tampered +
+            " --label cli")
+            .exit_code == 1);
+  // A false statement: the prover refuses geq, and a range overflow makes a proof that fails.
+  CHECK(run("r1cs prove --gadgets geq:8 --values 3,7").exit_code == 1);
+  const Run over = run("r1cs prove --gadgets range:8 --values 256");
+  REQUIRE(over.exit_code == 0);
+  const auto over_doc = nlohmann::json::parse(over.out);
+  CHECK(run("r1cs verify --gadgets range:8 --commitments " + join(over_doc["commitments"]) + " --proof " +
+            over_doc["proof"].get<std::string>())
+            .exit_code == 1);
+  // Bad lists and counts are usage errors.
+  CHECK(run("r1cs prove --gadgets range:65 --values 1").exit_code == 2);
+  CHECK(run("r1cs prove --gadgets range:8 --values 1,2").exit_code == 2);
+  CHECK(run("r1cs frobnicate").exit_code == 2);
+}

@@ -1,4 +1,4 @@
-// bp: prove, verify and benchmark Bulletproofs range proofs from the command line.
+// bp: prove, verify and benchmark Bulletproofs range proofs and constraint-system proofs from the command line.
 #include <sodium.h>
 
 #include <cstdio>
@@ -21,6 +21,12 @@ constexpr const char* kUsage =
     "  bp verify --batch FILE|- [--threads T]   every proof of a JSON-lines file ({\"bits\",\"label\",\n"
     "            \"commitments\",\"proof\"} per line) in one batch verification; names the failing ones\n"
     "  bp aggregate --bits N --values v1,...,vm [--label L]   (m from 1 to 256, parties and dealer in process)\n"
+    "  bp r1cs prove  --gadgets LIST --values v1,... [--blindings h1,...] [--label L]\n"
+    "  bp r1cs verify --gadgets LIST --commitments h1,... --proof HEX [--label L]\n"
+    "            a constraint-system proof of a gadget list, e.g. \"shuffle:3;range:32\": shuffle:K (2K\n"
+    "            values, inputs then outputs), range:N (1, below 2^N), example[:C2] (5), member:s0|s1|...\n"
+    "            (1, one of them), sum:K (K parts then their total), geq:N (a >= b, both below 2^N);\n"
+    "            prints {\"gadgets\",\"label\",\"commitments\",\"proof\"} / ok or fail: reason (docs/r1cs.md)\n"
     "  bp bench  [--json] [--quick]\n"
     "  bp bench  --sweep [--json] [--quick]   prove/verify of n = 64 against m on every backend, batch\n"
     "            verification against the batch size (tools/plots' data)\n"
@@ -45,6 +51,7 @@ int main(int argc, char** argv) {
     if (command == "verify") return bp::cli::run_verify(argc, argv);
     if (command == "bench") return bp::cli::run_bench(argc, argv);
     if (command == "aggregate") return bp::cli::run_aggregate(argc, argv);
+    if (command == "r1cs") return bp::cli::run_r1cs(argc, argv);
     throw bp::cli::UsageError("unknown command '" + command + "' (try bp --help)");
   } catch (const bp::cli::UsageError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
