@@ -1,5 +1,9 @@
 #include "bp/r1cs_gadget_list.hpp"
 
+#include <map>
+#include <memory>
+#include <mutex>
+
 #include "bp/r1cs_gadgets.hpp"
 
 namespace bp {
@@ -194,6 +198,62 @@ Result<Ok, R1CSError> GadgetList::build(RandomizableConstraintSystem& cs, std::s
     at += item.commitments();
   }
   return Ok{};
+}
+
+namespace {
+
+const PedersenGens& pedersen() {
+  static const PedersenGens pc;
+  return pc;
+}
+
+const BulletproofGens& generators(size_t capacity) {
+  static std::mutex mutex;
+  static std::map<size_t, std::unique_ptr<BulletproofGens>> cache;
+  std::lock_guard lock(mutex);
+  auto& slot = cache[capacity];
+  if (!slot) slot = std::make_unique<BulletproofGens>(capacity, 1);
+  return *slot;
+}
+
+R1CSError wrong_count(const GadgetList& list, size_t given) {
+  return {R1CSErrorKind::GadgetError, "the list " + list.text() + " takes " + std::to_string(list.commitments()) +
+                                          " commitments, not " + std::to_string(given)};
+}
+
+}  // namespace
+
+Result<GadgetListProof, R1CSError> prove_gadget_list(const GadgetList& list, std::string_view label,
+                                                     std::span<const uint64_t> values,
+                                                     std::span<const Scalar> blindings) {
+  if (values.size() != list.commitments() || blindings.size() != values.size()) return wrong_count(list, values.size());
+  Transcript transcript(label);
+  list.append_prefixes(transcript);
+  R1CSProver prover(pedersen(), transcript);
+  GadgetListProof out;
+  std::vector<Variable> vars;
+  for (size_t j = 0; j < values.size(); ++j) {
+    const auto [V, var] = prover.commit(Scalar::from_u64(values[j]), blindings[j]);
+    out.commitments.push_back(V);
+    vars.push_back(var);
+  }
+  if (auto built = list.build(prover, vars, values); !built) return built.error();
+  auto proof = std::move(prover).prove(generators(list.generators_capacity()));
+  if (!proof) return proof.error();
+  out.proof = std::move(*proof);
+  return out;
+}
+
+Result<Ok, R1CSError> verify_gadget_list(const GadgetList& list, std::string_view label,
+                                         std::span<const CompressedRistretto> commitments, const R1CSProof& proof) {
+  if (commitments.size() != list.commitments()) return wrong_count(list, commitments.size());
+  Transcript transcript(label);
+  list.append_prefixes(transcript);
+  R1CSVerifier verifier(transcript);
+  std::vector<Variable> vars;
+  for (const auto& V : commitments) vars.push_back(verifier.commit(V));
+  if (auto built = list.build(verifier, vars, std::nullopt); !built) return built.error();
+  return std::move(verifier).verify(proof, pedersen(), generators(list.generators_capacity()));
 }
 
 }  // namespace bp

@@ -64,6 +64,30 @@ static void test_keys(void) {
   rmdir(dir);
 }
 
+/* ABI 0.4: a gadget list's constraint-system proof, made and checked from C. */
+static void test_r1cs(void) {
+  bp_error err;
+  const char* list = "shuffle:2;range:16;geq:8";
+  uint64_t values[7] = {7, 9, 9, 7, 65535, 200, 100};
+  uint8_t commitments[7 * 32];
+  uint8_t* proof = NULL;
+  size_t len = 0;
+  CHECK(bp_r1cs_prove(list, values, 7, NULL, "c r1cs", commitments, &proof, &len, &err) == BP_OK);
+  CHECK(len == 1 + 32 * (16 + 2 * 5)); /* two phases, 2 + 16 + 8 multipliers: N = 32 */
+  CHECK(bp_r1cs_verify(list, commitments, 7, proof, len, "c r1cs", &err) == BP_OK);
+  CHECK(bp_r1cs_verify(list, commitments, 7, proof, len, "another", &err) == BP_ERR_VERIFY_FAILED);
+  CHECK(bp_r1cs_verify("shuffle:2;range:16;geq:9", commitments, 7, proof, len, "c r1cs", &err) == BP_ERR_VERIFY_FAILED);
+  CHECK(bp_r1cs_verify(list, commitments, 6, proof, len, "c r1cs", &err) == BP_ERR_INVALID_ARGUMENT);
+  CHECK(bp_r1cs_verify(list, commitments, 7, proof, len - 1, "c r1cs", &err) == BP_ERR_INVALID_ARGUMENT);
+  bp_bytes_free(proof);
+  uint8_t* none = NULL;
+  CHECK(bp_r1cs_prove("range:65", values, 1, NULL, "x", commitments, &none, &len, &err) == BP_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "range:65") != NULL);
+  uint64_t below[2] = {3, 7}; /* a >= b is false: the prover refuses */
+  CHECK(bp_r1cs_prove("geq:8", below, 2, NULL, "x", commitments, &none, &len, &err) == BP_ERR_REFUSED);
+  CHECK(none == NULL);
+}
+
 static void test_proofs(void) {
   bp_error err;
   uint64_t values[4] = {0, 1, 42424242, UINT64_MAX};
@@ -233,6 +257,7 @@ static void test_cancel(void) {
 int main(void) {
   test_keys();
   test_proofs();
+  test_r1cs();
   test_threads();
   test_cancel();
   if (failures) {

@@ -52,29 +52,15 @@ int prove(int argc, char** argv) {
     for (size_t j = 0; j < values.size(); ++j) blindings.push_back(Scalar::random(rng));
   }
   const std::string label = args.get("label", kDefaultLabel);
-  const PedersenGens pc_gens;
-  const BulletproofGens bp_gens(list.generators_capacity(), 1);
-  Transcript transcript(label);
-  list.append_prefixes(transcript);
-  R1CSProver prover(pc_gens, transcript);
-  std::vector<Variable> vars;
-  std::vector<CompressedRistretto> commitments;
-  for (size_t j = 0; j < values.size(); ++j) {
-    const auto [V, var] = prover.commit(Scalar::from_u64(values[j]), blindings[j]);
-    commitments.push_back(V);
-    vars.push_back(var);
-    blindings[j].wipe();
-  }
-  if (auto built = list.build(prover, vars, std::span<const uint64_t>(values)); !built) {
-    std::fprintf(stderr, "error: %s\n", describe(built.error()).c_str());
+  auto proved = prove_gadget_list(list, label, values, blindings);
+  for (auto& b : blindings) b.wipe();
+  if (!proved) {
+    std::fprintf(stderr, "error: %s\n", describe(proved.error()).c_str());
     return 1;
   }
-  auto proof = std::move(prover).prove(bp_gens);
-  if (!proof) {
-    std::fprintf(stderr, "error: %s\n", describe(proof.error()).c_str());
-    return 1;
-  }
-  const auto bytes = proof->to_bytes();
+  const auto& commitments = proved->commitments;
+  const auto& proof = proved->proof;
+  const auto bytes = proof.to_bytes();
   const std::string hex_list = comma_separated(commitments, [](const auto& c) { return json_string(to_hex(c.bytes)); });
   std::puts(JsonObject()
                 .text("gadgets", list.text())
@@ -103,15 +89,8 @@ int verify(int argc, char** argv) {
   };
   auto proof = R1CSProof::from_bytes(*proof_bytes);
   if (!proof) return fail(proof.error());
-  const PedersenGens pc_gens;
-  const BulletproofGens bp_gens(list.generators_capacity(), 1);
-  Transcript transcript(args.get("label", kDefaultLabel));
-  list.append_prefixes(transcript);
-  R1CSVerifier verifier(transcript);
-  std::vector<Variable> vars;
-  for (const auto& V : commitments) vars.push_back(verifier.commit(V));
-  if (auto built = list.build(verifier, vars, std::nullopt); !built) return fail(built.error());
-  if (auto ok = std::move(verifier).verify(*proof, pc_gens, bp_gens); !ok) return fail(ok.error());
+  if (auto ok = verify_gadget_list(list, args.get("label", kDefaultLabel), commitments, *proof); !ok)
+    return fail(ok.error());
   std::puts("ok");
   return 0;
 }

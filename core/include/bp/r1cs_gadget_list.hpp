@@ -61,4 +61,18 @@ class GadgetList {
   std::vector<GadgetItem> items_;
 };
 
+// A whole proof of a list, as `bp r1cs` and the C ABI make and check it: the statement's
+// transcript on `label`, generators of the list's capacity (built once per process and kept),
+// one prover or verifier. Values and blindings are one per commitment; the blindings are the
+// caller's to wipe.
+struct GadgetListProof {
+  std::vector<CompressedRistretto> commitments;
+  R1CSProof proof;
+};
+Result<GadgetListProof, R1CSError> prove_gadget_list(const GadgetList& list, std::string_view label,
+                                                     std::span<const uint64_t> values,
+                                                     std::span<const Scalar> blindings);
+Result<Ok, R1CSError> verify_gadget_list(const GadgetList& list, std::string_view label,
+                                         std::span<const CompressedRistretto> commitments, const R1CSProof& proof);
+
 }  // namespace bp

@@ -134,6 +134,25 @@ typedef struct bp_batch_item {
 BP_API int bp_verify_batch(const bp_batch_item* items, size_t count, size_t* failed, size_t* failed_count,
                            bp_error* err);
 
+/* ---- constraint-system proofs (docs/r1cs.md) --------------------------------------- */
+
+/* ABI 0.4: proves a gadget list ("shuffle:3;range:32", as `bp r1cs` reads it) over `count`
+ * values (as many as the list takes commitments) with their blindings (count × 32 bytes,
+ * canonical; NULL: random ones), under the transcript label. Writes the count commitments
+ * (count × 32 bytes) and returns the proof in *proof (free with bp_bytes_free), *proof_len
+ * bytes. BP_ERR_INVALID_ARGUMENT for a bad list, count or blinding; BP_ERR_REFUSED when a
+ * gadget refuses the values (geq with a < b). A false statement otherwise gives a proof that
+ * does not verify. */
+BP_API int bp_r1cs_prove(const char* gadgets, const uint64_t* values, size_t count, const uint8_t* blindings,
+                         const char* label, uint8_t* commitments_out, uint8_t** proof, size_t* proof_len,
+                         bp_error* err);
+
+/* ABI 0.4: BP_OK if the proof shows the gadget list holds over the count commitments (count
+ * × 32 bytes) under the label; BP_ERR_VERIFY_FAILED if not; BP_ERR_INVALID_ARGUMENT for a bad
+ * list or count, or bytes that are not a proof. */
+BP_API int bp_r1cs_verify(const char* gadgets, const uint8_t* commitments, size_t count, const uint8_t* proof,
+                          size_t proof_len, const char* label, bp_error* err);
+
 /* ---- sessions against a bp-dealer ------------------------------------------------- */
 
 typedef struct bp_client_options {
