@@ -12,6 +12,7 @@
 
 #include "args.hpp"
 #include "bench_primitives.hpp"
+#include "bench_timing.hpp"
 #include "bp/json.hpp"
 #include "bp/backend.hpp"
 #include "bp/batch_verification.hpp"
@@ -23,9 +24,10 @@
 #include "../common/machine.hpp"
 
 namespace bp::cli {
-namespace {
 
 using Clock = std::chrono::steady_clock;
+
+namespace {
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -38,12 +40,8 @@ double elapsed_us(const std::function<void()>& fn) {
   return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
 }
 
-// The machine's speed drifts (shared VMs, frequency scaling), so every sample of an
-// operation is paired with a fresh yardstick sample taken right after it, and a row reports
-// the median of each. Runs: at least min_runs, then until about budget_s seconds have passed.
-struct Timing {
-  double us, yardstick_us;
-};
+}  // namespace
+
 Timing measure(const std::function<void()>& fn, const std::function<void()>& yardstick, int min_runs, double budget_s,
                int max_runs) {
   std::vector<double> samples, sticks;
@@ -56,6 +54,8 @@ Timing measure(const std::function<void()>& fn, const std::function<void()>& yar
   }
   return {median(samples), median(sticks)};
 }
+
+namespace {
 
 // The same operation on several backends, their samples taken in turn in one loop (with a
 // yardstick after each), so a drift of the machine's speed falls on every backend alike and
@@ -402,7 +402,7 @@ std::vector<Row> position_rows(bool quick, const std::function<void()>& yardstic
 }  // namespace
 
 int run_bench(int argc, char** argv) {
-  const Args args(argc, argv, 2, {"repeat", "m", "seconds"}, {"json", "quick", "sweep", "positions"});
+  const Args args(argc, argv, 2, {"repeat", "m", "seconds"}, {"json", "quick", "sweep", "positions", "r1cs"});
   if (args.has("repeat")) return run_repeat(args);
   const bool json = args.has("json");
   const bool quick = args.has("quick");
@@ -418,6 +418,7 @@ int run_bench(int argc, char** argv) {
   const Timing yardstick_alone = measure(yardstick, yardstick, 200, budget, 20000);
   if (args.has("sweep")) return print_rows(sweep_rows(quick, yardstick), {}, json);
   if (args.has("positions")) return print_rows(position_rows(quick, yardstick), {}, json);
+  if (args.has("r1cs")) return print_r1cs_rows(quick, json, yardstick);
 
   std::vector<std::pair<size_t, size_t>> sizes = {{8, 1},  {16, 1}, {32, 1}, {64, 1},
                                                   {64, 2}, {64, 4}, {64, 8}, {64, 16}};

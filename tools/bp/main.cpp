@@ -31,6 +31,8 @@ constexpr const char* kUsage =
     "  bp bench  --sweep [--json] [--quick]   prove/verify of n = 64 against m on every backend, batch\n"
     "            verification against the batch size (tools/plots' data)\n"
     "  bp bench  --positions [--json] [--quick]   prove, verify and aggregate for m = 64, 128, 256\n"
+    "  bp bench  --r1cs [--json] [--quick]   constraint-system proofs: range:64, shuffle:8, shuffle:64, a combined "
+    "list\n"
     "  bp bench  --repeat prove|verify|aggregate|batch [--m M] [--seconds S]   one operation (n = 64, m <= 256;\n"
     "            batch: 64 proofs) in a loop, for a profiler\n";
 

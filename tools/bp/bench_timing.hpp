@@ -1,0 +1,21 @@
+// How `bp bench` times one operation: samples paired with the yardstick (one libsodium
+// crypto_scalarmult_ristretto255) taken right after each, so a drift of the machine's speed
+// falls on both; a row reports the median of each. Runs: at least min_runs, then until about
+// budget_s seconds have passed, at most max_runs.
+#pragma once
+
+#include <functional>
+#include <string>
+
+namespace bp::cli {
+
+struct Timing {
+  double us, yardstick_us;
+};
+Timing measure(const std::function<void()>& fn, const std::function<void()>& yardstick, int min_runs, double budget_s,
+               int max_runs);
+
+// `bp bench --r1cs`: prove and verify of constraint-system statements (bench_r1cs.cpp).
+int print_r1cs_rows(bool quick, bool json, const std::function<void()>& yardstick);
+
+}  // namespace bp::cli
