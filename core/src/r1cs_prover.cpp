@@ -5,6 +5,7 @@
 #include <sodium.h>
 
 #include "bp/msm.hpp"
+#include "bp/precomputed.hpp"
 #include "bp/r1cs.hpp"
 #include "bp/transcript_protocol.hpp"
 #include "ctime.hpp"
@@ -80,21 +81,22 @@ class RandomizingProver final : public RandomizedConstraintSystem {
   Transcript& transcript_;
 };
 
-// Σ s_i·P_i over B̃ and the given generators, for secret scalars (constant time).
+// blinding·B̃ + ⟨on_G, G⟩ + ⟨on_H, H⟩ for secret scalars: constant time, on the generators'
+// precomputed constant-time tables.
 CompressedRistretto commit_secret(const PedersenGens& pc, const Scalar& blinding, std::span<const Scalar> on_G,
-                                  std::span<const RistrettoPoint> G, std::span<const Scalar> on_H,
-                                  std::span<const RistrettoPoint> H) {
+                                  std::span<const CtBaseTable* const> G, std::span<const Scalar> on_H,
+                                  std::span<const CtBaseTable* const> H) {
   std::vector<Scalar> scalars;
-  std::vector<RistrettoPoint> points;
+  std::vector<const CtBaseTable*> tables;
   scalars.reserve(1 + on_G.size() + on_H.size());
-  points.reserve(scalars.capacity());
+  tables.reserve(scalars.capacity());
   scalars.push_back(blinding);
-  points.push_back(pc.B_blinding);
+  tables.push_back(&pc.B_blinding_ct_table());
   scalars.insert(scalars.end(), on_G.begin(), on_G.end());
-  points.insert(points.end(), G.begin(), G.begin() + static_cast<std::ptrdiff_t>(on_G.size()));
+  tables.insert(tables.end(), G.begin(), G.begin() + static_cast<std::ptrdiff_t>(on_G.size()));
   scalars.insert(scalars.end(), on_H.begin(), on_H.end());
-  points.insert(points.end(), H.begin(), H.begin() + static_cast<std::ptrdiff_t>(on_H.size()));
-  const auto out = multiscalar_mul(scalars, points).compress();
+  tables.insert(tables.end(), H.begin(), H.begin() + static_cast<std::ptrdiff_t>(on_H.size()));
+  const auto out = multiscalar_mul(scalars, tables).compress();
   for (auto& s : scalars) s.wipe();
   return out;
 }
@@ -202,8 +204,9 @@ Result<R1CSProof, R1CSError> R1CSProver::prove_with_rng(const BulletproofGens& b
 
   const size_t n1 = s.a_L.size();
   if (bp_gens.gens_capacity() < n1) return R1CSError{R1CSErrorKind::InvalidGeneratorsLength, {}};
-  const auto G_all = bp_gens.G(0, bp_gens.gens_capacity());
-  const auto H_all = bp_gens.H(0, bp_gens.gens_capacity());
+  const auto G_tables = bp_gens.G_ct_tables(0, bp_gens.gens_capacity());
+  const auto H_tables = bp_gens.H_ct_tables(0, bp_gens.gens_capacity());
+  const std::span<const CtBaseTable*const> G_all(G_tables), H_all(H_tables);
 
   Scalar i_blinding1 = Scalar::random(rng), o_blinding1 = Scalar::random(rng), s_blinding1 = Scalar::random(rng);
   std::vector<Scalar> s_L1 = draw(rng, n1), s_R1 = draw(rng, n1);

@@ -1,7 +1,10 @@
 // The R1CS verifier (VECTORS.md, "Prover", last paragraph): the prover's transcript replayed,
 // then one multiscalar multiplication that is the identity exactly when the proof holds.
 // Variable time: everything here is public.
+#include <algorithm>
+
 #include "bp/msm.hpp"
+#include "bp/precomputed.hpp"
 #include "bp/r1cs.hpp"
 #include "bp/transcript_protocol.hpp"
 #include "r1cs_constraints.hpp"
@@ -103,6 +106,13 @@ void R1CSVerifier::specify_randomized_constraints(RandomizedConstraints callback
 
 Result<Ok, R1CSError> R1CSVerifier::verify(const R1CSProof& proof, const PedersenGens& pc_gens,
                                            const BulletproofGens& bp_gens) && {
+  auto eq = std::move(*this).equation(proof, bp_gens);
+  if (!eq) return eq.error();
+  if (!verify_r1cs_batch({&*eq, 1}, pc_gens, bp_gens).ok()) return R1CSError{R1CSErrorKind::VerificationError, {}};
+  return Ok{};
+}
+
+Result<R1CSEquation, R1CSError> R1CSVerifier::equation(const R1CSProof& proof, const BulletproofGens& bp_gens) && {
   const R1CSError failed{R1CSErrorKind::VerificationError, {}};
   auto& s = *s_;
   Transcript& transcript = s.transcript;
@@ -167,11 +177,11 @@ Result<Ok, R1CSError> R1CSVerifier::verify(const R1CSProof& proof, const Pederse
   const Scalar r = Scalar::random(rng);
   const Scalar xx = x * x, rxx = r * xx, xxx = x * xx;
 
-  std::vector<Scalar> scalars;
+  R1CSEquation eq;
   std::vector<CompressedRistretto> compressed;
-  scalars.reserve(13 + s.V.size() + 2 * padded_n + 2 * proof.ipp_proof.L_vec.size());
+  eq.scalars.reserve(11 + s.V.size() + 2 * proof.ipp_proof.L_vec.size());
   const auto add = [&](const Scalar& sc, const CompressedRistretto& p) {
-    scalars.push_back(sc);
+    eq.scalars.push_back(sc);
     compressed.push_back(p);
   };
   add(x, proof.A_I1);
@@ -188,33 +198,77 @@ Result<Ok, R1CSError> R1CSVerifier::verify(const R1CSProof& proof, const Pederse
   add(rxx * xx * xx, proof.T_6);
   for (size_t k = 0; k < proof.ipp_proof.L_vec.size(); ++k) add(ipp->u_sq[k], proof.ipp_proof.L_vec[k]);
   for (size_t k = 0; k < proof.ipp_proof.R_vec.size(); ++k) add(ipp->u_inv_sq[k], proof.ipp_proof.R_vec[k]);
-
-  std::vector<RistrettoPoint> points;
-  points.reserve(compressed.size() + 2 + 2 * padded_n);
-  for (const auto& c : compressed) {
-    auto p = RistrettoPoint::decompress(c);
-    if (!p) return failed;
-    points.push_back(*p);
+  eq.points.resize(compressed.size());
+  std::vector<std::optional<RistrettoPoint>> decoded(compressed.size());
+  RistrettoPoint::decompress_batch(compressed, decoded);
+  for (size_t k = 0; k < decoded.size(); ++k) {
+    if (!decoded[k]) return failed;
+    eq.points[k] = *decoded[k];
   }
-  scalars.push_back(w * (proof.t_x - a * b) + r * (xx * (flat->w_c + delta) - proof.t_x));
-  points.push_back(pc_gens.B);
-  scalars.push_back(-proof.e_blinding - r * proof.t_x_blinding);
-  points.push_back(pc_gens.B_blinding);
-  const auto G = bp_gens.G(0, padded_n), H = bp_gens.H(0, padded_n);
-  for (size_t i = 0; i < padded_n; ++i) {
-    const Scalar u_or_1 = i < n1 ? Scalar::one() : u;
-    scalars.push_back(u_or_1 * (x * yneg_w_R[i] - a * ipp->s[i]));
-    points.push_back(G[i]);
-  }
+  eq.B = w * (proof.t_x - a * b) + r * (xx * (flat->w_c + delta) - proof.t_x);
+  eq.B_blinding = -proof.e_blinding - r * proof.t_x_blinding;
+  eq.G.resize(padded_n);
+  eq.H.resize(padded_n);
   for (size_t i = 0; i < padded_n; ++i) {
     const Scalar u_or_1 = i < n1 ? Scalar::one() : u;
     const Scalar w_L = i < n ? flat->w_L[i] : Scalar::zero();
     const Scalar w_O = i < n ? flat->w_O[i] : Scalar::zero();
-    scalars.push_back(u_or_1 * (y_inv[i] * (x * w_L + w_O - b * ipp->s[padded_n - 1 - i]) - Scalar::one()));
-    points.push_back(H[i]);
+    eq.G[i] = u_or_1 * (x * yneg_w_R[i] - a * ipp->s[i]);
+    eq.H[i] = u_or_1 * (y_inv[i] * (x * w_L + w_O - b * ipp->s[padded_n - 1 - i]) - Scalar::one());
   }
-  if (!multiscalar_mul_vartime(scalars, points).is_identity()) return failed;
-  return Ok{};
+  return eq;
+}
+
+namespace {
+
+// Σ_k c_k·equation_k, the generators' terms summed; one equation gets the weight 1.
+bool holds(std::span<const R1CSEquation> equations, std::span<const size_t> which, const PedersenGens& pc_gens,
+           const BulletproofGens& bp_gens) {
+  size_t padded_n = 0, dynamic = 0;
+  for (size_t k : which) {
+    padded_n = std::max(padded_n, equations[k].G.size());
+    dynamic += equations[k].points.size();
+  }
+  if (padded_n > bp_gens.gens_capacity()) return false;
+  std::vector<Scalar> fixed(2 + 2 * padded_n), scalars;
+  std::vector<RistrettoPoint> points;
+  scalars.reserve(dynamic);
+  points.reserve(dynamic);
+  SystemRandom rng;
+  for (size_t k : which) {
+    const R1CSEquation& eq = equations[k];
+    const Scalar c = which.size() == 1 ? Scalar::one() : Scalar::random(rng);
+    for (size_t i = 0; i < eq.points.size(); ++i) {
+      scalars.push_back(c * eq.scalars[i]);
+      points.push_back(eq.points[i]);
+    }
+    fixed[0] += c * eq.B;
+    fixed[1] += c * eq.B_blinding;
+    for (size_t i = 0; i < eq.G.size(); ++i) {
+      fixed[2 + i] += c * eq.G[i];
+      fixed[2 + padded_n + i] += c * eq.H[i];
+    }
+  }
+  std::vector<const VartimeBaseTable*> tables = {&pc_gens.B_table(), &pc_gens.B_blinding_table()};
+  const auto G = bp_gens.G_tables(0, padded_n), H = bp_gens.H_tables(0, padded_n);
+  tables.insert(tables.end(), G.begin(), G.end());
+  tables.insert(tables.end(), H.begin(), H.end());
+  return multiscalar_mul_vartime(fixed, tables, scalars, points).is_identity();
+}
+
+}  // namespace
+
+R1CSBatchOutcome verify_r1cs_batch(std::span<const R1CSEquation> equations, const PedersenGens& pc_gens,
+                                   const BulletproofGens& bp_gens) {
+  R1CSBatchOutcome out;
+  std::vector<size_t> all(equations.size());
+  for (size_t k = 0; k < all.size(); ++k) all[k] = k;
+  if (all.empty() || holds(equations, all, pc_gens, bp_gens)) return out;
+  for (size_t k : all) {
+    const size_t one[] = {k};
+    if (!holds(equations, one, pc_gens, bp_gens)) out.failed.push_back(k);
+  }
+  return out;
 }
 
 }  // namespace bp

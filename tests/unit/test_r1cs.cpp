@@ -360,3 +360,45 @@ TEST_CASE("a list of every gadget proves and verifies, and fails when one item i
   lying[9] = 20;  // (1 + 2)(3 + 4) ≠ 20 + 2
   CHECK_FALSE(prove_then_verify(lying, all, list->generators_capacity()).ok());
 }
+
+TEST_CASE("batch verification: proofs of different statements in one pass, the false ones named") {
+  const std::vector<std::string> lists = {"range:64", "shuffle:8", "shuffle:2;range:8;sum:1", "member:3|4", "range:16"};
+  const BulletproofGens& gens = gens_of(64);
+  std::vector<R1CSEquation> equations;
+  for (size_t k = 0; k < lists.size(); ++k) {
+    const auto list = GadgetList::parse(lists[k]);
+    REQUIRE(list.ok());
+    std::vector<uint64_t> values;
+    for (const auto& item : list->items()) {
+      if (item.kind == GadgetItem::Kind::Shuffle) {
+        for (uint64_t i = 0; i < item.parameter; ++i) values.push_back(10 + i);
+        for (uint64_t i = item.parameter; i-- > 0;) values.push_back(10 + i);
+      } else if (item.kind == GadgetItem::Kind::Sum) {
+        values.insert(values.end(), {5, 5});
+      } else if (item.kind == GadgetItem::Kind::Member) {
+        values.push_back(4);
+      } else {
+        values.push_back(k == 4 ? 70000 : 200);  // the last: over 2^16, a false statement
+      }
+    }
+    SystemRandom rng;
+    std::vector<Scalar> blindings;
+    for (size_t j = 0; j < values.size(); ++j) blindings.push_back(Scalar::random(rng));
+    auto proved = prove_gadget_list(*list, "batch " + std::to_string(k), values, blindings);
+    REQUIRE(proved.ok());
+    // The third is checked under another label: its equation does not hold.
+    Transcript t(k == 2 ? "another label" : "batch " + std::to_string(k));
+    list->append_prefixes(t);
+    R1CSVerifier verifier(t);
+    std::vector<Variable> vars;
+    for (const auto& V : proved->commitments) vars.push_back(verifier.commit(V));
+    REQUIRE(list->build(verifier, vars, std::nullopt).ok());
+    auto eq = std::move(verifier).equation(proved->proof, gens);
+    REQUIRE(eq.ok());
+    equations.push_back(std::move(*eq));
+  }
+  CHECK(verify_r1cs_batch(std::span(equations).first(2), test::pc(), gens).ok());
+  CHECK(verify_r1cs_batch(std::span(equations).subspan(3, 1), test::pc(), gens).ok());
+  CHECK(verify_r1cs_batch(equations, test::pc(), gens).failed == std::vector<size_t>{2, 4});
+  CHECK(verify_r1cs_batch({}, test::pc(), gens).ok());
+}

@@ -189,6 +189,16 @@ class R1CSProver final : public RandomizableConstraintSystem {
   std::unique_ptr<detail::R1CSProverState> s_;
 };
 
+// One proof's verification equation, its transcript replayed and its points decoded: the
+// identity exactly when the proof holds. Checked alone (R1CSVerifier::verify) or with others
+// in one multiscalar multiplication (verify_r1cs_batch). Public data only.
+struct R1CSEquation {
+  std::vector<Scalar> scalars;  // on the proof's points and the commitments
+  std::vector<RistrettoPoint> points;
+  Scalar B, B_blinding;      // on the Pedersen generators
+  std::vector<Scalar> G, H;  // on G_0.., H_0.. (the proof's padded multipliers)
+};
+
 // The verifier: commit the commitments, build the same gadgets, then verify once.
 class R1CSVerifier final : public RandomizableConstraintSystem {
  public:
@@ -210,9 +220,21 @@ class R1CSVerifier final : public RandomizableConstraintSystem {
 
   // Variable time: the proof, the commitments and the statement are public.
   Result<Ok, R1CSError> verify(const R1CSProof& proof, const PedersenGens& pc_gens, const BulletproofGens& bp_gens) &&;
+  // The same up to the last step: the equation to check, alone or in a batch.
+  Result<R1CSEquation, R1CSError> equation(const R1CSProof& proof, const BulletproofGens& bp_gens) &&;
 
  private:
   std::unique_ptr<detail::R1CSVerifierState> s_;
 };
+
+// Many proofs' equations in one multiscalar multiplication, each weighted by a random scalar
+// from libsodium, the generators' terms summed (so a batch of k costs far less than k checks).
+// When the batch fails, each equation is checked alone and the failing ones are named.
+struct R1CSBatchOutcome {
+  std::vector<size_t> failed;  // indices into the equations, ascending
+  bool ok() const { return failed.empty(); }
+};
+R1CSBatchOutcome verify_r1cs_batch(std::span<const R1CSEquation> equations, const PedersenGens& pc_gens,
+                                   const BulletproofGens& bp_gens);
 
 }  // namespace bp
