@@ -103,7 +103,7 @@ fi
 
 echo "== shellcheck"
 shellcheck -s sh deploy/compose/*.sh deploy/image/healthcheck.sh deploy/scale-out/*.sh
-shellcheck -x deploy/*.sh deploy/lib/*.sh deploy/podman/*.sh deploy/nginx/*.sh tests/run.sh tests/format/*.sh tests/cluster/*.sh tests/faults/*.sh tests/tls/*.sh tests/prometheus/*.sh tests/lib/*.sh tests/demo/*.sh tests/bindings/*.sh tests/integration/*.sh tests/plots/*.sh tools/plots/*.sh tools/netbench/*.sh bindings/*.sh bindings/python/*.sh
+shellcheck -x deploy/*.sh deploy/lib/*.sh deploy/podman/*.sh deploy/nginx/*.sh tests/run.sh tests/format/*.sh tests/cluster/*.sh tests/faults/*.sh tests/tls/*.sh tests/prometheus/*.sh tests/lib/*.sh tests/demo/*.sh tests/bindings/*.sh tests/integration/*.sh tests/plots/*.sh tools/plots/*.sh tools/netbench/*.sh tools/r1cs/*.sh bindings/*.sh bindings/python/*.sh
 
 echo "== Kubernetes manifests (schema and cross-references, no cluster)"
 npm_dir="$root/build/npm-k8s"
