@@ -86,6 +86,31 @@ void r1cs_domain_sep(Transcript& t) { t.append_message("dom-sep", text("r1cs v1"
 void r1cs_one_phase_domain_sep(Transcript& t) { t.append_message("dom-sep", text("r1cs-1phase")); }
 void r1cs_two_phase_domain_sep(Transcript& t) { t.append_message("dom-sep", text("r1cs-2phase")); }
 
+size_t next_power_of_two(size_t n) {
+  size_t p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+Scalar RandomizingSystem::challenge_scalar(std::string_view label) { return bp::challenge_scalar(transcript_, label); }
+
+Result<Ok, R1CSError> run_second_phase(ConstraintList& list, ConstraintSystem& system, Transcript& transcript) {
+  list.pending_multiplier.reset();  // committed in the first phase as it is
+  list.phase_one = list.constraints.size();
+  list.in_phase_two = true;
+  if (list.deferred.empty()) {
+    r1cs_one_phase_domain_sep(transcript);
+    return Ok{};
+  }
+  r1cs_two_phase_domain_sep(transcript);
+  auto callbacks = std::move(list.deferred);
+  list.deferred.clear();
+  RandomizingSystem phase_two(system, transcript);
+  for (auto& callback : callbacks)
+    if (auto done = callback(phase_two); !done) return done;
+  return Ok{};
+}
+
 std::vector<Scalar> powers(const Scalar& x, size_t n) {
   std::vector<Scalar> out;
   out.reserve(n);

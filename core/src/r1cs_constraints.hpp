@@ -37,5 +37,31 @@ void r1cs_two_phase_domain_sep(Transcript& t);
 
 // 1, x, x², ...: the first n powers.
 std::vector<Scalar> powers(const Scalar& x, size_t n);
+size_t next_power_of_two(size_t n);  // at least 1
+
+// The second phase's view of a prover's or verifier's system: the same system, plus
+// challenges from its transcript.
+class RandomizingSystem final : public RandomizedConstraintSystem {
+ public:
+  RandomizingSystem(ConstraintSystem& system, Transcript& transcript) : system_(system), transcript_(transcript) {}
+  MultiplierVariables multiply(LinearCombination l, LinearCombination r) override {
+    return system_.multiply(std::move(l), std::move(r));
+  }
+  Result<Variable, R1CSError> allocate(std::optional<Scalar> value) override { return system_.allocate(value); }
+  Result<MultiplierVariables, R1CSError> allocate_multiplier(std::optional<std::pair<Scalar, Scalar>> in) override {
+    return system_.allocate_multiplier(in);
+  }
+  void constrain(LinearCombination lc) override { system_.constrain(std::move(lc)); }
+  R1CSMetrics metrics() const override { return system_.metrics(); }
+  Scalar challenge_scalar(std::string_view label) override;
+
+ private:
+  ConstraintSystem& system_;
+  Transcript& transcript_;
+};
+
+// Ends the first phase (after A_I1, A_O1, S1 are in the transcript) and runs the second: its
+// separator, "r1cs-1phase" or "r1cs-2phase", then every callback in order on `system`.
+Result<Ok, R1CSError> run_second_phase(ConstraintList& list, ConstraintSystem& system, Transcript& transcript);
 
 }  // namespace bp::detail

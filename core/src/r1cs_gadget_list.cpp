@@ -4,6 +4,7 @@
 #include <memory>
 #include <mutex>
 
+#include "bp/decimal.hpp"
 #include "bp/r1cs_gadgets.hpp"
 
 namespace bp {
@@ -11,18 +12,6 @@ namespace bp {
 namespace {
 
 constexpr uint64_t kMaxCount = 4096;
-
-std::optional<uint64_t> number(std::string_view text) {
-  if (text.empty() || text.size() > 20) return std::nullopt;
-  uint64_t out = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    const uint64_t digit = static_cast<uint64_t>(c - '0');
-    if (out > (UINT64_MAX - digit) / 10) return std::nullopt;
-    out = out * 10 + digit;
-  }
-  return out;
-}
 
 Result<GadgetItem, std::string> parse_item(std::string_view item) {
   const size_t colon = item.find(':');
@@ -37,7 +26,7 @@ Result<GadgetItem, std::string> parse_item(std::string_view item) {
     std::string_view rest = *arg;
     while (true) {
       const size_t bar = rest.find('|');
-      const auto value = number(rest.substr(0, bar));
+      const auto value = parse_decimal_u64(rest.substr(0, bar));
       if (!value) return bad("the set's values are u64 numbers separated by '|'");
       out.set.push_back(*value);
       if (out.set.size() > kMaxCount) return bad("at most 4096 values in a set");
@@ -48,7 +37,7 @@ Result<GadgetItem, std::string> parse_item(std::string_view item) {
   }
   std::optional<uint64_t> parameter;
   if (arg) {
-    parameter = number(*arg);
+    parameter = parse_decimal_u64(*arg);
     if (!parameter) return bad("its parameter is not a u64 number");
   }
   if (name == "example") {

@@ -61,26 +61,6 @@ class R1CSProverState {
 
 namespace {
 
-// The second phase's view of the prover: the same system, plus challenges.
-class RandomizingProver final : public RandomizedConstraintSystem {
- public:
-  RandomizingProver(R1CSProver& prover, Transcript& transcript) : prover_(prover), transcript_(transcript) {}
-  MultiplierVariables multiply(LinearCombination l, LinearCombination r) override {
-    return prover_.multiply(std::move(l), std::move(r));
-  }
-  Result<Variable, R1CSError> allocate(std::optional<Scalar> value) override { return prover_.allocate(value); }
-  Result<MultiplierVariables, R1CSError> allocate_multiplier(std::optional<std::pair<Scalar, Scalar>> in) override {
-    return prover_.allocate_multiplier(in);
-  }
-  void constrain(LinearCombination lc) override { prover_.constrain(std::move(lc)); }
-  R1CSMetrics metrics() const override { return prover_.metrics(); }
-  Scalar challenge_scalar(std::string_view label) override { return bp::challenge_scalar(transcript_, label); }
-
- private:
-  R1CSProver& prover_;
-  Transcript& transcript_;
-};
-
 // blinding·B̃ + ⟨on_G, G⟩ + ⟨on_H, H⟩ for secret scalars: constant time, on the generators'
 // precomputed constant-time tables.
 CompressedRistretto commit_secret(const PedersenGens& pc, const Scalar& blinding, std::span<const Scalar> on_G,
@@ -111,12 +91,6 @@ std::vector<Scalar> draw(RandomSource& rng, size_t n) {
 void wipe_all(std::initializer_list<std::vector<Scalar>*> vectors) {
   for (auto* v : vectors)
     for (auto& s : *v) s.wipe();
-}
-
-size_t next_power_of_two(size_t n) {
-  size_t p = 1;
-  while (p < n) p *= 2;
-  return p;
 }
 
 }  // namespace
@@ -220,19 +194,7 @@ Result<R1CSProof, R1CSError> R1CSProver::prove_with_rng(const BulletproofGens& b
   append_point(transcript, "S1", S1);
 
   // The second phase: its callbacks see the challenges drawn from here on.
-  s.list.pending_multiplier.reset();  // committed in A_I1 as it is
-  s.list.phase_one = s.list.constraints.size();
-  s.list.in_phase_two = true;
-  if (s.list.deferred.empty()) {
-    detail::r1cs_one_phase_domain_sep(transcript);
-  } else {
-    detail::r1cs_two_phase_domain_sep(transcript);
-    auto callbacks = std::move(s.list.deferred);
-    s.list.deferred.clear();
-    detail::RandomizingProver phase_two(*this, transcript);
-    for (auto& callback : callbacks)
-      if (auto done = callback(phase_two); !done) return done.error();
-  }
+  if (auto done = detail::run_second_phase(s.list, *this, transcript); !done) return done.error();
   if (s.unknown_variable)
     return R1CSError{R1CSErrorKind::GadgetError, "a constraint names a variable the system does not have"};
 

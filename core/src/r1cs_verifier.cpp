@@ -28,34 +28,6 @@ class R1CSVerifierState {
   }
 };
 
-namespace {
-
-class RandomizingVerifier final : public RandomizedConstraintSystem {
- public:
-  RandomizingVerifier(R1CSVerifier& verifier, Transcript& transcript) : verifier_(verifier), transcript_(transcript) {}
-  MultiplierVariables multiply(LinearCombination l, LinearCombination r) override {
-    return verifier_.multiply(std::move(l), std::move(r));
-  }
-  Result<Variable, R1CSError> allocate(std::optional<Scalar> value) override { return verifier_.allocate(value); }
-  Result<MultiplierVariables, R1CSError> allocate_multiplier(std::optional<std::pair<Scalar, Scalar>> in) override {
-    return verifier_.allocate_multiplier(in);
-  }
-  void constrain(LinearCombination lc) override { verifier_.constrain(std::move(lc)); }
-  R1CSMetrics metrics() const override { return verifier_.metrics(); }
-  Scalar challenge_scalar(std::string_view label) override { return bp::challenge_scalar(transcript_, label); }
-
- private:
-  R1CSVerifier& verifier_;
-  Transcript& transcript_;
-};
-
-size_t next_power_of_two(size_t n) {
-  size_t p = 1;
-  while (p < n) p *= 2;
-  return p;
-}
-
-}  // namespace
 }  // namespace detail
 
 R1CSVerifier::R1CSVerifier(Transcript& transcript) : s_(std::make_unique<detail::R1CSVerifierState>(transcript)) {
@@ -123,19 +95,7 @@ Result<R1CSEquation, R1CSError> R1CSVerifier::equation(const R1CSProof& proof, c
       !validate_and_append_point(transcript, "S1", proof.S1))
     return failed;
 
-  s.list.pending_multiplier.reset();
-  s.list.phase_one = s.list.constraints.size();
-  s.list.in_phase_two = true;
-  if (s.list.deferred.empty()) {
-    detail::r1cs_one_phase_domain_sep(transcript);
-  } else {
-    detail::r1cs_two_phase_domain_sep(transcript);
-    auto callbacks = std::move(s.list.deferred);
-    s.list.deferred.clear();
-    detail::RandomizingVerifier phase_two(*this, transcript);
-    for (auto& callback : callbacks)
-      if (auto done = callback(phase_two); !done) return done.error();
-  }
+  if (auto done = detail::run_second_phase(s.list, *this, transcript); !done) return done.error();
 
   const size_t n = s.multipliers, padded_n = detail::next_power_of_two(n);
   if (bp_gens.gens_capacity() < padded_n) return R1CSError{R1CSErrorKind::InvalidGeneratorsLength, {}};

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "bp/decimal.hpp"
 #include "bp/range_proof.hpp"
 
 namespace bp::mpc {
@@ -34,20 +35,6 @@ std::string session_transcript_label(std::string_view session_id, size_t n, size
 
 namespace {
 
-// "a..b" or "a.." (a minimum only), as bounded_label writes it: decimal, no sign, no leading
-// zero, no overflow. Anything else is not a label of ours.
-std::optional<uint64_t> read_decimal(std::string_view text) {
-  if (text.empty() || text.size() > 20 || (text.size() > 1 && text.front() == '0')) return std::nullopt;
-  uint64_t out = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    const uint64_t digit = static_cast<uint64_t>(c - '0');
-    if (out > (UINT64_MAX - digit) / 10) return std::nullopt;
-    out = out * 10 + digit;
-  }
-  return out;
-}
-
 std::optional<std::vector<ValueBounds>> read_bounds_list(std::string_view text) {
   std::vector<ValueBounds> out;
   while (true) {
@@ -55,11 +42,11 @@ std::optional<std::vector<ValueBounds>> read_bounds_list(std::string_view text) 
     const std::string_view item = text.substr(0, comma);
     const size_t dots = item.find("..");
     if (dots == std::string_view::npos) return std::nullopt;
-    auto min = read_decimal(item.substr(0, dots));
+    auto min = parse_decimal_u64(item.substr(0, dots));
     if (!min) return std::nullopt;
     ValueBounds b{*min, std::nullopt};
     if (dots + 2 < item.size()) {
-      auto max = read_decimal(item.substr(dots + 2));
+      auto max = parse_decimal_u64(item.substr(dots + 2));
       if (!max) return std::nullopt;
       b.max = *max;
     }
