@@ -1,5 +1,8 @@
 #include "args.hpp"
 
+#include "bp/hex.hpp"
+#include "bp/random.hpp"
+
 #include <cerrno>
 #include <cstdlib>
 
@@ -59,6 +62,31 @@ size_t parse_bits(const Args& args) {
   const uint64_t n = parse_u64(args.required("bits"), "--bits");
   if (n != 8 && n != 16 && n != 32 && n != 64) throw UsageError("--bits must be 8, 16, 32 or 64");
   return n;
+}
+
+std::vector<uint8_t> parse_hex(const std::string& h, const std::string& what, size_t expected_len) {
+  auto bytes = from_hex(h);
+  if (!bytes) throw UsageError(what + " is not hexadecimal");
+  if (expected_len != 0 && bytes->size() != expected_len)
+    throw UsageError(what + " must be " + std::to_string(expected_len) + " bytes");
+  return *bytes;
+}
+
+std::vector<Scalar> blindings_of(const Args& args, size_t count) {
+  std::vector<Scalar> blindings;
+  if (!args.has("blindings")) {
+    SystemRandom rng;
+    for (size_t j = 0; j < count; ++j) blindings.push_back(Scalar::random(rng));
+    return blindings;
+  }
+  for (const auto& h : split_commas(args.required("blindings"))) {
+    const auto bytes = parse_hex(h, "blinding", 32);
+    const auto s = Scalar::from_canonical_bytes(std::span<const uint8_t, 32>(bytes.data(), 32));
+    if (!s) throw UsageError("blinding " + h + " is not a canonical scalar");
+    blindings.push_back(*s);
+  }
+  if (blindings.size() != count) throw UsageError("--blindings must have one entry per value");
+  return blindings;
 }
 
 }  // namespace bp::cli

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "bp/scalar.hpp"
+
 namespace bp::cli {
 
 // Thrown for any bad command line; main prints what() as the one-line error.
@@ -34,5 +36,9 @@ std::vector<std::string> split_commas(const std::string& s);
 uint64_t parse_u64(const std::string& s, const std::string& what);
 // --bits, which must be 8, 16, 32 or 64.
 size_t parse_bits(const Args& args);
+// Hex bytes (of expected_len, when not 0); the error names `what`.
+std::vector<uint8_t> parse_hex(const std::string& h, const std::string& what, size_t expected_len = 0);
+// --blindings h1,h2,... (canonical scalars, one per value), or `count` random ones.
+std::vector<Scalar> blindings_of(const Args& args, size_t count);
 
 }  // namespace bp::cli

@@ -23,14 +23,6 @@ namespace {
 
 constexpr const char* kDefaultLabel = "bp";
 
-std::vector<uint8_t> parse_hex(const std::string& h, const std::string& what, size_t expected_len = 0) {
-  auto bytes = from_hex(h);
-  if (!bytes) throw UsageError(what + " is not hexadecimal");
-  if (expected_len != 0 && bytes->size() != expected_len)
-    throw UsageError(what + " must be " + std::to_string(expected_len) + " bytes");
-  return *bytes;
-}
-
 // --session, --dealer-key and --signature: the dealer's attestation a result carries.
 std::optional<wire::Attestation> attestation_of(const Args& args) {
   if (!args.has("dealer-key") && !args.has("signature") && !args.has("session")) return std::nullopt;
@@ -54,19 +46,7 @@ int run_prove(int argc, char** argv) {
   for (const auto& v : split_commas(args.required("values"))) values.push_back(parse_u64(v, "value"));
   const auto bounds = parse_bounds(args, values.size());
   const size_t n = bounds && !args.has("bits") ? 0 : parse_bits(args);  // bounded: n may follow from them
-  std::vector<Scalar> blindings;
-  if (args.has("blindings")) {
-    for (const auto& h : split_commas(args.required("blindings"))) {
-      const auto bytes = parse_hex(h, "blinding", 32);
-      const auto s = Scalar::from_canonical_bytes(std::span<const uint8_t, 32>(bytes.data(), 32));
-      if (!s) throw UsageError("blinding " + h + " is not a canonical scalar");
-      blindings.push_back(*s);
-    }
-    if (blindings.size() != values.size()) throw UsageError("--blindings must have one entry per value");
-  } else {
-    SystemRandom rng;
-    for (size_t j = 0; j < values.size(); ++j) blindings.push_back(Scalar::random(rng));
-  }
+  std::vector<Scalar> blindings = blindings_of(args, values.size());
   const std::string label = args.get("label", kDefaultLabel);
   if (bounds) return prove_bounded(args, values, blindings, *bounds, label);
   if (!is_power_of_two(values.size())) throw UsageError("the number of values must be a power of two");

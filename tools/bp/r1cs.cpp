@@ -38,19 +38,7 @@ int prove(int argc, char** argv) {
   if (values.size() != list.commitments())
     throw UsageError("--gadgets " + list.text() + " takes " + std::to_string(list.commitments()) + " values, not " +
                      std::to_string(values.size()));
-  std::vector<Scalar> blindings;
-  if (args.has("blindings")) {
-    for (const auto& h : split_commas(args.required("blindings"))) {
-      const auto bytes = hex_array<32>(h, "a blinding");
-      const auto s = Scalar::from_canonical_bytes(bytes);
-      if (!s) throw UsageError("blinding " + h + " is not a canonical scalar");
-      blindings.push_back(*s);
-    }
-    if (blindings.size() != values.size()) throw UsageError("--blindings must have one entry per value");
-  } else {
-    SystemRandom rng;
-    for (size_t j = 0; j < values.size(); ++j) blindings.push_back(Scalar::random(rng));
-  }
+  std::vector<Scalar> blindings = blindings_of(args, values.size());
   const std::string label = args.get("label", kDefaultLabel);
   auto proved = prove_gadget_list(list, label, values, blindings);
   for (auto& b : blindings) b.wipe();

@@ -77,35 +77,14 @@ int bp_prove(const uint64_t* values, const uint8_t* blindings, size_t m, size_t 
     *proof = nullptr;
     *proof_len = 0;
     if (const char* why = shape_problem(m, n)) return fail(err, BP_ERR_INVALID_ARGUMENT, why);
-    std::vector<uint64_t> secret_values(values, values + m);
-    std::vector<bp::Scalar> secret_blindings;
-    secret_blindings.reserve(m);
-    auto wipe = [&] {
-      sodium_memzero(secret_values.data(), secret_values.size() * sizeof(uint64_t));
-      for (auto& b : secret_blindings) b.wipe();
-    };
-    for (size_t j = 0; j < m; ++j) {
-      auto s = bp::Scalar::from_canonical_bytes(std::span<const uint8_t, 32>(blindings + 32 * j, 32));
-      if (!s) {
-        wipe();
-        return fail(err, BP_ERR_INVALID_ARGUMENT, "blinding " + std::to_string(j) + " is not a canonical scalar");
-      }
-      secret_blindings.push_back(*s);
-      s->wipe();
-    }
+    bp::c_abi::SecretWitness witness;
+    if (int status = witness.read(values, blindings, m, err)) return status;
     bp::Transcript transcript(label);
     auto proved =
-        bp::RangeProof::prove_multiple(gens_for(m), pedersen(), transcript, secret_values, secret_blindings, n);
-    wipe();
+        bp::RangeProof::prove_multiple(gens_for(m), pedersen(), transcript, witness.values, witness.blindings, n);
     if (!proved) return fail(err, BP_ERR_INVALID_ARGUMENT, std::string(bp::describe(proved.error())));
-    const auto bytes = proved->proof.to_bytes();
-    auto* buffer = static_cast<uint8_t*>(std::malloc(bytes.size()));
-    if (buffer == nullptr) return fail(err, BP_ERR_INTERNAL, "out of memory");
-    std::memcpy(buffer, bytes.data(), bytes.size());
-    for (size_t j = 0; j < m; ++j) std::memcpy(commitments_out + 32 * j, proved->commitments[j].bytes.data(), 32);
-    *proof = buffer;
-    *proof_len = bytes.size();
-    return succeed(err);
+    return bp::c_abi::hand_out_proof(proved->proof.to_bytes(), proved->commitments, commitments_out, proof, proof_len,
+                                     err);
   });
 }
 

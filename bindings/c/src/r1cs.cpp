@@ -41,39 +41,14 @@ int bp_r1cs_prove(const char* gadgets, const uint64_t* values, size_t count, con
     *proof_len = 0;
     bp::GadgetList list;
     if (int status = read_list(gadgets, count, list, err)) return status;
-    std::vector<uint64_t> secret_values(values, values + count);
-    std::vector<bp::Scalar> secret_blindings;
-    auto wipe = [&] {
-      sodium_memzero(secret_values.data(), secret_values.size() * sizeof(uint64_t));
-      for (auto& b : secret_blindings) b.wipe();
-    };
-    bp::SystemRandom rng;
-    for (size_t j = 0; j < count; ++j) {
-      if (blindings == nullptr) {
-        secret_blindings.push_back(bp::Scalar::random(rng));
-        continue;
-      }
-      auto s = bp::Scalar::from_canonical_bytes(std::span<const uint8_t, 32>(blindings + 32 * j, 32));
-      if (!s) {
-        wipe();
-        return fail(err, BP_ERR_INVALID_ARGUMENT, "blinding " + std::to_string(j) + " is not a canonical scalar");
-      }
-      secret_blindings.push_back(*s);
-      s->wipe();
-    }
-    auto proved = bp::prove_gadget_list(list, label, secret_values, secret_blindings);
-    wipe();
+    bp::c_abi::SecretWitness witness;
+    if (int status = witness.read(values, blindings, count, err)) return status;
+    auto proved = bp::prove_gadget_list(list, label, witness.values, witness.blindings);
     if (!proved)
       return fail(err, proved.error().kind == bp::R1CSErrorKind::GadgetError ? BP_ERR_REFUSED : BP_ERR_INVALID_ARGUMENT,
                   bp::describe(proved.error()));
-    const auto bytes = proved->proof.to_bytes();
-    auto* buffer = static_cast<uint8_t*>(std::malloc(bytes.size()));
-    if (buffer == nullptr) return fail(err, BP_ERR_INTERNAL, "out of memory");
-    std::memcpy(buffer, bytes.data(), bytes.size());
-    for (size_t j = 0; j < count; ++j) std::memcpy(commitments_out + 32 * j, proved->commitments[j].bytes.data(), 32);
-    *proof = buffer;
-    *proof_len = bytes.size();
-    return succeed(err);
+    return bp::c_abi::hand_out_proof(proved->proof.to_bytes(), proved->commitments, commitments_out, proof, proof_len,
+                                     err);
   });
 }
 
