@@ -14,6 +14,13 @@ inline constexpr const char* kSessionEnded = "the session has ended";
 // What the record says of a party that withdrew: the kind only, never the party's words.
 inline constexpr const char* kPartyWithdrew = "a party withdrew before committing: its seat was not its statement";
 
+// An abort's reason travels in one frame, whose reason the codec bounds: a longer one is cut.
+inline std::string one_reason(std::string why) {
+  constexpr size_t kMax = 480;
+  if (why.size() > kMax) why = why.substr(0, kMax) + "...";
+  return why;
+}
+
 // The record failed a call: "the outcome record is unavailable (WHY)".
 inline std::string record_unavailable(const std::string& why) {
   return "the outcome record is unavailable (" + why + ")";

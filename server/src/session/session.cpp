@@ -349,8 +349,8 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
   if (phase() == Phase::Done) {
     if (!ended_reason_) return refuse(refusal::kSessionEnded);
     // A party that comes after the abort hears it as the seated ones did: why, and whom.
-    link->send(frame_of(
-        wire::AbortMsg{std::string(refusal::kSessionEnded) + ": " + ended_reason_->substr(0, 480), ended_blamed_}));
+    link->send(frame_of(wire::AbortMsg{refusal::one_reason(std::string(refusal::kSessionEnded) + ": " + *ended_reason_),
+                                       ended_blamed_}));
     return link->close();
   }
 

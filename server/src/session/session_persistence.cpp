@@ -8,6 +8,7 @@
 #include <boost/asio/post.hpp>
 
 #include "observability/log.hpp"
+#include "session/refusals.hpp"
 #include "session/session.hpp"
 
 namespace bp::server {
@@ -17,13 +18,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 constexpr auto kRetryEvery = std::chrono::milliseconds(250);
-
-// An abort's reason travels in one frame with a bounded reason (the codec's label limit).
-std::string one_reason(std::string why) {
-  constexpr size_t kMax = 480;
-  if (why.size() > kMax) why = why.substr(0, kMax) + "...";
-  return why;
-}
 }  // namespace
 
 wire::DealerCheckpoint AggregationSession::snapshot() const {
@@ -186,7 +180,7 @@ void AggregationSession::move_on(const std::string& reason) {
   log::info("session moves on; its parties are told to join again",
             {{"session", id()}, {"epoch", epoch_}, {"reason", reason}});
   const auto again = std::make_shared<const std::vector<uint8_t>>(wire::encode(
-      wire::AbortMsg{one_reason("the session moves on: " + reason + "; join again"), {}, kReconnectAfterMs}));
+      wire::AbortMsg{refusal::one_reason("the session moves on: " + reason + "; join again"), {}, kReconnectAfterMs}));
   finished_flag_ = true;  // before the parties hear it: one that joins again at once finds the record
   for (auto& seat : seats_)
     if (seat.link) seat.link->send(again);
