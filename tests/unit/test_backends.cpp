@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "avx2/edwards4.hpp"
+#include "ifma/ifma.hpp"
 #include "ifma/ifma_emulated.hpp"
 #include "ifma_emulated_kernels.hpp"
 #include "mulx/edwards64.hpp"
@@ -286,6 +287,37 @@ std::vector<Backend> backends_to_compare() {
 }
 
 }  // namespace
+
+namespace {
+
+// The IFMA hardware's ct_select4 (512-bit blends and permutations) and the limb-by-limb
+// one it replaces, on the same entries; a target-attributed caller, as the kernels are.
+BP_IFMA void ifma_select_both_ways(const AffineCached* entries, int8_t digit, Fe vector_lanes[4],
+                                   Fe limbwise_lanes[4]) {
+  ifma::fe4_to_lanes(ifma::ct_select4(entries, digit).f, vector_lanes);
+  ifma::fe4_to_lanes(ifma::ct_select4_limbwise(entries, digit).f, limbwise_lanes);
+}
+
+}  // namespace
+
+TEST_CASE("the IFMA hardware's vector table selection equals the limb-by-limb one for every digit") {
+  if (!backend_supported(Backend::avx512ifma)) {
+    MESSAGE("this CPU has no AVX-512 IFMA: the hardware selection is checked where it has");
+    return;
+  }
+  for (int trial = 0; trial < 8; ++trial) {
+    const auto tables = CtBaseTable::build(std::vector<RistrettoPoint>{random_point()});
+    for (int digit = -8; digit <= 8; ++digit) {
+      Fe vector_lanes[4], limbwise_lanes[4];
+      ifma_select_both_ways(&tables[0].multiple(0), static_cast<int8_t>(digit), vector_lanes, limbwise_lanes);
+      for (int lane = 0; lane < 4; ++lane) {
+        CAPTURE(digit);
+        CAPTURE(lane);
+        CHECK(bytes_of(vector_lanes[lane]) == bytes_of(limbwise_lanes[lane]));
+      }
+    }
+  }
+}
 
 TEST_CASE("the kernels' self-check passes every vector backend and catches a wrong kernel") {
   CHECK(msm_kernels_agree_with_portable(ifma_emulated::kMsmKernels));

@@ -12,5 +12,6 @@ namespace bp::detail::ifma {
 #include "ifma/field52x4.inc"
 #include "ifma/edwards52x4.inc"
 #undef BP_LANES_INLINE
+#include "ifma/ct_select_ifma.inc"
 
 }  // namespace bp::detail::ifma

@@ -13,4 +13,6 @@ namespace bp::detail::ifma_emulated {
 #include "ifma/edwards52x4.inc"
 #undef BP_LANES_INLINE
 
+inline Cached4 ct_select4(const AffineCached* entries, int8_t digit) { return ct_select4_limbwise(entries, digit); }
+
 }  // namespace bp::detail::ifma_emulated
