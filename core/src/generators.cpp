@@ -30,12 +30,15 @@ struct DefaultPedersen {
   RistrettoPoint B, B_blinding;
   std::vector<VartimeBaseTable> tables;  // B, B̃
   std::vector<CtBaseTable> ct_tables;    // B, B̃
+  std::unique_ptr<CtCombTable> B_comb, B_blinding_comb;
 
   DefaultPedersen() : B(RistrettoPoint::basepoint()) {
     B_blinding = RistrettoPoint::from_uniform_bytes(sha3_512(B.compress().bytes));
     const RistrettoPoint both[2] = {B, B_blinding};
     tables = VartimeBaseTable::build(both);
     ct_tables = CtBaseTable::build(both);
+    B_comb = CtCombTable::build(B);
+    B_blinding_comb = CtCombTable::build(B_blinding);
   }
 };
 
@@ -52,11 +55,13 @@ const VartimeBaseTable& PedersenGens::B_table() const { return default_pedersen(
 const VartimeBaseTable& PedersenGens::B_blinding_table() const { return default_pedersen().tables[1]; }
 const CtBaseTable& PedersenGens::B_ct_table() const { return default_pedersen().ct_tables[0]; }
 const CtBaseTable& PedersenGens::B_blinding_ct_table() const { return default_pedersen().ct_tables[1]; }
+const CtCombTable& PedersenGens::B_ct_comb() const { return *default_pedersen().B_comb; }
+const CtCombTable& PedersenGens::B_blinding_ct_comb() const { return *default_pedersen().B_blinding_comb; }
 
 RistrettoPoint PedersenGens::commit(const Scalar& value, const Scalar& blinding) const {
   const Scalar scalars[2] = {value, blinding};
-  const CtBaseTable* tables[2] = {&B_ct_table(), &B_blinding_ct_table()};
-  return multiscalar_mul(scalars, tables);
+  const CtCombTable* combs[2] = {&B_ct_comb(), &B_blinding_ct_comb()};
+  return multiscalar_mul(scalars, combs);
 }
 
 BulletproofGens::BulletproofGens(size_t gens_capacity, size_t party_capacity)

@@ -1,6 +1,7 @@
 // Constant-time Straus: every point gets a table of 1P..8P, every scalar 64 signed
 // radix-16 digits; the loop does 4 doublings and one branch-free table lookup and
-// addition per point per digit, whatever the digits are.
+// addition per point per digit, whatever the digits are. With comb tables (a table per
+// digit position) the doublings go.
 #include <sodium.h>
 
 #include <vector>
@@ -25,6 +26,19 @@ RistrettoPoint multiscalar_mul(std::span<const Scalar> scalars, std::span<const 
     for (size_t i = 0; i < n; ++i)
       acc = to_extended(add(acc, ct_select(&tables[i]->multiple(0), kAffineCachedIdentity, digits[i * 64 + j])));
   }
+  sodium_memzero(digits.data(), digits.size());
+  return RistrettoPoint(acc);
+}
+
+RistrettoPoint multiscalar_mul(std::span<const Scalar> scalars, std::span<const CtCombTable* const> combs) {
+  const size_t n = std::min(scalars.size(), combs.size());
+  if (const MsmKernels* vector = active_msm_kernels()) return vector->ct_with_combs(scalars.first(n), combs.first(n));
+  auto& digits = ct_digits(scalars.first(n));
+  EdwardsPoint acc = kIdentity;
+  for (size_t i = 0; i < n; ++i)
+    for (int j = 0; j < CtCombTable::kPositions; ++j)
+      acc = to_extended(
+          add(acc, ct_select(&combs[i]->position(j).multiple(0), kAffineCachedIdentity, digits[i * 64 + j])));
   sodium_memzero(digits.data(), digits.size());
   return RistrettoPoint(acc);
 }

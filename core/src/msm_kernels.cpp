@@ -40,6 +40,9 @@ bool msm_kernels_agree_with_portable(const MsmKernels& kernels) {
   const auto naf = VartimeBaseTable::build(points);
   const auto shifted = ShiftedBaseTable::build(points);
   const auto ct = CtBaseTable::build(points);
+  std::vector<std::unique_ptr<CtCombTable>> combs;
+  std::vector<const CtCombTable*> comb_ptrs;
+  for (const auto& p : points) comb_ptrs.push_back(combs.emplace_back(CtCombTable::build(p)).get());
   std::vector<const VartimeBaseTable*> naf_ptrs;
   std::vector<const ShiftedBaseTable*> shifted_ptrs;
   std::vector<const CtBaseTable*> ct_ptrs;
@@ -55,7 +58,8 @@ bool msm_kernels_agree_with_portable(const MsmKernels& kernels) {
          kernels.pippenger_mixed_vartime(first, first_tables, rest, rest_points).compress() == want &&
          kernels.shifted_buckets_vartime(scalars, shifted_ptrs).compress() == want &&
          kernels.ct_with_tables(scalars, ct_ptrs).compress() == want &&
-         kernels.ct_with_points(scalars, points).compress() == want;
+         kernels.ct_with_points(scalars, points).compress() == want &&
+         kernels.ct_with_combs(scalars, comb_ptrs).compress() == want;
 }
 
 }  // namespace bp::detail

@@ -26,10 +26,11 @@ struct MsmKernels {
   // Constant time, secret scalars.
   RistrettoPoint (*ct_with_tables)(std::span<const Scalar> scalars, std::span<const CtBaseTable* const> tables);
   RistrettoPoint (*ct_with_points)(std::span<const Scalar> scalars, std::span<const RistrettoPoint> points);
+  RistrettoPoint (*ct_with_combs)(std::span<const Scalar> scalars, std::span<const CtCombTable* const> combs);
 };
 
 // Whether every entry point gives the portable arithmetic's result on a small known
-// instance (fixed tables, Pippenger, shifted tables, both constant-time forms). Checked
+// instance (fixed tables, Pippenger, shifted tables, the three constant-time forms). Checked
 // once before hardware IFMA kernels are first used, so a CPU or compiler fault there falls
 // back to AVX2 instead of producing proofs that do not verify.
 bool msm_kernels_agree_with_portable(const MsmKernels& kernels);

@@ -60,6 +60,20 @@ std::vector<CtBaseTable> CtBaseTable::build(std::span<const RistrettoPoint> poin
   return tables;
 }
 
+std::unique_ptr<CtCombTable> CtCombTable::build(const RistrettoPoint& point) {
+  std::vector<RistrettoPoint> powers(kPositions);  // 16^j·P
+  powers[0] = point;
+  for (int j = 1; j < kPositions; ++j) {
+    RistrettoPoint p = powers[j - 1];
+    for (int d = 0; d < 4; ++d) p = p + p;
+    powers[j] = p;
+  }
+  const auto tables = CtBaseTable::build(powers);
+  auto comb = std::make_unique<CtCombTable>();
+  for (int j = 0; j < kPositions; ++j) comb->positions_[j] = tables[j];
+  return comb;
+}
+
 namespace {
 
 // Below this many points Straus always wins (its tables stay in cache).

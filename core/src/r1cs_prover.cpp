@@ -66,6 +66,11 @@ namespace {
 CompressedRistretto commit_secret(const PedersenGens& pc, const Scalar& blinding, std::span<const Scalar> on_G,
                                   std::span<const CtBaseTable* const> G, std::span<const Scalar> on_H,
                                   std::span<const CtBaseTable* const> H) {
+  if (on_G.empty() && on_H.empty()) {  // no multipliers in this phase: the comb, no doublings
+    const CtCombTable* comb = &pc.B_blinding_ct_comb();
+    return multiscalar_mul(std::span<const Scalar>(&blinding, 1), std::span<const CtCombTable* const>(&comb, 1))
+        .compress();
+  }
   std::vector<Scalar> scalars;
   std::vector<const CtBaseTable*> tables;
   scalars.reserve(1 + on_G.size() + on_H.size());

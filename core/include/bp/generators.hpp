@@ -29,6 +29,9 @@ struct PedersenGens {
   const VartimeBaseTable& B_blinding_table() const;
   const CtBaseTable& B_ct_table() const;
   const CtBaseTable& B_blinding_ct_table() const;
+  // Their comb tables: a commitment's constant-time products without doublings.
+  const CtCombTable& B_ct_comb() const;
+  const CtCombTable& B_blinding_ct_comb() const;
 };
 
 // G_{j,i} and H_{j,i} for party j < party_capacity and index i < gens_capacity, each read

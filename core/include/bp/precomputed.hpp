@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -58,8 +59,23 @@ class ShiftedBaseTable {
   detail::AffineCached entries_[kWindows];
 };
 
+// A CtBaseTable of 16^j·P for each of the 64 signed radix-16 digits j of a scalar: the
+// constant-time product by a secret scalar is then 64 lookups and additions with no
+// doublings (against 252 doublings more through one CtBaseTable), for the few points
+// multiplied on their own again and again: B and B̃ in every commitment. 61 KB each.
+class CtCombTable {
+ public:
+  static constexpr int kPositions = 64;
+  const CtBaseTable& position(int j) const { return positions_[j]; }
+  static std::unique_ptr<CtCombTable> build(const RistrettoPoint& point);
+
+ private:
+  CtBaseTable positions_[kPositions];
+};
+
 // Constant-time multiscalar multiplication of fixed points by secret scalars.
 RistrettoPoint multiscalar_mul(std::span<const Scalar> scalars, std::span<const CtBaseTable* const> tables);
+RistrettoPoint multiscalar_mul(std::span<const Scalar> scalars, std::span<const CtCombTable* const> combs);
 
 // Mixed multiscalar multiplication for public scalars: the fixed points come as tables,
 // the others as points.
