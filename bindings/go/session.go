@@ -183,7 +183,7 @@ type JoinResult struct {
 
 func takeResult(r *C.bp_join_result) *JoinResult {
 	defer C.bp_join_result_free(r)
-	m := int(C.bp_join_result_parties(r))
+	m := int(C.bp_join_result_positions(r))
 	var proofLen C.size_t
 	proof := C.bp_join_result_proof(r, &proofLen)
 	out := &JoinResult{

@@ -213,7 +213,7 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
     if (auto refusal = seat_refusal(joined, channel)) return withdraw(std::move(*refusal));
     // The seat is the statement we checked our values against before connecting: the witness
     // cannot fail now.
-    const mpc::SessionParams params{joined.bits, joined.parties, joined.transcript_label};
+    const mpc::SessionParams params{joined.bits, joined.session_positions, joined.transcript_label};
     auto witness = bounded_witness(input_.values, input_.blindings, statement_, input_.bits);
     if (!witness) return withdraw(ClientErrorKind::Refused, "internal: the statement no longer holds");
     std::vector<BitCommitment> commitments;
@@ -257,7 +257,8 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
                      ": one unbounded value per party (several, or bounds, need 1.4)");
     if (joined.bits != input_.bits)
       return differs("its bit size is " + std::to_string(joined.bits) + ", we prove " + std::to_string(input_.bits));
-    auto terms = mpc::read_session_transcript_label(joined.transcript_label, session_id_, joined.bits, joined.parties);
+    auto terms =
+        mpc::read_session_transcript_label(joined.transcript_label, session_id_, joined.bits, joined.session_positions);
     if (!terms)
       return ClientError{
           ClientErrorKind::MaliciousDealer,
@@ -271,7 +272,7 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
                            "the seat names bounds its transcript label does not: " + seat_terms(joined),
                            {}};
       ours.assign(joined.positions, ValueBounds{0, std::nullopt});
-      if (joined.position + joined.positions > joined.parties) ours.clear();
+      if (joined.position + joined.positions > joined.session_positions) ours.clear();
     } else {
       size_t at = 0, value = 0;
       while (value < terms->bounds.size() && at < joined.position) at += terms->bounds[value++].positions();
@@ -300,7 +301,7 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
   // The public terms of a seat, for an error message.
   static std::string seat_terms(const wire::JoinedMsg& joined) {
     return "position " + std::to_string(joined.position) + " (" + std::to_string(joined.positions) + ") of " +
-           std::to_string(joined.parties) + ", n = " + std::to_string(joined.bits) + ", label \"" +
+           std::to_string(joined.session_positions) + ", n = " + std::to_string(joined.bits) + ", label \"" +
            joined.transcript_label.substr(0, 160) + (joined.transcript_label.size() > 160 ? "...\"" : "\"");
   }
 

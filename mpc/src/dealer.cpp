@@ -19,7 +19,7 @@ MpcResult<DealerAwaitingBitCommitments> DealerFactory::create(const BulletproofG
   auto s = std::make_unique<DealerState>(std::move(*ctx));
   rangeproof_domain_sep(s->transcript, params.n, params.padded_m());
   // Padding parties commit to 0 with blinding 0; their randomness comes from the dealer.
-  for (size_t j = params.parties; j < params.padded_m(); ++j) {
+  for (size_t j = params.positions; j < params.padded_m(); ++j) {
     auto pad = PartyFactory::create(bp_gens, pc_gens, params, 0, Scalar::zero(), nullptr, s->rng, false);
     if (!pad) return pad.error();
     s->padding.emplace_back(std::move(*pad));
@@ -59,17 +59,17 @@ MpcResult<std::pair<DealerAwaitingPolyCommitments, BitChallengeMsg>>
 DealerAwaitingBitCommitments::receive_bit_commitments(std::vector<BitCommitment> commitments) && {
   if (!s_) return consumed();
   auto& s = *s_;
-  if (commitments.size() != s.params.parties)
+  if (commitments.size() != s.params.positions)
     return MpcError{
         MpcErrorKind::WrongNumBitCommitments,
         {},
-        "got " + std::to_string(commitments.size()) + " for " + std::to_string(s.params.parties) + " parties"};
+        "got " + std::to_string(commitments.size()) + " for " + std::to_string(s.params.positions) + " positions"};
   if (auto bad = detail::malformed_bit_commitments(commitments); !bad.empty())
     return MpcError{MpcErrorKind::MalformedBitCommitments, std::move(bad),
                     "a point does not decode or is the identity"};
   s.bit_commitments = std::move(commitments);
   for (size_t k = 0; k < s.padding.size(); ++k) {
-    auto assigned = std::move(std::get<PartyAwaitingPosition>(s.padding[k])).assign_position(s.params.parties + k);
+    auto assigned = std::move(std::get<PartyAwaitingPosition>(s.padding[k])).assign_position(s.params.positions + k);
     s.bit_commitments.push_back(assigned->second);
     s.padding[k] = std::move(assigned->first);
   }
@@ -99,11 +99,11 @@ MpcResult<std::pair<DealerAwaitingProofShares, PolyChallengeMsg>>
 DealerAwaitingPolyCommitments::receive_poly_commitments(std::vector<PolyCommitment> commitments) && {
   if (!s_) return consumed();
   auto& s = *s_;
-  if (commitments.size() != s.params.parties)
+  if (commitments.size() != s.params.positions)
     return MpcError{
         MpcErrorKind::WrongNumPolyCommitments,
         {},
-        "got " + std::to_string(commitments.size()) + " for " + std::to_string(s.params.parties) + " parties"};
+        "got " + std::to_string(commitments.size()) + " for " + std::to_string(s.params.positions) + " positions"};
   if (auto bad = detail::malformed_poly_commitments(commitments); !bad.empty())
     return MpcError{MpcErrorKind::MalformedPolyCommitments, std::move(bad),
                     "a point does not decode or is the identity"};
@@ -145,10 +145,11 @@ MpcResult<DealerCheckingProof> DealerAwaitingProofShares::assemble_shares(std::v
   if (!s_) return consumed();
   auto& s = *s_;
   const size_t n = s.params.n;
-  if (shares.size() != s.params.parties)
-    return MpcError{MpcErrorKind::WrongNumProofShares,
-                    {},
-                    "got " + std::to_string(shares.size()) + " for " + std::to_string(s.params.parties) + " parties"};
+  if (shares.size() != s.params.positions)
+    return MpcError{
+        MpcErrorKind::WrongNumProofShares,
+        {},
+        "got " + std::to_string(shares.size()) + " for " + std::to_string(s.params.positions) + " positions"};
   if (auto bad = detail::wrong_size_shares(shares, n); !bad.empty())
     return MpcError{MpcErrorKind::MalformedProofShares, std::move(bad), "l or r does not have n entries"};
   shares.insert(shares.end(), s.padding_shares.begin(), s.padding_shares.end());
@@ -158,7 +159,7 @@ MpcResult<DealerCheckingProof> DealerAwaitingProofShares::assemble_shares(std::v
   result.n = n;
   result.label = s.params.label;
   for (const auto& c : s.bit_commitments) result.commitments.push_back(c.V_j);
-  for (size_t j = s.params.parties; j < s.params.padded_m(); ++j) result.padding_positions.push_back(j);
+  for (size_t j = s.params.positions; j < s.params.padded_m(); ++j) result.padding_positions.push_back(j);
   result.proof = dealer_assemble(s.transcript, *s.bp_gens, *s.pc_gens, n, s.bit_round, s.poly_round, shares);
   a->shares = std::move(shares);
   a->s = std::move(s_);
@@ -228,7 +229,7 @@ MpcError DealerCheckingProof::blame() const {
   const auto& s = *a_->s;
   // The proof fails: find the shares that do not match their own party's commitments.
   std::vector<size_t> bad;
-  for (size_t j = 0; j < s.params.parties; ++j)
+  for (size_t j = 0; j < s.params.positions; ++j)
     if (!audit_share_vartime(*s.bp_gens, *s.pc_gens, j, s.params.n, s.bit_commitments[j], s.bit_round.challenge,
                              s.poly_commitments[j], s.poly_round.challenge, a_->shares[j]))
       bad.push_back(j);

@@ -26,7 +26,7 @@ std::vector<uint8_t> encode_checkpoint(const DealerCheckpoint& c) {
   record::DealerCheckpoint m;
   m.set_format(kCheckpointFormat);
   m.set_bits(static_cast<uint32_t>(c.bits));
-  m.set_parties(static_cast<uint32_t>(c.parties));
+  m.set_positions(static_cast<uint32_t>(c.positions));
   m.set_transcript_label(c.transcript_label);
   m.set_round_timeout_ms(c.round_timeout_ms);
   for (const auto& key : c.allowed_parties) m.add_allowed_parties(text_of(key));
@@ -55,37 +55,37 @@ Result<DealerCheckpoint, CodecError> decode_checkpoint(std::span<const uint8_t> 
   if (m.format() != kCheckpointFormat)
     return error(CodecErrorKind::UnsupportedVersion, "checkpoint format " + std::to_string(m.format()));
   if (!is_valid_bitsize(m.bits())) return error(CodecErrorKind::BadLength, "bits is not 8, 16, 32 or 64");
-  if (m.parties() == 0 || m.parties() > limits.max_parties)
-    return error(CodecErrorKind::TooMany, "parties must be 1.." + std::to_string(limits.max_parties));
+  if (m.positions() == 0 || m.positions() > limits.max_positions)
+    return error(CodecErrorKind::TooMany, "positions must be 1.." + std::to_string(limits.max_positions));
   if (m.transcript_label().size() > limits.max_transcript_label_bytes)
     return error(CodecErrorKind::TooMany, "label too long");
   // Seats are one per party: per values_per_party entry, else (one value each) per position.
   const int seats = m.values_per_party_size() != 0 ? m.values_per_party_size()
                     : m.bounds_size() != 0         ? m.bounds_size()
-                                                   : static_cast<int>(m.parties());
-  if (m.owner_address().size() > 64 || m.seats_size() != seats || seats > static_cast<int>(m.parties()))
+                                                   : static_cast<int>(m.positions());
+  if (m.owner_address().size() > 64 || m.seats_size() != seats || seats > static_cast<int>(m.positions()))
     return error(CodecErrorKind::BadLength, "one seat per party");
   if (m.allowed_parties_size() != 0 && m.allowed_parties_size() != seats)
     return error(CodecErrorKind::BadLength, "the allow-list names one key per party or none");
-  size_t values = m.values_per_party_size() == 0 ? m.parties() : 0;
+  size_t values = m.values_per_party_size() == 0 ? m.positions() : 0;
   for (uint32_t k : m.values_per_party()) {
-    if (k == 0 || k > limits.max_parties) return error(CodecErrorKind::BadLength, "a party holds 1 to 256 values");
+    if (k == 0 || k > limits.max_positions) return error(CodecErrorKind::BadLength, "a party holds 1 to 256 values");
     values += k;
   }
   BP_TRY(bounds, value_bounds(m.bounds(), values));
   const size_t positions = bounds.empty() ? values : bounded_positions(bounds);
-  if ((!bounds.empty() && bounds.size() != values) || positions != m.parties())
+  if ((!bounds.empty() && bounds.size() != values) || positions != m.positions())
     return error(CodecErrorKind::BadLength, "the values and bounds do not take the session's positions");
   // Round 2 is decided only after round 1; each round holds every position's message or none.
-  const int parties = static_cast<int>(m.parties());
-  if ((m.bit_commitments_size() != 0 && m.bit_commitments_size() != parties) ||
-      (m.poly_commitments_size() != 0 && m.poly_commitments_size() != parties) ||
+  const int positions_count = static_cast<int>(m.positions());
+  if ((m.bit_commitments_size() != 0 && m.bit_commitments_size() != positions_count) ||
+      (m.poly_commitments_size() != 0 && m.poly_commitments_size() != positions_count) ||
       (m.poly_commitments_size() != 0 && m.bit_commitments_size() == 0))
-    return error(CodecErrorKind::BadLength, "a round's commitments are every party's or none");
+    return error(CodecErrorKind::BadLength, "a round's commitments are one per position or none");
 
   DealerCheckpoint out;
   out.bits = m.bits();
-  out.parties = m.parties();
+  out.positions = m.positions();
   out.transcript_label = m.transcript_label();
   out.round_timeout_ms = m.round_timeout_ms();
   for (const auto& key : m.allowed_parties()) {

@@ -19,7 +19,7 @@ Result<Message, CodecError> as_message(Result<T, CodecError> decoded) {
 }
 
 Result<Message, CodecError> decode_message(const pb::BitChallenge& m, const Limits& limits) {
-  if (static_cast<size_t>(m.commitments_size()) > limits.max_parties)
+  if (static_cast<size_t>(m.commitments_size()) > limits.max_positions)
     return error(CodecErrorKind::TooMany, "bit challenge lists too many commitments");
   mpc::BitChallengeMsg out;
   BP_TRY(y, scalar(m.y(), "y"));
@@ -34,7 +34,7 @@ Result<Message, CodecError> decode_message(const pb::BitChallenge& m, const Limi
 }
 
 Result<Message, CodecError> decode_message(const pb::PolyChallenge& m, const Limits& limits) {
-  if (static_cast<size_t>(m.commitments_size()) > limits.max_parties)
+  if (static_cast<size_t>(m.commitments_size()) > limits.max_positions)
     return error(CodecErrorKind::TooMany, "poly challenge lists too many commitments");
   mpc::PolyChallengeMsg out;
   BP_TRY(x, scalar(m.x(), "x"));
@@ -54,9 +54,9 @@ Result<Message, CodecError> decode_message(const pb::ProofShare& m, const Limits
 template <class Out, class Repeated, class DecodeItem>
 Result<Message, CodecError> decode_items(const Repeated& m, const Limits& limits, const char* what,
                                          DecodeItem decode_item) {
-  if (m.items_size() == 0 || static_cast<size_t>(m.items_size()) > limits.max_parties)
+  if (m.items_size() == 0 || static_cast<size_t>(m.items_size()) > limits.max_positions)
     return error(CodecErrorKind::TooMany,
-                 std::string(what) + " for 1 to " + std::to_string(limits.max_parties) + " positions");
+                 std::string(what) + " for 1 to " + std::to_string(limits.max_positions) + " positions");
   Out out;
   for (const auto& c : m.items()) {
     BP_TRY(d, decode_item(c));
@@ -82,7 +82,7 @@ Result<Message, CodecError> decode_message(const pb::AggregationResult& m, const
   if (!is_valid_bitsize(m.bits())) return error(CodecErrorKind::BadLength, "bits is not 8, 16, 32 or 64");
   if (m.label().size() > limits.max_transcript_label_bytes) return error(CodecErrorKind::TooMany, "label too long");
   const size_t count = static_cast<size_t>(m.commitments_size());
-  if (count == 0 || count > limits.max_parties || !is_power_of_two(count))
+  if (count == 0 || count > limits.max_positions || !is_power_of_two(count))
     return error(CodecErrorKind::TooMany, "the commitments are not a power of two up to the party limit");
   if (static_cast<size_t>(m.padding_positions_size()) >= count)
     return error(CodecErrorKind::TooMany, "more padding positions than commitments");
@@ -118,7 +118,7 @@ Result<Message, CodecError> decode_message(const pb::AggregationResult& m, const
 
 Result<Message, CodecError> decode_message(const pb::Abort& m, const Limits& limits) {
   if (m.reason().size() > limits.max_label_bytes) return error(CodecErrorKind::TooMany, "abort reason too long");
-  if (static_cast<size_t>(m.blamed_size()) > limits.max_parties)
+  if (static_cast<size_t>(m.blamed_size()) > limits.max_positions)
     return error(CodecErrorKind::TooMany, "too many blamed positions");
   if (m.reconnect_after_ms() > kMaxReconnectAfterMs)
     return error(CodecErrorKind::BadLength, "reconnect_after_ms over " + std::to_string(kMaxReconnectAfterMs));
@@ -126,7 +126,7 @@ Result<Message, CodecError> decode_message(const pb::Abort& m, const Limits& lim
     return error(CodecErrorKind::BadLength, "an abort that asks to reconnect blames nobody");
   AbortMsg out{m.reason(), {}, m.reconnect_after_ms()};
   for (uint32_t j : m.blamed()) {
-    if (j >= limits.max_parties) return error(CodecErrorKind::BadLength, "a blamed position outside any session");
+    if (j >= limits.max_positions) return error(CodecErrorKind::BadLength, "a blamed position outside any session");
     out.blamed.push_back(j);
   }
   return Message{std::move(out)};
@@ -134,8 +134,8 @@ Result<Message, CodecError> decode_message(const pb::Abort& m, const Limits& lim
 
 Result<Message, CodecError> decode_message(const pb::CreateSession& m, const Limits& limits) {
   if (!is_valid_bitsize(m.bits())) return error(CodecErrorKind::BadLength, "bits is not 8, 16, 32 or 64");
-  if (m.parties() == 0 || m.parties() > limits.max_parties)
-    return error(CodecErrorKind::TooMany, "parties must be 1.." + std::to_string(limits.max_parties));
+  if (m.parties() == 0 || m.parties() > limits.max_positions)
+    return error(CodecErrorKind::TooMany, "parties must be 1.." + std::to_string(limits.max_positions));
   if (m.label().size() > limits.max_label_bytes) return error(CodecErrorKind::TooMany, "label too long");
   if (m.allowed_parties_size() != 0 && static_cast<uint32_t>(m.allowed_parties_size()) != m.parties())
     return error(CodecErrorKind::BadLength, "the allow-list names one key per party or none");
@@ -153,11 +153,11 @@ Result<Message, CodecError> decode_message(const pb::CreateSession& m, const Lim
     return error(CodecErrorKind::BadLength, "values_per_party names one count per party or none");
   size_t values = m.values_per_party_size() == 0 ? m.parties() : 0;
   for (uint32_t k : m.values_per_party()) {
-    if (k == 0 || k > limits.max_parties) return error(CodecErrorKind::BadLength, "a party brings 1 to 256 values");
+    if (k == 0 || k > limits.max_positions) return error(CodecErrorKind::BadLength, "a party brings 1 to 256 values");
     values += k;
     out.values_per_party.push_back(k);
   }
-  if (values > limits.max_parties) return error(CodecErrorKind::TooMany, "more values than positions allowed");
+  if (values > limits.max_positions) return error(CodecErrorKind::TooMany, "more values than positions allowed");
   BP_TRY(bounds, value_bounds(m.bounds(), values));
   if (!bounds.empty() && bounds.size() != values)
     return error(CodecErrorKind::BadLength, "the bounds name one per value or none");
@@ -190,9 +190,10 @@ Result<Message, CodecError> decode_message(const pb::JoinSession& m, const Limit
 Result<Message, CodecError> decode_message(const pb::Joined& m, const Limits& limits) {
   if (!is_valid_bitsize(m.bits())) return error(CodecErrorKind::BadLength, "bits is not 8, 16, 32 or 64");
   const uint32_t positions = m.positions() == 0 ? 1 : m.positions();  // 0: a 1.3 dealer's one
-  if (m.parties() == 0 || m.parties() > limits.max_parties || m.position() >= m.parties() ||
-      positions > m.parties() - m.position())
-    return error(CodecErrorKind::BadLength, "position or parties out of range");
+  const uint32_t session_positions = m.session_positions();
+  if (session_positions == 0 || session_positions > limits.max_positions || m.position() >= session_positions ||
+      positions > session_positions - m.position())
+    return error(CodecErrorKind::BadLength, "position or session positions out of range");
   BP_TRY(bounds, value_bounds(m.bounds(), positions));
   if (!bounds.empty() && bounded_positions(bounds) != positions)
     return error(CodecErrorKind::BadLength, "the seat's bounds do not take its positions");
@@ -202,7 +203,7 @@ Result<Message, CodecError> decode_message(const pb::Joined& m, const Limits& li
     return error(CodecErrorKind::BadLength, "a resume token is 16 bytes");
   return Message{JoinedMsg{m.position(),
                            m.bits(),
-                           m.parties(),
+                           session_positions,
                            m.transcript_label(),
                            {m.resume_token().begin(), m.resume_token().end()},
                            positions,

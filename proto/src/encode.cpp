@@ -123,7 +123,7 @@ std::vector<uint8_t> encode(const Message& message) {
       auto* m = env.mutable_joined();
       m->set_position(static_cast<uint32_t>(j.position));
       m->set_bits(static_cast<uint32_t>(j.bits));
-      m->set_parties(static_cast<uint32_t>(j.parties));
+      m->set_session_positions(static_cast<uint32_t>(j.session_positions));
       m->set_transcript_label(j.transcript_label);
       m->set_resume_token(std::string(j.resume_token.begin(), j.resume_token.end()));
       // 1.4: a one-position seat says nothing new, so its frame is the one a 1.3 dealer sends.

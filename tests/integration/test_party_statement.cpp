@@ -124,7 +124,7 @@ wire::JoinedMsg seat(size_t bits, size_t positions_in_session, size_t position, 
   wire::JoinedMsg joined;
   joined.position = position;
   joined.bits = bits;
-  joined.parties = positions_in_session;
+  joined.session_positions = positions_in_session;
   joined.transcript_label = mpc::session_transcript_label(session, bits, positions_in_session, "fake", all_bounds);
   joined.resume_token.assign(16, 1);
   if (all_bounds.empty()) {

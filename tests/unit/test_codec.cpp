@@ -281,7 +281,7 @@ TEST_CASE("a dealer checkpoint round-trips, and every field read back from a rec
   const Sample& s = sample();
   DealerCheckpoint c;
   c.bits = 16;
-  c.parties = 3;
+  c.positions = 3;
   c.transcript_label = mpc::session_label(std::string(32, 'a'), 16, 3, "wire");
   c.round_timeout_ms = 30000;
   c.allowed_parties = {PublicKey{1}, PublicKey{2}, PublicKey{3}};
@@ -303,7 +303,7 @@ TEST_CASE("a dealer checkpoint round-trips, and every field read back from a rec
     return !decode_checkpoint(encode_checkpoint(bad)).ok();
   };
   CHECK(refused([](DealerCheckpoint& b) { b.bits = 7; }));
-  CHECK(refused([](DealerCheckpoint& b) { b.parties = 65; }));
+  CHECK(refused([](DealerCheckpoint& b) { b.positions = 65; }));
   CHECK(refused([](DealerCheckpoint& b) { b.seats.pop_back(); }));
   CHECK(refused([](DealerCheckpoint& b) { b.allowed_parties.pop_back(); }));
   CHECK(refused([](DealerCheckpoint& b) { b.bit_commitments.pop_back(); }));  // a round is every party's or none

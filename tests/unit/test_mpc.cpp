@@ -89,7 +89,7 @@ SharesInHand reach_shares(const SessionParams& params, const std::vector<uint64_
                           const std::function<void(std::vector<ProofShare>&)>& tamper = {}) {
   SharesInHand run;
   std::vector<PartyAwaitingPosition> parties;
-  for (size_t j = 0; j < params.parties; ++j) {
+  for (size_t j = 0; j < params.positions; ++j) {
     auto p = bp::mpc::detail::PartyFactory::create(gens(), pc(), params, values[j], blindings[j], nullptr, &rng,
                                                    allow_out_of_range);
     REQUIRE(p.ok());
@@ -167,7 +167,7 @@ TEST_CASE("mpc.json: honest runs reproduce every message and the proof byte for 
     std::vector<uint64_t> values;
     std::vector<Scalar> blindings;
     for (const auto& v : tc["values"]) values.push_back(std::stoull(v.get<std::string>()));
-    for (size_t j = 0; j < params.parties; ++j) blindings.push_back(Scalar::random(rng));
+    for (size_t j = 0; j < params.positions; ++j) blindings.push_back(Scalar::random(rng));
     const Run run = run_protocol(params, values, blindings, rng, false);
     REQUIRE(run.result.ok());
     const auto& msgs = tc["messages"];
@@ -197,7 +197,7 @@ TEST_CASE("mpc.json: the corrupted cases blame the same parties as the reference
     std::vector<uint64_t> values;
     std::vector<Scalar> blindings;
     for (const auto& v : tc["values"]) values.push_back(std::stoull(v.get<std::string>()));
-    for (size_t j = 0; j < params.parties; ++j) blindings.push_back(Scalar::random(rng));
+    for (size_t j = 0; j < params.positions; ++j) blindings.push_back(Scalar::random(rng));
     std::function<void(std::vector<ProofShare>&)> tamper;
     if (id.find("bad_share_tx") != std::string::npos) tamper = [](auto& shares) { shares[2].t_x += Scalar::one(); };
     if (id.find("bad_share_size") != std::string::npos) tamper = [](auto& shares) { shares[2].l_vec.pop_back(); };
@@ -346,7 +346,7 @@ TEST_CASE("a dealer rebuilt from its padding seed and the same messages decides 
   randombytes_buf(seed.data(), seed.size());
   std::vector<PartyAwaitingBitChallenge> round1;
   std::vector<BitCommitment> bits;
-  for (size_t j = 0; j < params.parties; ++j) {
+  for (size_t j = 0; j < params.positions; ++j) {
     auto p = PartyAwaitingPosition::create(gens(), pc(), params, 1000 + j, Scalar::random(rng));
     REQUIRE(p.ok());
     auto r = std::move(*p).assign_position(j);

@@ -66,7 +66,7 @@ TEST_CASE("a party of three values takes three positions and answers each round 
   auto b = h.join();  // a party before 1.4 fits the seat of one value
   REQUIRE((a->position == 0u && b->position == 1u));
   CHECK(a->positions == 3);
-  CHECK(a->last<wire::JoinedMsg>()->parties == 4);
+  CHECK(a->last<wire::JoinedMsg>()->session_positions == 4);
   CHECK(b->last<wire::JoinedMsg>()->position == 3);
   MultiParty pa(h, a, {5, 7, 9}), pb(h, b, {200});
   h.deliver(a, pa.commitments);
@@ -127,7 +127,7 @@ TEST_CASE("a seat of several values refuses a party that brings another number, 
 TEST_CASE("a bounded session: two positions per value with both ends, checked by the dealer, in its label") {
   const std::vector<ValueBounds> bounds{{10, 200}, {3, std::nullopt}};
   Harness h(Harness::Shape{{1, 1}, bounds});
-  CHECK(h.params.parties == 3);
+  CHECK(h.params.positions == 3);
   CHECK(h.params.label.find(" bounded=2 label=unit bounds=10..200,3..") != std::string::npos);
   auto a = h.join({}, 1), b = h.join({}, 1);
   CHECK(a->positions == 2);
@@ -184,7 +184,7 @@ TEST_CASE("a session of several values per party is rebuilt from its checkpoint 
   CHECK(wire::decode_checkpoint(bytes));
   const auto terms = terms_of(kSessionId, *saved);
   REQUIRE(terms);
-  CHECK(terms->params.parties == 5);
+  CHECK(terms->params.positions == 5);
   CHECK(terms->seat_shapes()[1].first_position == 4);
   // A checkpoint whose bounds were changed no longer names its session's label.
   auto changed = *saved;

@@ -16,7 +16,7 @@ int run_aggregate(int argc, char** argv) {
   const size_t n = parse_bits(args);
   std::vector<uint64_t> values;
   for (const auto& v : split_commas(args.required("values"))) values.push_back(parse_u64(v, "value"));
-  if (values.empty() || values.size() > mpc::kMaxParties) throw UsageError("between 1 and 256 values");
+  if (values.empty() || values.size() > mpc::kMaxPositions) throw UsageError("between 1 and 256 values");
 
   // A fresh session id, so this proof's label is this run's alone.
   uint8_t id[8];

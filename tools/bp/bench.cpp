@@ -268,7 +268,7 @@ int run_repeat(const Args& args) {
   const std::string op = args.required("repeat");
   const size_t m = parse_u64(args.get("m", "1"), "--m");
   const double seconds = static_cast<double>(parse_u64(args.get("seconds", "10"), "--seconds"));
-  if (m == 0 || m > mpc::kMaxParties || (m & (m - 1)) != 0) throw UsageError("--m must be a power of two up to 256");
+  if (m == 0 || m > mpc::kMaxPositions || (m & (m - 1)) != 0) throw UsageError("--m must be a power of two up to 256");
   if (op != "prove" && op != "verify" && op != "aggregate" && op != "batch")
     throw UsageError("--repeat takes prove, verify, aggregate or batch");
   const BulletproofGens bp_gens(64, m);

@@ -30,7 +30,7 @@ InProcessRun aggregate_in_process(const BulletproofGens& bp_gens, const Pedersen
                                   const mpc::SessionParams& params, const std::vector<uint64_t>& values,
                                   const std::vector<Scalar>& blindings) {
   InProcessRun run;
-  const size_t m = params.parties;
+  const size_t m = params.positions;
   auto fail = [&](std::string why) {
     run.error = std::move(why);
     return run;

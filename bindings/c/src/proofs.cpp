@@ -23,7 +23,7 @@ using bp::c_abi::succeed;
 namespace {
 
 constexpr size_t kMaxBits = 64;
-constexpr size_t kMaxParties = 256;
+constexpr size_t kMaxPositions = 256;
 
 // Generators are costly to make and never change: one set per party count, made on first
 // use and shared by every thread (n ≤ 64 uses a prefix of the 64-bit set).
@@ -44,7 +44,7 @@ const bp::PedersenGens& pedersen() {
 // n and m as a proof allows them; the message names what is wrong.
 const char* shape_problem(size_t m, size_t n) {
   if (!bp::is_valid_bitsize(n)) return "n must be 8, 16, 32 or 64";
-  if (m == 0 || m > kMaxParties || !bp::is_power_of_two(m)) return "m must be a power of two from 1 to 256";
+  if (m == 0 || m > kMaxPositions || !bp::is_power_of_two(m)) return "m must be a power of two from 1 to 256";
   return nullptr;
 }
 

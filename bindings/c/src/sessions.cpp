@@ -360,7 +360,8 @@ void bp_join_handle_free(bp_join_handle* handle) {
 const char* bp_join_result_json(const bp_join_result* r) { return r ? r->json.c_str() : nullptr; }
 size_t bp_join_result_position(const bp_join_result* r) { return r ? r->outcome.position : 0; }
 size_t bp_join_result_position_count(const bp_join_result* r) { return r ? r->outcome.positions : 0; }
-size_t bp_join_result_parties(const bp_join_result* r) { return r ? r->outcome.result.commitments.size() : 0; }
+size_t bp_join_result_positions(const bp_join_result* r) { return r ? r->outcome.result.commitments.size() : 0; }
+size_t bp_join_result_parties(const bp_join_result* r) { return bp_join_result_positions(r); }
 size_t bp_join_result_bits(const bp_join_result* r) { return r ? r->outcome.result.n : 0; }
 const char* bp_join_result_label(const bp_join_result* r) { return r ? r->outcome.result.label.c_str() : nullptr; }
 const uint8_t* bp_join_result_commitments(const bp_join_result* r) { return r ? r->commitments.data() : nullptr; }

@@ -271,7 +271,7 @@ class JoinResult:
 def _take_result(handle) -> JoinResult:
     try:
         lib = _native.lib
-        m = lib.bp_join_result_parties(handle)
+        m = lib.bp_join_result_positions(handle)
         proof_len = ctypes.c_size_t()
         proof_ptr = lib.bp_join_result_proof(handle, ctypes.byref(proof_len))
         points = ctypes.string_at(lib.bp_join_result_commitments(handle), 32 * m)

@@ -112,7 +112,7 @@ _SIGNATURES = {
                                          ctypes.POINTER(ClientOptions), ctypes.POINTER(_P), _ERR]),
     "bp_join_result_json": (ctypes.c_char_p, [_P]),
     "bp_join_result_position": (_SZ, [_P]),
-    "bp_join_result_parties": (_SZ, [_P]),
+    "bp_join_result_positions": (_SZ, [_P]),
     "bp_join_result_bits": (_SZ, [_P]),
     "bp_join_result_label": (ctypes.c_char_p, [_P]),
     "bp_join_result_commitments": (_P, [_P]),

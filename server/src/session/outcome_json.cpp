@@ -11,12 +11,15 @@ std::string outcome_json(const SessionOutcome& o) {
   if (o.result) {
     const auto& r = o.result->result;
     wire::add_statement(out, r, o.result->bounds);
-    out.number("parties", o.params.parties);
+    out.number("positions", o.params.positions);
+    if (o.parties != 0) out.number("parties", o.parties);
     out.numbers("padding", r.padding_positions).hex("proof", r.proof.to_bytes());
     if (const auto& a = o.result->attestation)
       out.hex("dealer_key", a->dealer_key).hex("dealer_signature", a->signature);
   } else {
-    out.number("bits", o.params.n).number("parties", o.params.parties).text("label", o.params.label);
+    out.number("bits", o.params.n).number("positions", o.params.positions);
+    if (o.parties != 0) out.number("parties", o.parties);
+    out.text("label", o.params.label);
     out.text("reason", o.reason).numbers("blamed", o.blamed);
   }
   return out.str();

@@ -49,7 +49,7 @@ void SessionRegistry::create(const wire::CreateSessionMsg& request, SessionOwner
                              std::function<void(Created)> done) {
   std::string id = request.session_id;
   const auto positions = positions_of(request.bits, request.parties, request.values_per_party, request.bounds,
-                                      std::min(config_.max_positions, mpc::kMaxParties));
+                                      std::min(config_.max_positions, mpc::kMaxPositions));
   {
     std::lock_guard lock(mutex_);
     if (!accepting_) return done(std::string(refusal::kShuttingDown));
@@ -93,7 +93,8 @@ void SessionRegistry::create(const wire::CreateSessionMsg& request, SessionOwner
       false,
       "the dealer replica " + records_.replica() + " running the session stopped, and no replica resumed it",
       {},
-      std::nullopt});
+      std::nullopt,
+      terms.seat_shapes().size()});
   // The per-owner cap again, over every replica sharing the record (the check above sees
   // only this one's sessions).
   const auto cap = static_cast<uint32_t>(owner.operator_key ? config_.max_sessions_per_operator
@@ -136,7 +137,8 @@ void SessionRegistry::claimed(const std::string& id, SessionTerms terms, wire::D
     // Claimed, but never to run: close the claim with its abort, so the id does not linger.
     lock.unlock();
     records_.close(id, kFirstEpoch, false,
-                   outcome_json(SessionOutcome{id, terms.params, false, refusal::kShuttingDown, {}, std::nullopt}),
+                   outcome_json(SessionOutcome{
+                       id, terms.params, false, refusal::kShuttingDown, {}, std::nullopt, terms.seat_shapes().size()}),
                    [](RecordResult<Ok>) {});
     return done(std::string(refusal::kShuttingDown));
   }

@@ -13,11 +13,11 @@ namespace bp::server {
 
 namespace asio = boost::asio;
 
-namespace {
-
 std::shared_ptr<const std::vector<uint8_t>> frame_of(const wire::Message& m) {
   return std::make_shared<const std::vector<uint8_t>>(wire::encode(m));
 }
+
+namespace {
 
 template <class T>
 std::vector<T> collect(std::vector<std::optional<wire::Message>>& inbox) {
@@ -28,84 +28,6 @@ std::vector<T> collect(std::vector<std::optional<wire::Message>>& inbox) {
 }
 
 }  // namespace
-
-std::vector<SeatShape> SessionTerms::seat_shapes() const {
-  // One value each unless stated: as many parties as values (a bounded one takes two positions).
-  const size_t parties = !values_per_party.empty() ? values_per_party.size()
-                         : !bounds.empty()         ? bounds.size()
-                                                   : params.parties;
-  std::vector<SeatShape> out(parties);
-  size_t position = 0, value = 0;
-  for (size_t j = 0; j < parties; ++j) {
-    SeatShape& seat = out[j];
-    seat.first_position = position;
-    seat.first_value = value;
-    seat.values = values_per_party.empty() ? 1 : values_per_party[j];
-    seat.positions = bounds.empty() ? seat.values : bounded_positions(std::span(bounds).subspan(value, seat.values));
-    position += seat.positions;
-    value += seat.values;
-  }
-  return out;
-}
-
-std::span<const ValueBounds> SessionTerms::bounds_of(const SeatShape& seat) const {
-  if (bounds.empty()) return {};
-  return std::span(bounds).subspan(seat.first_value, seat.values);
-}
-
-Result<size_t, std::string> positions_of(size_t bits, size_t parties, const std::vector<uint32_t>& values_per_party,
-                                         const std::vector<ValueBounds>& bounds, size_t max_positions) {
-  size_t values = values_per_party.empty() ? parties : 0;
-  for (uint32_t k : values_per_party) values += k;
-  if (!bounds.empty() && bounds.size() != values) return std::string("the bounds name one per value or none");
-  if (!check_bounds(bounds, bits))
-    return "bounds: each min at most its max, and max - min below 2^" + std::to_string(bits) +
-           " (bits covers the widest: the least of 8, 16, 32, 64 that does is " +
-           std::to_string(bits_covering(bounds) ? *bits_covering(bounds) : 64) + ")";
-  const size_t positions = bounds.empty() ? values : bounded_positions(bounds);
-  if (positions > max_positions)
-    return std::to_string(values) + " values take " + std::to_string(positions) +
-           " positions; this dealer holds at most " + std::to_string(max_positions) + " per session";
-  return positions;
-}
-
-wire::DealerCheckpoint first_checkpoint(const SessionTerms& terms) {
-  wire::DealerCheckpoint c;
-  c.bits = terms.params.n;
-  c.parties = terms.params.parties;
-  c.transcript_label = terms.params.label;
-  c.round_timeout_ms = static_cast<uint32_t>(terms.round_timeout.count());
-  c.allowed_parties = terms.allowed;
-  c.owner_key = terms.owner.operator_key;
-  c.owner_address = terms.owner.address;
-  randombytes_buf(c.padding_seed.data(), c.padding_seed.size());
-  c.values_per_party = terms.values_per_party;
-  c.bounds = terms.bounds;
-  c.seats.resize(terms.seat_shapes().size());
-  return c;
-}
-
-std::optional<SessionTerms> terms_of(const std::string& id, const wire::DealerCheckpoint& c) {
-  // The label starts with every parameter and the id itself: a checkpoint stored under
-  // another session's row (a damaged record) is refused here.
-  const std::string prefix = mpc::session_label(id, c.bits, c.parties, "", c.bounds.size());
-  if (c.transcript_label.rfind(prefix, 0) != 0) return std::nullopt;
-  if (!c.bounds.empty()) {
-    const std::string suffix = bounded_label("", c.bounds);
-    if (c.transcript_label.size() < prefix.size() + suffix.size() ||
-        c.transcript_label.compare(c.transcript_label.size() - suffix.size(), suffix.size(), suffix) != 0)
-      return std::nullopt;
-  }
-  SessionTerms t;
-  t.id = id;
-  t.params = mpc::SessionParams{c.bits, c.parties, c.transcript_label};
-  t.allowed = c.allowed_parties;
-  t.round_timeout = std::chrono::milliseconds(c.round_timeout_ms);
-  t.owner = SessionOwner{c.owner_key, c.owner_address};
-  t.values_per_party = c.values_per_party;
-  t.bounds = c.bounds;
-  return t;
-}
 
 AggregationSession::AggregationSession(asio::io_context& ioc, SessionTerms terms, wire::DealerCheckpoint checkpoint,
                                        uint64_t epoch, SessionEnv env)
@@ -162,7 +84,7 @@ void AggregationSession::rebuild() {
   if (!fresh) return abort(AbortKind::Internal, mpc::describe(fresh.error()), {});
   const auto shapes = terms_.seat_shapes();
   seats_.resize(shapes.size());
-  seat_of_position_.assign(params_.parties, 0);
+  seat_of_position_.assign(params_.positions, 0);
   for (size_t j = 0; j < seats_.size(); ++j) {
     seats_[j].shape = shapes[j];
     for (size_t p = 0; p < shapes[j].positions; ++p) seat_of_position_[shapes[j].first_position + p] = j;
@@ -171,7 +93,7 @@ void AggregationSession::rebuild() {
     seats_[j].token_hash = restored_.seats[j].token_hash;
     seats_[j].peer = restored_.seats[j].peer;
   }
-  inbox_.assign(params_.parties, std::nullopt);
+  inbox_.assign(params_.positions, std::nullopt);
   last_accepted_.assign(seats_.size(), {});
   dealer_ = std::move(*fresh);
   auto replayed = [&]() -> std::optional<std::string> {
@@ -201,7 +123,7 @@ void AggregationSession::rebuild() {
     log::info("session created", {{"session", id()},
                                   {"bits", params_.n},
                                   {"parties", seats_.size()},
-                                  {"positions", params_.parties},
+                                  {"positions", params_.positions},
                                   {"round_timeout_ms", terms_.round_timeout.count()}});
   } else {
     env_.metrics->session_taken_over();
@@ -255,221 +177,16 @@ void AggregationSession::disconnected(size_t seat_index, std::shared_ptr<PartyLi
   });
 }
 
-std::vector<size_t> AggregationSession::blame_of_seat(size_t seat) const {
-  std::vector<size_t> out(seats_[seat].shape.positions);
-  for (size_t p = 0; p < out.size(); ++p) out[p] = seats_[seat].shape.first_position + p;
-  return out;
-}
-
-std::vector<size_t> AggregationSession::blame_of_positions(const std::vector<size_t>& positions) const {
-  std::vector<bool> blamed(seats_.size(), false);
-  for (size_t p : positions)
-    if (p < seat_of_position_.size()) blamed[seat_of_position_[p]] = true;
-  std::vector<size_t> out;
-  for (size_t j = 0; j < seats_.size(); ++j)
-    if (blamed[j])
-      for (size_t p : blame_of_seat(j)) out.push_back(p);
-  return out;
-}
-
-std::vector<size_t> AggregationSession::bad_bounded_seats(const std::vector<BitCommitment>& bits) const {
-  std::vector<size_t> bad;
-  if (terms_.bounds.empty()) return bad;
-  for (size_t j = 0; j < seats_.size(); ++j) {
-    const SeatShape& shape = seats_[j].shape;
-    std::vector<CompressedRistretto> positions;
-    for (size_t p = 0; p < shape.positions; ++p) positions.push_back(bits[shape.first_position + p].V_j);
-    if (!value_commitments_of(*env_.pc_gens, positions, terms_.bounds_of(shape))) bad.push_back(j);
-  }
-  return bad;
-}
-
-std::optional<std::string> AggregationSession::misfit(const Seat& seat, uint32_t values) const {
-  // A party before 1.4 says nothing: it brings one value and commits to it unshifted, so it
-  // may only take a seat of one unbounded value.
-  const bool bounded = !terms_.bounds.empty();
-  if (values == 0 && seat.shape.values == 1 && !bounded) return std::nullopt;
-  if (values == 0)
-    return std::string("this seat holds ") +
-           (bounded ? "bounded values" : std::to_string(seat.shape.values) + " values") +
-           ": it needs a party of wire version 1.4 or later";
-  if (values != seat.shape.values)
-    return "this seat holds " + std::to_string(seat.shape.values) + " values; the party brings " +
-           std::to_string(values);
-  return std::nullopt;
-}
-
-wire::JoinedMsg AggregationSession::joined_message(size_t seat, const std::vector<uint8_t>& token) const {
-  const SeatShape& shape = seats_[seat].shape;
-  const auto bounds = terms_.bounds_of(shape);
-  return wire::JoinedMsg{
-      shape.first_position,          params_.n, params_.parties, params_.label, token, shape.positions,
-      {bounds.begin(), bounds.end()}};
-}
-
 void AggregationSession::shutdown(AbortKind kind, std::string reason) {
   asio::post(strand_, [self = shared_from_this(), kind, reason = std::move(reason)] {
     if (self->phase() != Phase::Done) self->abort(kind, reason, {});
   });
 }
 
-bool AggregationSession::from_seat(size_t seat, const std::shared_ptr<PartyLink>& link) const {
-  return seat < seats_.size() && seats_[seat].link == link;
-}
-
-size_t AggregationSession::seats_taken() const {
-  return static_cast<size_t>(std::count_if(seats_.begin(), seats_.end(), [](const Seat& s) { return s.taken; }));
-}
-
-void AggregationSession::resume_seat(size_t index, const std::shared_ptr<PartyLink>& link,
-                                     const std::vector<uint8_t>& token) {
-  Seat& seat = seats_[index];
-  seat.link = link;
-  seat.grace.reset();
-  env_.metrics->party_joined();
-  link->seated(weak_from_this(), index, seat.shape.positions);
-  link->send(frame_of(joined_message(index, token)));
-  if (last_broadcast_) link->send(last_broadcast_);
-  log::info("party resumed its seat", {{"session", id()}, {"position", seat.shape.first_position}, {"epoch", epoch_}});
-}
-
-void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token,
-                                 std::optional<wire::PublicKey> key, std::vector<uint8_t> seat_token, uint32_t values) {
-  auto refuse = [&](const std::string& why) {
-    log::warn("join refused", {{"session", id()}, {"remote", link->peer()}, {"reason", why}});
-    link->send(frame_of(wire::AbortMsg{why, {}}));
-    link->close();
-  };
-  if (std::holds_alternative<Moved>(dealer_)) {
-    // Between a hand-over and the registry forgetting us: the party goes where the session is.
-    link->send(
-        frame_of(wire::AbortMsg{"the session moves to another dealer replica: join again", {}, kReconnectAfterMs}));
-    return link->close();
-  }
-  if (phase() == Phase::Done) {
-    if (!ended_reason_) return refuse(refusal::kSessionEnded);
-    // A party that comes after the abort hears it as the seated ones did: why, and whom.
-    link->send(frame_of(wire::AbortMsg{refusal::one_reason(std::string(refusal::kSessionEnded) + ": " + *ended_reason_),
-                                       ended_blamed_}));
-    return link->close();
-  }
-
-  // Which seat: the key's own position in an allow-list session, else any taken seat that
-  // the resume token opens, else the first free one.
-  std::optional<size_t> position;
-  if (!terms_.allowed.empty()) {
-    if (!key) return refuse("this session admits only the parties it lists: sign the join with your key");
-    const auto it = std::find(terms_.allowed.begin(), terms_.allowed.end(), *key);
-    if (it == terms_.allowed.end()) return refuse("this key is not allowed in the session");
-    position = static_cast<size_t>(it - terms_.allowed.begin());
-    if (auto why = misfit(seats_[*position], values)) return refuse(*why);
-  }
-  // A resume token, or the seat token of a party that never heard its Joined, opens the
-  // seat it names (never another key's).
-  const bool resuming = !token.empty();
-  const auto& presented_token = resuming ? token : seat_token;
-  if (!presented_token.empty()) {
-    const wire::TokenHash presented = wire::hash_resume_token(presented_token);
-    for (size_t j = 0; j < seats_.size(); ++j) {
-      if (position && j != *position) continue;
-      Seat& seat = seats_[j];
-      if (!seat.taken || sodium_memcmp(seat.token_hash.data(), presented.data(), presented.size()) != 0) continue;
-      if (seat.link) {
-        // The party is back before its old connection was seen to drop (they are on
-        // different strands): the token holder takes the seat, the old link is let go.
-        seat.link->close();
-        seat.link.reset();
-        env_.metrics->party_left();
-      }
-      return resume_seat(j, link, presented_token);
-    }
-    if (resuming) return refuse("no vacant seat for this resume token");
-  }
-  if (position && seats_[*position].taken) {
-    if (seats_[*position].link) return refuse("this party has joined already (resume with its token)");
-    // A party that committed and comes back without its token has lost its state (a restart):
-    // it cannot answer the challenges its commitments were given, and is not lying.
-    if (!last_accepted_[*position].empty()) return seat_lost_state(*position, link);
-    // Its key proves who it is: a party that never heard of its seat (the Joined frame was
-    // lost with its connection) takes it again, under a new token.
-    return give_seat(*position, link, key, true, std::move(seat_token));
-  }
-  if (phase() != Phase::Joining) return refuse("the session is full");
-  if (!position) {
-    // The first free seat this party fits (anonymous sessions may mix parties of 1 and k values).
-    std::optional<std::string> why;
-    for (size_t j = 0; j < seats_.size() && !position; ++j) {
-      if (seats_[j].taken) continue;
-      if (auto unfit = misfit(seats_[j], values))
-        why = std::move(unfit);
-      else
-        position = j;
-    }
-    if (!position) return refuse(why ? *why : std::string("the session is full"));
-  }
-  give_seat(*position, link, key, false, std::move(seat_token));
-}
-
-void AggregationSession::seat_lost_state(size_t position, const std::shared_ptr<PartyLink>& link) {
-  // Seated for the abort only: it hears, with the others and once the record holds it, why.
-  Seat& seat = seats_[position];
-  seat.link = link;
-  env_.metrics->party_joined();
-  link->seated(weak_from_this(), position, seat.shape.positions);
-  const size_t first = seat.shape.first_position;
-  abort(AbortKind::LostState,
-        "the party at position " + std::to_string(first) +
-            " came back without its state (it joined again, after committing, without its resume token): "
-            "its commitments cannot be answered, so the session cannot go on",
-        blame_of_seat(position));
-}
-
-void AggregationSession::give_seat(size_t position, const std::shared_ptr<PartyLink>& link,
-                                   const std::optional<wire::PublicKey>& key, bool again, std::vector<uint8_t> token) {
-  if (token.empty()) {  // a party before 1.3 names none: we pick it
-    token.resize(wire::kResumeTokenBytes);
-    randombytes_buf(token.data(), token.size());
-  }
-  Seat& seat = seats_[position];
-  seat.taken = true;
-  seat.link = link;
-  seat.peer = link->peer();
-  seat.token_hash = wire::hash_resume_token(token);
-  seat.grace.reset();
-  publish_progress();
-  env_.metrics->party_joined();
-  // The party hears of its seat only once the record holds it (with its token's hash), so a
-  // replica that takes the session over can seat it again; its connection reads nothing more
-  // until then.
-  persist_then([this, position, link, token = std::move(token), key, again] {
-    announce_seat(position, link, token, key, again);
-  });
-}
-
-void AggregationSession::announce_seat(size_t position, const std::shared_ptr<PartyLink>& link,
-                                       const std::vector<uint8_t>& token, const std::optional<wire::PublicKey>& key,
-                                       bool again) {
-  if (seats_[position].link == link) {
-    link->seated(weak_from_this(), position, seats_[position].shape.positions);
-    link->send(frame_of(joined_message(position, token)));
-    if (again && last_broadcast_) link->send(last_broadcast_);
-    log::info("party joined", {{"session", id()},
-                               {"position", seats_[position].shape.first_position},
-                               {"remote", seats_[position].peer},
-                               {"party_key", key ? wire::public_key_hex(*key) : std::string("anonymous")},
-                               {"positions", seats_[position].shape.positions}});
-  }
-  if (phase() == Phase::BitCommitments && round_open_ != Phase::BitCommitments) {  // every seat is taken
-    start_round();
-    // Parties commit as soon as they are seated; the last one may complete the round.
-    if (std::all_of(inbox_.begin(), inbox_.end(), [](const auto& m) { return m.has_value(); })) complete_round();
-  }
-}
-
 void AggregationSession::start_round() {
   // Bit commitments may arrive while others are still joining; later rounds start empty.
   const Phase now = phase();
-  if (now != Phase::BitCommitments && now != Phase::Joining) inbox_.assign(params_.parties, std::nullopt);
+  if (now != Phase::BitCommitments && now != Phase::Joining) inbox_.assign(params_.positions, std::nullopt);
   round_open_ = now;
   publish_progress();
   round_started_ = std::chrono::steady_clock::now();
@@ -616,7 +333,7 @@ void AggregationSession::complete_round() {
       return abort(AbortKind::InvalidShares, mpc::describe(next.error()), blame_of_positions(next.error().blamed));
     dealer_ = std::move(next->first);
     accepted_bits_ = std::move(bits);
-    inbox_.assign(params_.parties, std::nullopt);
+    inbox_.assign(params_.positions, std::nullopt);
     persist_then([this, challenge = frame_of(next->second)] {
       start_round();
       broadcast(challenge);
@@ -628,7 +345,7 @@ void AggregationSession::complete_round() {
       return abort(AbortKind::InvalidShares, mpc::describe(next.error()), blame_of_positions(next.error().blamed));
     dealer_ = std::move(next->first);
     accepted_polys_ = std::move(polys);
-    inbox_.assign(params_.parties, std::nullopt);
+    inbox_.assign(params_.positions, std::nullopt);
     persist_then([this, challenge = frame_of(next->second)] {
       start_round();
       broadcast(challenge);
@@ -667,12 +384,13 @@ void AggregationSession::finish_ok(mpc::AggregationResult result) {
   const auto& dealer = *env_.dealer_key;
   signed_result.attestation = wire::Attestation{
       id(), dealer.public_key(), dealer.sign(wire::result_statement(dealer.public_key(), id(), signed_result.result))};
-  auto outcome = SessionOutcome{id(), params_, true, {}, {}, signed_result};
+  auto outcome = SessionOutcome{id(), params_, true, {}, {}, signed_result, seats_.size()};
   record_then(std::move(outcome), [this, signed_result = std::move(signed_result)] {
     env_.metrics->session_completed();
     log::info("session completed", {{"session", id()},
                                     {"proof_bytes", signed_result.result.proof.to_bytes().size()},
-                                    {"parties", params_.parties},
+                                    {"parties", seats_.size()},
+                                    {"positions", params_.positions},
                                     {"epoch", epoch_}});
     broadcast(frame_of(signed_result));
     close_all();
@@ -681,7 +399,7 @@ void AggregationSession::finish_ok(mpc::AggregationResult result) {
 
 void AggregationSession::abort(AbortKind kind, const std::string& reason, std::vector<size_t> blamed) {
   if (phase() == Phase::Done && !std::holds_alternative<Checking>(dealer_)) return;  // a check's verdict still counts
-  auto outcome = SessionOutcome{id(), params_, false, reason, blamed, std::nullopt};
+  auto outcome = SessionOutcome{id(), params_, false, reason, blamed, std::nullopt, seats_.size()};
   record_then(std::move(outcome), [this, kind, reason, blamed = std::move(blamed)] {
     ended_reason_ = reason;
     ended_blamed_ = blamed;

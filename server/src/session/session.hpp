@@ -29,6 +29,7 @@
 #include "observability/metrics.hpp"
 #include "record/record_store.hpp"
 #include "session/proof_checker.hpp"
+#include "session/session_terms.hpp"
 
 namespace bp::server {
 
@@ -56,6 +57,7 @@ struct SessionOutcome {
   std::string reason;                     // abort reason (empty when ok)
   std::vector<size_t> blamed;             // positions
   std::optional<wire::ResultMsg> result;  // with the dealer's attestation
+  size_t parties = 0;                     // seats (0: unknown, a record too damaged to say)
 };
 
 // What a session writes to the record. Each call answers once, on any thread.
@@ -83,46 +85,8 @@ struct SessionEnv {
   ProofChecker* checker = nullptr;
 };
 
-// Who created a session: an operator key, or (anonymous) nobody but an address. Caps on open
-// sessions count per owner, and only the owner may list or cancel it.
-struct SessionOwner {
-  std::optional<wire::PublicKey> operator_key;
-  std::string address;
-  bool same_as(const SessionOwner& other) const {
-    return operator_key ? operator_key == other.operator_key : !other.operator_key && address == other.address;
-  }
-};
-
-// Where one party sits: its positions (one per value, two for a value with both bounds)
-// and its values, each a contiguous run in the session's order.
-struct SeatShape {
-  size_t first_position = 0, positions = 1;
-  size_t first_value = 0, values = 1;
-};
-
-// What the operator asked for, fixed for the session's life (and kept in its checkpoint).
-struct SessionTerms {
-  std::string id;
-  mpc::SessionParams params;             // params.parties counts positions
-  std::vector<wire::PublicKey> allowed;  // the parties' keys in seat order; empty: anyone (anonymous)
-  std::chrono::milliseconds round_timeout{30000};
-  SessionOwner owner;
-  std::vector<uint32_t> values_per_party{};  // one per party; empty: one value each
-  std::vector<ValueBounds> bounds{};         // one per value; empty: none
-
-  std::vector<SeatShape> seat_shapes() const;
-  std::span<const ValueBounds> bounds_of(const SeatShape& seat) const;
-};
-
-// The session's values and bounds as an operator asked for them: the positions they take,
-// or why they cannot be (bits that do not cover a bound, more positions than `max_positions`).
-Result<size_t, std::string> positions_of(size_t bits, size_t parties, const std::vector<uint32_t>& values_per_party,
-                                         const std::vector<ValueBounds>& bounds, size_t max_positions);
-
-// The checkpoint a new session is claimed with: its terms, free seats and a fresh padding seed.
-wire::DealerCheckpoint first_checkpoint(const SessionTerms& terms);
-// The terms a checkpoint states, if it is a checkpoint of session `id` (its label names it).
-std::optional<SessionTerms> terms_of(const std::string& id, const wire::DealerCheckpoint& checkpoint);
+// One message as a frame to send.
+std::shared_ptr<const std::vector<uint8_t>> frame_of(const wire::Message& m);
 
 // A party asked to come back: how long it waits before joining again.
 inline constexpr uint32_t kReconnectAfterMs = 250;
@@ -186,7 +150,7 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   using Frame = std::shared_ptr<const std::vector<uint8_t>>;
   Phase phase() const;
 
-  // session.cpp: seats and rounds
+  // session.cpp: the rounds; session_seats.cpp: the seats
   void rebuild();
   void on_join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token, std::optional<wire::PublicKey> key,
                std::vector<uint8_t> seat_token, uint32_t values);

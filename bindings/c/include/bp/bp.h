@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define BP_ABI_MAJOR 0
-#define BP_ABI_MINOR 4
+#define BP_ABI_MINOR 5
 
 /* Version of the library actually loaded: major * 1000 + minor. */
 BP_API int bp_abi_version(void);
@@ -241,9 +241,11 @@ BP_API int bp_join_values_and_prove(const char* dealer_url, const char* session_
 BP_API const char* bp_join_result_json(const bp_join_result* result);
 BP_API size_t bp_join_result_position(const bp_join_result* result);       /* the first of ours */
 BP_API size_t bp_join_result_position_count(const bp_join_result* result); /* ABI 0.3: how many were ours */
-BP_API size_t bp_join_result_parties(const bp_join_result* result);        /* m: the proof's positions */
-BP_API size_t bp_join_result_bits(const bp_join_result* result);           /* n */
-BP_API const char* bp_join_result_label(const bp_join_result* result);     /* the transcript label */
+BP_API size_t bp_join_result_positions(const bp_join_result* result);      /* ABI 0.5: m, the proof's positions */
+/* The name of bp_join_result_positions before ABI 0.5 (it counts positions, not parties). */
+BP_API size_t bp_join_result_parties(const bp_join_result* result);
+BP_API size_t bp_join_result_bits(const bp_join_result* result);       /* n */
+BP_API const char* bp_join_result_label(const bp_join_result* result); /* the transcript label */
 /* Commitments: m × 32 bytes. Proof: *len bytes. Signature: 64 bytes. Owned by the result. */
 BP_API const uint8_t* bp_join_result_commitments(const bp_join_result* result);
 BP_API const uint8_t* bp_join_result_proof(const bp_join_result* result, size_t* len);

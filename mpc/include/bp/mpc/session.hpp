@@ -1,5 +1,5 @@
-// What parties and dealer agree on before the first round: the bit size n, how many real
-// parties take part, and the exact transcript label. The label is the session's identity:
+// What parties and dealer agree on before the first round: the bit size n, how many
+// positions the proof aggregates, and the exact transcript label. The label is the session's identity:
 // a proof is only valid under it, so binding the session id and parameters into it stops
 // a proof from being replayed into another session.
 #pragma once
@@ -17,14 +17,15 @@ namespace bp::mpc {
 
 inline constexpr unsigned kProtocolVersion = 1;
 // Positions in one session (a party may hold several; the proof aggregates them all).
-inline constexpr size_t kMaxParties = 256;
+inline constexpr size_t kMaxPositions = 256;
+[[deprecated("kMaxParties counted positions: use kMaxPositions")]] inline constexpr size_t kMaxParties = kMaxPositions;
 
 struct SessionParams {
-  size_t n = 64;       // bits per value: 8, 16, 32 or 64
-  size_t parties = 1;  // real positions, 1..256 (one per value, or two for a bounded one)
-  std::string label;   // the full transcript label (see session_label)
+  size_t n = 64;         // the bit size: 8, 16, 32 or 64
+  size_t positions = 1;  // real positions, 1..256 (one per value, or two for a bounded one)
+  std::string label;     // the full transcript label (see session_label)
 
-  // The proof aggregates the next power of two; positions parties..padded_m()-1 are
+  // The proof aggregates the next power of two; positions positions..padded_m()-1 are
   // padding run by the dealer (value 0, blinding 0, so their commitment is the identity).
   size_t padded_m() const;
   bool valid() const;
@@ -34,9 +35,14 @@ struct SessionParams {
 // parameter that changes the meaning of the proof, then the application's own label. A
 // session of bounded values states their number before the label ("... parties=<m>
 // bounded=<k> label=..."), and its transcript label adds their bounds after it (bp/bounds.hpp's
-// bounded_label), so no user label makes one session's label another kind's.
-std::string session_label(std::string_view session_id, size_t n, size_t parties, std::string_view user_label,
+// bounded_label), so no user label makes one session's label another kind's. The label's
+// text says "parties=" for the count of positions: it is what every proof so far was made
+// under, so it stays.
+std::string session_label(std::string_view session_id, size_t n, size_t positions, std::string_view user_label,
                           size_t bounded_values = 0);
+// Everything session_label writes before the user's label (up to and including "label="):
+// what the dealer, the client and a checkpoint's reader all compare a label's start with.
+std::string session_label_prefix(std::string_view session_id, size_t n, size_t positions, size_t bounded_values = 0);
 
 // The transcript label of a session whose values may carry bounds (empty: none): session_label,
 // and with bounds the count before the user's label and bounded_label's " bounds=..." after it.

@@ -31,10 +31,10 @@ struct SeatCheckpoint {
 
 struct DealerCheckpoint {
   size_t bits = 64;
-  size_t parties = 1;  // positions
+  size_t positions = 1;
   std::string transcript_label;
   uint32_t round_timeout_ms = 0;
-  std::vector<PublicKey> allowed_parties;  // empty, or one per party
+  std::vector<PublicKey> allowed_parties;  // empty, or one per party (seat order)
   std::optional<PublicKey> owner_key;
   std::string owner_address;
   std::array<uint8_t, 32> padding_seed{};

@@ -45,7 +45,7 @@ struct Limits {
   // The largest honest frame of one position's party is a 256-position challenge, 27 KiB; a
   // party with k positions sends k proof shares of 4.2 KiB in one (the dealer allows it).
   size_t max_frame_bytes = 64 * 1024;
-  size_t max_parties = kMaxPositions;  // positions (and parties) in a session
+  size_t max_positions = kMaxPositions;  // positions in a session (and so parties, and values)
   size_t max_bits = 64;
   size_t max_label_bytes = 1024;  // an application's label, an abort's reason
   size_t max_transcript_label_bytes = kMaxTranscriptLabelBytes;

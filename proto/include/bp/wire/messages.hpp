@@ -52,7 +52,7 @@ struct CreateSessionMsg {
   size_t parties = 1;
   std::string label;
   uint32_t round_timeout_ms = 0;
-  std::vector<PublicKey> allowed_parties;     // empty, or one per party in position order
+  std::vector<PublicKey> allowed_parties;     // empty, or one per party in seat order
   std::optional<KeySignature> operator_auth;  // absent: an anonymous request
   std::string session_id;                     // proposed by the operator; empty: the dealer picks
   std::vector<uint32_t> values_per_party{};   // 1.4: one count per party; empty: one value each
@@ -75,7 +75,7 @@ struct JoinSessionMsg {
 struct JoinedMsg {
   size_t position = 0;
   size_t bits = 64;
-  size_t parties = 1;
+  size_t session_positions = 1;  // every position of the session (the proof's m before padding)
   std::string transcript_label;
   std::vector<uint8_t> resume_token;
   size_t positions = 1;               // 1.4: the seat's positions from `position` on
@@ -93,7 +93,7 @@ struct ManageSessionsMsg {
 inline constexpr size_t kMaxReplicaNameBytes = 128;
 struct SessionSummary {
   std::string session_id;
-  size_t bits = 0, parties = 0, joined = 0;
+  size_t bits = 0, parties = 0, joined = 0;  // parties: seats; joined: seats taken
   std::string phase;
   std::string replica;  // 1.2: the dealer replica running it (empty from a 1.1 dealer)
   friend bool operator==(const SessionSummary&, const SessionSummary&) = default;

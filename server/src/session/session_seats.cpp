@@ -1,0 +1,220 @@
+// The session's seats: who may sit where, a party taking, resuming or losing its seat, the
+// Joined it is told, and which positions blame names as one party. The rounds are in
+// session.cpp, the record in session_persistence.cpp.
+#include <sodium.h>
+
+#include <algorithm>
+
+#include "bp/wire/auth.hpp"
+#include "observability/log.hpp"
+#include "session/refusals.hpp"
+#include "session/session.hpp"
+
+namespace bp::server {
+
+std::vector<size_t> AggregationSession::blame_of_seat(size_t seat) const {
+  std::vector<size_t> out(seats_[seat].shape.positions);
+  for (size_t p = 0; p < out.size(); ++p) out[p] = seats_[seat].shape.first_position + p;
+  return out;
+}
+
+std::vector<size_t> AggregationSession::blame_of_positions(const std::vector<size_t>& positions) const {
+  std::vector<bool> blamed(seats_.size(), false);
+  for (size_t p : positions)
+    if (p < seat_of_position_.size()) blamed[seat_of_position_[p]] = true;
+  std::vector<size_t> out;
+  for (size_t j = 0; j < seats_.size(); ++j)
+    if (blamed[j])
+      for (size_t p : blame_of_seat(j)) out.push_back(p);
+  return out;
+}
+
+std::vector<size_t> AggregationSession::bad_bounded_seats(const std::vector<BitCommitment>& bits) const {
+  std::vector<size_t> bad;
+  if (terms_.bounds.empty()) return bad;
+  for (size_t j = 0; j < seats_.size(); ++j) {
+    const SeatShape& shape = seats_[j].shape;
+    std::vector<CompressedRistretto> positions;
+    for (size_t p = 0; p < shape.positions; ++p) positions.push_back(bits[shape.first_position + p].V_j);
+    if (!value_commitments_of(*env_.pc_gens, positions, terms_.bounds_of(shape))) bad.push_back(j);
+  }
+  return bad;
+}
+
+std::optional<std::string> AggregationSession::misfit(const Seat& seat, uint32_t values) const {
+  // A party before 1.4 says nothing: it brings one value and commits to it unshifted, so it
+  // may only take a seat of one unbounded value.
+  const bool bounded = !terms_.bounds.empty();
+  if (values == 0 && seat.shape.values == 1 && !bounded) return std::nullopt;
+  if (values == 0)
+    return std::string("this seat holds ") +
+           (bounded ? "bounded values" : std::to_string(seat.shape.values) + " values") +
+           ": it needs a party of wire version 1.4 or later";
+  if (values != seat.shape.values)
+    return "this seat holds " + std::to_string(seat.shape.values) + " values; the party brings " +
+           std::to_string(values);
+  return std::nullopt;
+}
+
+wire::JoinedMsg AggregationSession::joined_message(size_t seat, const std::vector<uint8_t>& token) const {
+  const SeatShape& shape = seats_[seat].shape;
+  const auto bounds = terms_.bounds_of(shape);
+  return wire::JoinedMsg{
+      shape.first_position,          params_.n, params_.positions, params_.label, token, shape.positions,
+      {bounds.begin(), bounds.end()}};
+}
+
+bool AggregationSession::from_seat(size_t seat, const std::shared_ptr<PartyLink>& link) const {
+  return seat < seats_.size() && seats_[seat].link == link;
+}
+
+size_t AggregationSession::seats_taken() const {
+  return static_cast<size_t>(std::count_if(seats_.begin(), seats_.end(), [](const Seat& s) { return s.taken; }));
+}
+
+void AggregationSession::resume_seat(size_t index, const std::shared_ptr<PartyLink>& link,
+                                     const std::vector<uint8_t>& token) {
+  Seat& seat = seats_[index];
+  seat.link = link;
+  seat.grace.reset();
+  env_.metrics->party_joined();
+  link->seated(weak_from_this(), index, seat.shape.positions);
+  link->send(frame_of(joined_message(index, token)));
+  if (last_broadcast_) link->send(last_broadcast_);
+  log::info("party resumed its seat", {{"session", id()}, {"position", seat.shape.first_position}, {"epoch", epoch_}});
+}
+
+void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token,
+                                 std::optional<wire::PublicKey> key, std::vector<uint8_t> seat_token, uint32_t values) {
+  auto refuse = [&](const std::string& why) {
+    log::warn("join refused", {{"session", id()}, {"remote", link->peer()}, {"reason", why}});
+    link->send(frame_of(wire::AbortMsg{why, {}}));
+    link->close();
+  };
+  if (std::holds_alternative<Moved>(dealer_)) {
+    // Between a hand-over and the registry forgetting us: the party goes where the session is.
+    link->send(
+        frame_of(wire::AbortMsg{"the session moves to another dealer replica: join again", {}, kReconnectAfterMs}));
+    return link->close();
+  }
+  if (phase() == Phase::Done) {
+    if (!ended_reason_) return refuse(refusal::kSessionEnded);
+    // A party that comes after the abort hears it as the seated ones did: why, and whom.
+    link->send(frame_of(wire::AbortMsg{refusal::one_reason(std::string(refusal::kSessionEnded) + ": " + *ended_reason_),
+                                       ended_blamed_}));
+    return link->close();
+  }
+
+  // Which seat: the key's own position in an allow-list session, else any taken seat that
+  // the resume token opens, else the first free one.
+  std::optional<size_t> position;
+  if (!terms_.allowed.empty()) {
+    if (!key) return refuse("this session admits only the parties it lists: sign the join with your key");
+    const auto it = std::find(terms_.allowed.begin(), terms_.allowed.end(), *key);
+    if (it == terms_.allowed.end()) return refuse("this key is not allowed in the session");
+    position = static_cast<size_t>(it - terms_.allowed.begin());
+    if (auto why = misfit(seats_[*position], values)) return refuse(*why);
+  }
+  // A resume token, or the seat token of a party that never heard its Joined, opens the
+  // seat it names (never another key's).
+  const bool resuming = !token.empty();
+  const auto& presented_token = resuming ? token : seat_token;
+  if (!presented_token.empty()) {
+    const wire::TokenHash presented = wire::hash_resume_token(presented_token);
+    for (size_t j = 0; j < seats_.size(); ++j) {
+      if (position && j != *position) continue;
+      Seat& seat = seats_[j];
+      if (!seat.taken || sodium_memcmp(seat.token_hash.data(), presented.data(), presented.size()) != 0) continue;
+      if (seat.link) {
+        // The party is back before its old connection was seen to drop (they are on
+        // different strands): the token holder takes the seat, the old link is let go.
+        seat.link->close();
+        seat.link.reset();
+        env_.metrics->party_left();
+      }
+      return resume_seat(j, link, presented_token);
+    }
+    if (resuming) return refuse("no vacant seat for this resume token");
+  }
+  if (position && seats_[*position].taken) {
+    if (seats_[*position].link) return refuse("this party has joined already (resume with its token)");
+    // A party that committed and comes back without its token has lost its state (a restart):
+    // it cannot answer the challenges its commitments were given, and is not lying.
+    if (!last_accepted_[*position].empty()) return seat_lost_state(*position, link);
+    // Its key proves who it is: a party that never heard of its seat (the Joined frame was
+    // lost with its connection) takes it again, under a new token.
+    return give_seat(*position, link, key, true, std::move(seat_token));
+  }
+  if (phase() != Phase::Joining) return refuse("the session is full");
+  if (!position) {
+    // The first free seat this party fits (anonymous sessions may mix parties of 1 and k values).
+    std::optional<std::string> why;
+    for (size_t j = 0; j < seats_.size() && !position; ++j) {
+      if (seats_[j].taken) continue;
+      if (auto unfit = misfit(seats_[j], values))
+        why = std::move(unfit);
+      else
+        position = j;
+    }
+    if (!position) return refuse(why ? *why : std::string("the session is full"));
+  }
+  give_seat(*position, link, key, false, std::move(seat_token));
+}
+
+void AggregationSession::seat_lost_state(size_t position, const std::shared_ptr<PartyLink>& link) {
+  // Seated for the abort only: it hears, with the others and once the record holds it, why.
+  Seat& seat = seats_[position];
+  seat.link = link;
+  env_.metrics->party_joined();
+  link->seated(weak_from_this(), position, seat.shape.positions);
+  const size_t first = seat.shape.first_position;
+  abort(AbortKind::LostState,
+        "the party at position " + std::to_string(first) +
+            " came back without its state (it joined again, after committing, without its resume token): "
+            "its commitments cannot be answered, so the session cannot go on",
+        blame_of_seat(position));
+}
+
+void AggregationSession::give_seat(size_t position, const std::shared_ptr<PartyLink>& link,
+                                   const std::optional<wire::PublicKey>& key, bool again, std::vector<uint8_t> token) {
+  if (token.empty()) {  // a party before 1.3 names none: we pick it
+    token.resize(wire::kResumeTokenBytes);
+    randombytes_buf(token.data(), token.size());
+  }
+  Seat& seat = seats_[position];
+  seat.taken = true;
+  seat.link = link;
+  seat.peer = link->peer();
+  seat.token_hash = wire::hash_resume_token(token);
+  seat.grace.reset();
+  publish_progress();
+  env_.metrics->party_joined();
+  // The party hears of its seat only once the record holds it (with its token's hash), so a
+  // replica that takes the session over can seat it again; its connection reads nothing more
+  // until then.
+  persist_then([this, position, link, token = std::move(token), key, again] {
+    announce_seat(position, link, token, key, again);
+  });
+}
+
+void AggregationSession::announce_seat(size_t position, const std::shared_ptr<PartyLink>& link,
+                                       const std::vector<uint8_t>& token, const std::optional<wire::PublicKey>& key,
+                                       bool again) {
+  if (seats_[position].link == link) {
+    link->seated(weak_from_this(), position, seats_[position].shape.positions);
+    link->send(frame_of(joined_message(position, token)));
+    if (again && last_broadcast_) link->send(last_broadcast_);
+    log::info("party joined", {{"session", id()},
+                               {"position", seats_[position].shape.first_position},
+                               {"remote", seats_[position].peer},
+                               {"party_key", key ? wire::public_key_hex(*key) : std::string("anonymous")},
+                               {"positions", seats_[position].shape.positions}});
+  }
+  if (phase() == Phase::BitCommitments && round_open_ != Phase::BitCommitments) {  // every seat is taken
+    start_round();
+    // Parties commit as soon as they are seated; the last one may complete the round.
+    if (std::all_of(inbox_.begin(), inbox_.end(), [](const auto& m) { return m.has_value(); })) complete_round();
+  }
+}
+
+}  // namespace bp::server

@@ -1,0 +1,81 @@
+#include "session/session_terms.hpp"
+
+#include <sodium.h>
+
+#include "bp/mpc/session.hpp"
+
+namespace bp::server {
+
+std::vector<SeatShape> SessionTerms::seat_shapes() const {
+  // One value each unless stated: as many parties as values (a bounded one takes two positions).
+  const size_t parties = !values_per_party.empty() ? values_per_party.size()
+                         : !bounds.empty()         ? bounds.size()
+                                                   : params.positions;
+  std::vector<SeatShape> out(parties);
+  size_t position = 0, value = 0;
+  for (size_t j = 0; j < parties; ++j) {
+    SeatShape& seat = out[j];
+    seat.first_position = position;
+    seat.first_value = value;
+    seat.values = values_per_party.empty() ? 1 : values_per_party[j];
+    seat.positions = bounds.empty() ? seat.values : bounded_positions(std::span(bounds).subspan(value, seat.values));
+    position += seat.positions;
+    value += seat.values;
+  }
+  return out;
+}
+
+std::span<const ValueBounds> SessionTerms::bounds_of(const SeatShape& seat) const {
+  if (bounds.empty()) return {};
+  return std::span(bounds).subspan(seat.first_value, seat.values);
+}
+
+Result<size_t, std::string> positions_of(size_t bits, size_t parties, const std::vector<uint32_t>& values_per_party,
+                                         const std::vector<ValueBounds>& bounds, size_t max_positions) {
+  size_t values = values_per_party.empty() ? parties : 0;
+  for (uint32_t k : values_per_party) values += k;
+  if (!bounds.empty() && bounds.size() != values) return std::string("the bounds name one per value or none");
+  if (!check_bounds(bounds, bits))
+    return "bounds: each min at most its max, and max - min below 2^" + std::to_string(bits) +
+           " (bits covers the widest: the least of 8, 16, 32, 64 that does is " +
+           std::to_string(bits_covering(bounds) ? *bits_covering(bounds) : 64) + ")";
+  const size_t positions = bounds.empty() ? values : bounded_positions(bounds);
+  if (positions > max_positions)
+    return std::to_string(values) + " values take " + std::to_string(positions) +
+           " positions; this dealer holds at most " + std::to_string(max_positions) + " per session";
+  return positions;
+}
+
+wire::DealerCheckpoint first_checkpoint(const SessionTerms& terms) {
+  wire::DealerCheckpoint c;
+  c.bits = terms.params.n;
+  c.positions = terms.params.positions;
+  c.transcript_label = terms.params.label;
+  c.round_timeout_ms = static_cast<uint32_t>(terms.round_timeout.count());
+  c.allowed_parties = terms.allowed;
+  c.owner_key = terms.owner.operator_key;
+  c.owner_address = terms.owner.address;
+  randombytes_buf(c.padding_seed.data(), c.padding_seed.size());
+  c.values_per_party = terms.values_per_party;
+  c.bounds = terms.bounds;
+  c.seats.resize(terms.seat_shapes().size());
+  return c;
+}
+
+std::optional<SessionTerms> terms_of(const std::string& id, const wire::DealerCheckpoint& c) {
+  // The label must be one of this session's, on these terms (mpc's one reader of labels):
+  // a checkpoint stored under another session's row (a damaged record) is refused here.
+  const auto label = mpc::read_session_transcript_label(c.transcript_label, id, c.bits, c.positions);
+  if (!label || label->bounds != c.bounds) return std::nullopt;
+  SessionTerms t;
+  t.id = id;
+  t.params = mpc::SessionParams{c.bits, c.positions, c.transcript_label};
+  t.allowed = c.allowed_parties;
+  t.round_timeout = std::chrono::milliseconds(c.round_timeout_ms);
+  t.owner = SessionOwner{c.owner_key, c.owner_address};
+  t.values_per_party = c.values_per_party;
+  t.bounds = c.bounds;
+  return t;
+}
+
+}  // namespace bp::server

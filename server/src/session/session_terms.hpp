@@ -1,0 +1,62 @@
+// What an operator asked of a session (its terms), fixed for the session's life, and their
+// checkpoint form: the seats and positions they give, the first checkpoint a new session
+// is claimed with, and the terms read back from a checkpoint. Kept apart from the state
+// machine (session.cpp) so a change to what a seat holds starts here.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bp/bounds.hpp"
+#include "bp/errors.hpp"
+#include "bp/mpc/session.hpp"
+#include "bp/wire/checkpoint.hpp"
+#include "bp/wire/codec.hpp"
+
+namespace bp::server {
+
+// Who created a session: an operator key, or (anonymous) nobody but an address. Caps on open
+// sessions count per owner, and only the owner may list or cancel it.
+struct SessionOwner {
+  std::optional<wire::PublicKey> operator_key;
+  std::string address;
+  bool same_as(const SessionOwner& other) const {
+    return operator_key ? operator_key == other.operator_key : !other.operator_key && address == other.address;
+  }
+};
+
+// Where one party sits: its positions (one per value, two for a value with both bounds)
+// and its values, each a contiguous run in the session's order.
+struct SeatShape {
+  size_t first_position = 0, positions = 1;
+  size_t first_value = 0, values = 1;
+};
+
+// What the operator asked for, fixed for the session's life (and kept in its checkpoint).
+struct SessionTerms {
+  std::string id;
+  mpc::SessionParams params;             // params.positions counts positions
+  std::vector<wire::PublicKey> allowed;  // the parties' keys in seat order; empty: anyone (anonymous)
+  std::chrono::milliseconds round_timeout{30000};
+  SessionOwner owner;
+  std::vector<uint32_t> values_per_party{};  // one per party; empty: one value each
+  std::vector<ValueBounds> bounds{};         // one per value; empty: none
+
+  std::vector<SeatShape> seat_shapes() const;
+  std::span<const ValueBounds> bounds_of(const SeatShape& seat) const;
+};
+
+// The session's values and bounds as an operator asked for them: the positions they take,
+// or why they cannot be (bits that do not cover a bound, more positions than `max_positions`).
+Result<size_t, std::string> positions_of(size_t bits, size_t parties, const std::vector<uint32_t>& values_per_party,
+                                         const std::vector<ValueBounds>& bounds, size_t max_positions);
+
+// The checkpoint a new session is claimed with: its terms, free seats and a fresh padding seed.
+wire::DealerCheckpoint first_checkpoint(const SessionTerms& terms);
+// The terms a checkpoint states, if it is a checkpoint of session `id` (its label names it).
+std::optional<SessionTerms> terms_of(const std::string& id, const wire::DealerCheckpoint& checkpoint);
+
+}  // namespace bp::server
