@@ -52,8 +52,8 @@ namespace {
 // The portable formulas under the names four_lane_loops.inc uses, so that its rows are
 // timed by the same compiled loops as the other backends'.
 using Fe4 = Fe;
-using Extended4 = EdwardsPoint;
-using Cached4 = CachedPoint;
+using LaneExtended = EdwardsPoint;
+using LaneCached = CachedPoint;
 Fe fe4_from_lanes(const Fe& a, const Fe&, const Fe&, const Fe&) { return a; }
 Fe fe4_splat(const Fe& a) { return a; }
 BP_INLINE void fe4_mul_to(Fe& out, const Fe& a, const Fe& b) { out = fe_mul(a, b); }

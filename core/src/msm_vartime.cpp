@@ -25,10 +25,10 @@ RistrettoPoint straus_vartime(std::span<const Scalar> scalars, std::span<const R
 }
 
 RistrettoPoint pippenger_vartime(std::span<const Scalar> scalars, std::span<const RistrettoPoint> points) {
-  return pippenger_vartime_mixed({}, {}, scalars, points);
+  return pippenger_mixed_vartime({}, {}, scalars, points);
 }
 
-RistrettoPoint pippenger_vartime_mixed(std::span<const Scalar> fixed_scalars,
+RistrettoPoint pippenger_mixed_vartime(std::span<const Scalar> fixed_scalars,
                                        std::span<const VartimeBaseTable* const> fixed_tables,
                                        std::span<const Scalar> scalars, std::span<const RistrettoPoint> points) {
   const size_t nf = std::min(fixed_scalars.size(), fixed_tables.size());

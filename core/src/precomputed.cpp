@@ -186,7 +186,7 @@ RistrettoPoint multiscalar_mul_vartime(std::span<const Scalar> fixed_scalars,
   // With many points the tables no longer stay in cache and the bucket method, which
   // touches each point once per window in order, often wins.
   if (nf + nd >= kMixedPippengerThreshold && !straus_cheaper(nf, nd))
-    return detail::pippenger_vartime_mixed(fixed_scalars, fixed_tables, scalars, points);
+    return detail::pippenger_mixed_vartime(fixed_scalars, fixed_tables, scalars, points);
   fixed_scalars = fixed_scalars.first(nf);
   fixed_tables = fixed_tables.first(nf);
   scalars = scalars.first(nd);

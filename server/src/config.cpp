@@ -1,7 +1,4 @@
 #include "bp/server/config.hpp"
-#include "bp/wire/tls_profile.hpp"
-
-#include <libpq-fe.h>
 
 #include <boost/asio/ip/address.hpp>
 #include <cctype>
@@ -13,6 +10,9 @@
 #include <sstream>
 #include <thread>
 #include <vector>
+
+#include "bp/wire/tls_profile.hpp"
+#include "record/postgres_connection.hpp"
 
 namespace bp::server {
 namespace {
@@ -268,20 +268,6 @@ std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t\r");
   if (b == std::string::npos) return "";
   return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
-
-// libpq's own parser decides (a URL's user:password@, ?password=, or password=...).
-bool conninfo_has_password(const std::string& conninfo) {
-  if (conninfo.find("://") == std::string::npos && conninfo.find('=') == std::string::npos) return false;  // a file
-  char* err = nullptr;
-  PQconninfoOption* options = PQconninfoParse(conninfo.c_str(), &err);
-  if (err) PQfreemem(err);
-  if (!options) return false;  // malformed: the connection will say why
-  bool found = false;
-  for (auto* o = options; o->keyword; ++o)
-    if (std::string(o->keyword) == "password" && o->val && *o->val) found = true;
-  PQconninfoFree(options);
-  return found;
 }
 
 bool is_loopback(const std::string& host) {

@@ -151,8 +151,8 @@ Fe4 fe4_sq(const Fe4& x) {
 Fe4 fe4_add(const Fe4& x, const Fe4& y) { return each(x, y, fe64_add); }
 Fe4 fe4_sub(const Fe4& x, const Fe4& y) { return each(x, y, fe64_sub); }
 template <class Q>
-Extended4 add(const Extended4& p, const Q& q) {
-  Extended4 r;
+Extended64 add(const Extended64& p, const Q& q) {
+  Extended64 r;
   add_to(r, p, q);
   return r;
 }
@@ -422,7 +422,7 @@ TEST_CASE("every multiscalar multiplication gives the same point on every backen
       out.push_back(detail::pippenger_vartime(scalars, points).compress());
       out.push_back(multiscalar_mul_vartime(fixed_scalars, fixed_tables, other_scalars, other_points).compress());
       out.push_back(
-          detail::pippenger_vartime_mixed(fixed_scalars, fixed_tables, other_scalars, other_points).compress());
+          detail::pippenger_mixed_vartime(fixed_scalars, fixed_tables, other_scalars, other_points).compress());
       out.push_back(multiscalar_mul_vartime(fixed_scalars, shifted_span, other_scalars, other_points).compress());
       if (n <= 200) out.push_back(multiscalar_mul(scalars, points).compress());
       out.push_back(multiscalar_mul(ct_scalars, ct_table_span).compress());

@@ -6,7 +6,7 @@
 #include "bp/hex.hpp"
 #include "bp/random.hpp"
 #include "commands.hpp"
-#include "in_process.hpp"
+#include "../common/in_process.hpp"
 #include "bp/wire/json.hpp"
 
 namespace bp::cli {

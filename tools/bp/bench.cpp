@@ -20,7 +20,7 @@
 #include "bp/range_proof.hpp"
 #include "bp/mpc/session.hpp"
 #include "commands.hpp"
-#include "in_process.hpp"
+#include "../common/in_process.hpp"
 #include "../common/machine.hpp"
 
 namespace bp::cli {

@@ -5,7 +5,7 @@
 #include <thread>
 #include <vector>
 
-#include "../bp/in_process.hpp"
+#include "../common/in_process.hpp"
 #include "bp/json.hpp"
 #include "bp/random.hpp"
 #include "bp/wire/json.hpp"

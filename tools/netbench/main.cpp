@@ -26,7 +26,7 @@
 #include <ctime>
 #include <vector>
 
-#include "../bp/in_process.hpp"
+#include "../common/in_process.hpp"
 #include "../common/machine.hpp"
 #include "in_flight_sweep.hpp"
 #include "modes.hpp"

@@ -25,7 +25,7 @@ RistrettoPoint pippenger_vartime(std::span<const Scalar> scalars, std::span<cons
 class VartimeBaseTable;
 namespace detail {
 // Pippenger with some points given by their precomputed tables (only P itself is used).
-RistrettoPoint pippenger_vartime_mixed(std::span<const Scalar> fixed_scalars,
+RistrettoPoint pippenger_mixed_vartime(std::span<const Scalar> fixed_scalars,
                                        std::span<const VartimeBaseTable* const> fixed_tables,
                                        std::span<const Scalar> scalars, std::span<const RistrettoPoint> points);
 }  // namespace detail

@@ -26,6 +26,10 @@ struct Cached4 {
   Fe4 f;  // lanes Y-X, Y+X, 2d·T, 2·Z
 };
 
+// The shared loops' names for the point types (msm_four_lanes.inc, four_lane_loops.inc).
+using LaneExtended = Extended4;
+using LaneCached = Cached4;
+
 // msm_four_lanes.inc: every Straus term through one addition call site.
 inline constexpr bool kOneAdditionSite = true;
 

@@ -19,7 +19,7 @@ namespace {
 
 // |digit|·P with the sign applied, from entries[k] = (k+1)·P: the portable constant-time
 // selection (every entry read whatever the digit), then a change of radix.
-Affine4 ct_select4(const AffineCached* entries, int8_t digit) {
+Affine64 ct_select4(const AffineCached* entries, int8_t digit) {
   return to_cached4(ct_select(entries, kAffineCachedIdentity, digit));
 }
 

@@ -195,4 +195,17 @@ bool is_postgres_url(const std::string& s) {
   return s.rfind("postgresql://", 0) == 0 || s.rfind("postgres://", 0) == 0 || s.find('=') != std::string::npos;
 }
 
+bool conninfo_has_password(const std::string& conninfo) {
+  if (conninfo.find("://") == std::string::npos && conninfo.find('=') == std::string::npos) return false;  // a file
+  char* err = nullptr;
+  PQconninfoOption* options = PQconninfoParse(conninfo.c_str(), &err);
+  if (err) PQfreemem(err);
+  if (!options) return false;  // malformed: the connection will say why
+  bool found = false;
+  for (auto* o = options; o->keyword; ++o)
+    if (std::string(o->keyword) == "password" && o->val && *o->val) found = true;
+  PQconninfoFree(options);
+  return found;
+}
+
 }  // namespace bp::server

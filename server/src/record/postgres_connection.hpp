@@ -24,4 +24,9 @@ std::unique_ptr<SqlConnection> make_postgres_connection(const PostgresOptions& o
 // string) rather than a SQLite file.
 bool is_postgres_url(const std::string& s);
 
+// Whether a PostgreSQL connection string carries a password (a URL's user:password@,
+// ?password=, or password=...), as libpq's own parser reads it; false for a file name or a
+// string libpq cannot parse (connecting will say why).
+bool conninfo_has_password(const std::string& conninfo);
+
 }  // namespace bp::server
