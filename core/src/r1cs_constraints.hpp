@@ -35,6 +35,11 @@ void r1cs_domain_sep(Transcript& t);
 void r1cs_one_phase_domain_sep(Transcript& t);
 void r1cs_two_phase_domain_sep(Transcript& t);
 
+// The generators of gadget-list proofs: B, B̃, and G, H of a capacity, each built once per
+// process and kept.
+const PedersenGens& r1cs_pedersen();
+const BulletproofGens& r1cs_generators(size_t capacity);
+
 // 1, x, x², ...: the first n powers.
 std::vector<Scalar> powers(const Scalar& x, size_t n);
 size_t next_power_of_two(size_t n);  // at least 1

@@ -6,6 +6,7 @@
 
 #include "bp/decimal.hpp"
 #include "bp/r1cs_gadgets.hpp"
+#include "r1cs_constraints.hpp"
 
 namespace bp {
 
@@ -153,12 +154,15 @@ void GadgetList::append_prefixes(Transcript& transcript) const {
 }
 
 Result<Ok, R1CSError> GadgetList::build(RandomizableConstraintSystem& cs, std::span<const Variable> committed,
-                                        std::optional<std::span<const uint64_t>> values) const {
+                                        std::optional<std::span<const uint64_t>> values,
+                                        const std::function<void(size_t item)>& entering) const {
   if (committed.size() != commitments() || (values && values->size() != commitments()))
     return R1CSError{R1CSErrorKind::GadgetError,
                      "the list takes " + std::to_string(commitments()) + " commitments and values"};
   size_t at = 0;
-  for (const auto& item : items_) {
+  for (size_t index = 0; index < items_.size(); ++index) {
+    const GadgetItem& item = items_[index];
+    if (entering) entering(index);
     const auto V = committed.subspan(at, item.commitments());
     const auto value = [&](size_t j) { return values ? std::optional<uint64_t>((*values)[at + j]) : std::nullopt; };
     Result<Ok, R1CSError> built = Ok{};
@@ -189,14 +193,12 @@ Result<Ok, R1CSError> GadgetList::build(RandomizableConstraintSystem& cs, std::s
   return Ok{};
 }
 
-namespace {
-
-const PedersenGens& pedersen() {
+const PedersenGens& detail::r1cs_pedersen() {
   static const PedersenGens pc;
   return pc;
 }
 
-const BulletproofGens& generators(size_t capacity) {
+const BulletproofGens& detail::r1cs_generators(size_t capacity) {
   static std::mutex mutex;
   static std::map<size_t, std::unique_ptr<BulletproofGens>> cache;
   std::lock_guard lock(mutex);
@@ -204,6 +206,11 @@ const BulletproofGens& generators(size_t capacity) {
   if (!slot) slot = std::make_unique<BulletproofGens>(capacity, 1);
   return *slot;
 }
+
+namespace {
+
+const PedersenGens& pedersen() { return detail::r1cs_pedersen(); }
+const BulletproofGens& generators(size_t capacity) { return detail::r1cs_generators(capacity); }
 
 R1CSError wrong_count(const GadgetList& list, size_t given) {
   return {R1CSErrorKind::GadgetError, "the list " + list.text() + " takes " + std::to_string(list.commitments()) +

@@ -17,6 +17,7 @@
 // first phase, in list order. A list of one item is exactly that gadget's single statement.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -53,9 +54,11 @@ class GadgetList {
   // Each shuffle's transcript prefix, in list order: before the prover or verifier is made.
   void append_prefixes(Transcript& transcript) const;
   // Every item over its slice of `committed` (commitments() of them); the prover gives the
-  // values in the same order, the verifier none.
+  // values in the same order, the verifier none. `entering`, if given, hears each item's
+  // index before the item is built (multiparty: who owns what the item makes).
   Result<Ok, R1CSError> build(RandomizableConstraintSystem& cs, std::span<const Variable> committed,
-                              std::optional<std::span<const uint64_t>> values) const;
+                              std::optional<std::span<const uint64_t>> values,
+                              const std::function<void(size_t item)>& entering = {}) const;
 
  private:
   std::vector<GadgetItem> items_;
