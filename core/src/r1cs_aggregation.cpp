@@ -62,19 +62,20 @@ class SliceSystem final : public RandomizableConstraintSystem {
     a_O[i] = a_L[i] * x;
     return Variable{Variable::Kind::MultiplierRight, i};
   }
-  Result<MultiplierVariables, R1CSError> allocate_multiplier(
-      std::optional<std::pair<Scalar, Scalar>> inputs) override {
+  Result<MultiplierVariables, R1CSError> allocate_multiplier(std::optional<std::pair<Scalar, Scalar>> inputs) override {
     if (owned() && !inputs) return R1CSError{R1CSErrorKind::MissingAssignment, {}};
     return owned() ? push(inputs->first, inputs->second) : push(Scalar::zero(), Scalar::zero());
   }
   void constrain(LinearCombination lc) override {
-    if (!names_known_variables(lc, a_L.size(), v.size())) broken = "a constraint names a variable the system does not have";
+    if (!names_known_variables(lc, a_L.size(), v.size()))
+      broken = "a constraint names a variable the system does not have";
     // Block-diagonal: an item's constraint names only the item's own variables.
     for (const auto& [var, c] : lc.terms()) {
       (void)c;
       if (var.kind == Variable::Kind::One) continue;
-      const size_t holder = var.kind == Variable::Kind::Committed ? (var.index < v.size() ? committed_owner[var.index] : 0)
-                                                                  : (var.index < owner.size() ? owner[var.index] : 0);
+      const size_t holder = var.kind == Variable::Kind::Committed
+                                ? (var.index < v.size() ? committed_owner[var.index] : 0)
+                                : (var.index < owner.size() ? owner[var.index] : 0);
       if (holder != current_) broken = "an item's constraint names another item's variable";
     }
     constraint_owner.push_back(current_);
@@ -369,11 +370,12 @@ Result<R1CSSecondPhaseShare, R1CSError> R1CSPartySlice::second_phase(std::span<c
       !detail::same(own.A_I1, s.first.A_I1) || !detail::same(own.A_O1, s.first.A_O1) ||
       !detail::same(own.S1, s.first.S1))
     return detail::gadget_error("the dealer's round holds another message for this party");
-  const auto A_I1 = detail::sum_of(all, &R1CSFirstPhaseShare::A_I1), A_O1 = detail::sum_of(all, &R1CSFirstPhaseShare::A_O1),
-             S1 = detail::sum_of(all, &R1CSFirstPhaseShare::S1);
+  const auto A_I1 = detail::sum_of(all, &R1CSFirstPhaseShare::A_I1),
+             A_O1 = detail::sum_of(all, &R1CSFirstPhaseShare::A_O1), S1 = detail::sum_of(all, &R1CSFirstPhaseShare::S1);
   if (!A_I1 || !A_O1 || !S1) return R1CSError{R1CSErrorKind::FormatError, "a first-phase point does not decode"};
   for (const auto& point : V)
-    if (!RistrettoPoint::decompress(point)) return R1CSError{R1CSErrorKind::FormatError, "a commitment does not decode"};
+    if (!RistrettoPoint::decompress(point))
+      return R1CSError{R1CSErrorKind::FormatError, "a commitment does not decode"};
   if (auto done = s.replay->second_phase(V, *A_I1, *A_O1, *S1); !done) return done.error();
   if (!s.replay->system.own_constraints_hold())
     return detail::gadget_error("the values do not satisfy " + s.list.items()[s.item].text());
@@ -418,7 +420,8 @@ Result<R1CSPolyShare, R1CSError> R1CSPartySlice::poly(std::span<const R1CSSecond
       !detail::same(own.S2, s.second.S2))
     return detail::gadget_error("the dealer's round holds another message for this party");
   const auto A_I2 = detail::sum_of(all, &R1CSSecondPhaseShare::A_I2),
-             A_O2 = detail::sum_of(all, &R1CSSecondPhaseShare::A_O2), S2 = detail::sum_of(all, &R1CSSecondPhaseShare::S2);
+             A_O2 = detail::sum_of(all, &R1CSSecondPhaseShare::A_O2),
+             S2 = detail::sum_of(all, &R1CSSecondPhaseShare::S2);
   if (!A_I2 || !A_O2 || !S2) return R1CSError{R1CSErrorKind::FormatError, "a second-phase point does not decode"};
   auto& r = *s.replay;
   if (auto done = r.challenges_yz(*A_I2, *A_O2, *S2); !done) return done.error();
@@ -486,7 +489,6 @@ Result<R1CSProofShare, R1CSError> R1CSPartySlice::share(std::span<const R1CSPoly
   return out;
 }
 
-
 namespace {
 
 // One party's shares against its own commitments (the audit, when the whole proof fails):
@@ -547,9 +549,9 @@ bool shares_fit(const detail::Replay& r, size_t k, std::span<const size_t> mine,
   }
   scalars.push_back(share.e_blinding);
   points.push_back(pc.B_blinding);
-  const std::pair<Scalar, const CompressedRistretto*> sides[] = {
-      {-x, &first.A_I1}, {-x2, &first.A_O1}, {-x3, &first.S1},
-      {-x * u, &second.A_I2}, {-x2 * u, &second.A_O2}, {-x3 * u, &second.S2}};
+  const std::pair<Scalar, const CompressedRistretto*> sides[] = {{-x, &first.A_I1},       {-x2, &first.A_O1},
+                                                                 {-x3, &first.S1},        {-x * u, &second.A_I2},
+                                                                 {-x2 * u, &second.A_O2}, {-x3 * u, &second.S2}};
   for (const auto& [scalar, point] : sides)
     if (!add(scalar, *point)) return false;
   return multiscalar_mul_vartime(scalars, points) == RistrettoPoint::identity();

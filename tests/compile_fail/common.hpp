@@ -6,6 +6,7 @@
 
 #include "bp/mpc/dealer.hpp"
 #include "bp/mpc/party.hpp"
+#include "bp/mpc/r1cs.hpp"
 
 inline bp::mpc::PartyAwaitingPosition make_party() {
   static const bp::BulletproofGens gens(8, 1);
@@ -17,4 +18,13 @@ inline bp::mpc::DealerAwaitingBitCommitments make_dealer() {
   static const bp::BulletproofGens gens(8, 1);
   static const bp::PedersenGens pc;
   return std::move(*bp::mpc::DealerAwaitingBitCommitments::create(gens, pc, {8, 1, "compile"}));
+}
+
+inline bp::mpc::R1CSPartyAwaitingSeat make_r1cs_party() {
+  return std::move(
+      *bp::mpc::R1CSPartyAwaitingSeat::create(bp::GadgetList::parse("range:8")->items()[0], {1}, {bp::Scalar::one()}));
+}
+
+inline bp::mpc::R1CSDealerAwaitingFirstPhases make_r1cs_dealer() {
+  return std::move(*bp::mpc::R1CSDealerAwaitingFirstPhases::create(*bp::GadgetList::parse("range:8"), "compile"));
 }

@@ -10,5 +10,17 @@ int main() {
   auto d2 = std::move(d1->first).receive_poly_commitments({r2->second});
   auto r3 = std::move(r2->first).apply_challenge(d2->second);
   auto result = std::move(d2->first).receive_shares({r3->second});
-  return result.ok() && r3->first.check_result(*result).ok() ? 0 : 1;
+  if (!result.ok() || !r3->first.check_result(*result).ok()) return 1;
+
+  // The constraint-system sessions' states, the same way.
+  const auto list = *bp::GadgetList::parse("range:8");
+  auto seat = std::move(make_r1cs_party()).take_seat(list, 0, "compile");
+  auto e1 = std::move(make_r1cs_dealer()).receive({seat->second});
+  auto s2 = std::move(seat->first).apply(std::span(&seat->second, 1));
+  auto e2 = std::move(*e1).receive({s2->second});
+  auto s3 = std::move(s2->first).apply(std::span(&s2->second, 1));
+  auto e3 = std::move(*e2).receive({s3->second});
+  auto s4 = std::move(s3->first).apply(std::span(&s3->second, 1));
+  auto proof = std::move(*e3).receive({s4->second});
+  return proof.ok() && s4->first.check_result(proof->commitments, proof->proof).ok() ? 0 : 1;
 }

@@ -70,8 +70,8 @@ TEST_CASE("parties proving their own items give one proof of the whole list") {
     std::vector<std::vector<uint64_t>> values;
   };
   const std::vector<Case> cases = {
-      {"range:32;range:8", {{4000000000}, {255}}},                           // first phase only: a version-0 proof
-      {"shuffle:3;shuffle:2", {{5, 6, 7, 7, 5, 6}, {1, 2, 2, 1}}},           // second phase only
+      {"range:32;range:8", {{4000000000}, {255}}},                             // first phase only: a version-0 proof
+      {"shuffle:3;shuffle:2", {{5, 6, 7, 7, 5, 6}, {1, 2, 2, 1}}},             // second phase only
       {"range:16;shuffle:3;sum:2", {{65535}, {9, 8, 7, 7, 9, 8}, {3, 4, 7}}},  // both, and a third party
       {"member:1|5|10;geq:8", {{5}, {200, 199}}},
   };

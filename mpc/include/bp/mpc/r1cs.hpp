@@ -1,0 +1,148 @@
+// Multiparty constraint-system proofs as type-states (the math: bp/r1cs_aggregation.hpp).
+// A session is a gadget list, one item per seat; the party in seat j proves item j over its
+// own values. Party:
+//
+//   R1CSPartyAwaitingSeat --take_seat(list, j, label)--> R1CSPartyAwaitingFirstPhases + R1CSFirstPhaseShare
+//   R1CSPartyAwaitingFirstPhases --apply(every first-phase message)--> ...SecondPhases + R1CSSecondPhaseShare
+//   R1CSPartyAwaitingSecondPhases --apply(every second-phase message)--> ...Polys + R1CSPolyShare
+//   R1CSPartyAwaitingPolys --apply(every poly message)--> R1CSPartyAwaitingResult + R1CSProofShare
+//
+// Dealer:
+//
+//   R1CSDealerAwaitingFirstPhases --receive--> ...SecondPhases --receive--> ...Polys --receive-->
+//   R1CSDealerAwaitingShares --receive--> R1CSAggregate (checked) or blame
+//
+// As for ranges, every state is move-only, every transition &&-qualified (a step cannot be
+// skipped, repeated or taken from a copy) and a moved-from state answers ConsumedState. The
+// party pins its gadget: a seat whose item is another gadget is refused before anything is
+// sent, whatever the values are; it recomputes every challenge from the messages, and a
+// round that misquotes its own message is MaliciousDealer. Blame names seats (items).
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bp/mpc/errors.hpp"
+#include "bp/r1cs_aggregation.hpp"
+
+namespace bp::mpc {
+
+namespace detail {
+struct R1CSPartyHold;
+struct R1CSDealerHold;
+}  // namespace detail
+
+class R1CSPartyAwaitingFirstPhases;
+class R1CSPartyAwaitingSecondPhases;
+class R1CSPartyAwaitingPolys;
+class R1CSPartyAwaitingResult;
+
+#define BP_MPC_MOVE_ONLY(Class)                 \
+  Class(Class&&) noexcept;                      \
+  Class& operator=(Class&&) noexcept;           \
+  Class(const Class&) = delete;                 \
+  Class& operator=(const Class&) = delete;      \
+  ~Class();                                     \
+                                                \
+ private:                                       \
+  explicit Class(std::unique_ptr<detail::R1CSPartyHold> s); \
+  std::unique_ptr<detail::R1CSPartyHold> s_
+
+class R1CSPartyAwaitingSeat {
+ public:
+  // The gadget the party states (one item, as a list reads it), its values and blindings
+  // (one per commitment of the gadget; the blindings are copied and wiped with the state).
+  // Refuses values that do not satisfy the gadget, before anything is sent.
+  static MpcResult<R1CSPartyAwaitingSeat> create(const GadgetItem& gadget, std::vector<uint64_t> values,
+                                                 std::vector<Scalar> blindings);
+  // Seat `item` of the session's list, under the session's transcript label.
+  MpcResult<std::pair<R1CSPartyAwaitingFirstPhases, R1CSFirstPhaseShare>> take_seat(const GadgetList& list,
+                                                                                    size_t item,
+                                                                                    std::string label) &&;
+  BP_MPC_MOVE_ONLY(R1CSPartyAwaitingSeat);
+};
+
+class R1CSPartyAwaitingFirstPhases {
+ public:
+  MpcResult<std::pair<R1CSPartyAwaitingSecondPhases, R1CSSecondPhaseShare>> apply(
+      std::span<const R1CSFirstPhaseShare> all) &&;
+  BP_MPC_MOVE_ONLY(R1CSPartyAwaitingFirstPhases);
+  friend class R1CSPartyAwaitingSeat;
+};
+
+class R1CSPartyAwaitingSecondPhases {
+ public:
+  MpcResult<std::pair<R1CSPartyAwaitingPolys, R1CSPolyShare>> apply(std::span<const R1CSSecondPhaseShare> all) &&;
+  BP_MPC_MOVE_ONLY(R1CSPartyAwaitingSecondPhases);
+  friend class R1CSPartyAwaitingFirstPhases;
+};
+
+class R1CSPartyAwaitingPolys {
+ public:
+  MpcResult<std::pair<R1CSPartyAwaitingResult, R1CSProofShare>> apply(std::span<const R1CSPolyShare> all) &&;
+  BP_MPC_MOVE_ONLY(R1CSPartyAwaitingPolys);
+  friend class R1CSPartyAwaitingSecondPhases;
+};
+
+class R1CSPartyAwaitingResult {
+ public:
+  // The dealer's result is a proof of the session's list under its label, and holds this
+  // party's commitments in its seat's place.
+  MpcResult<Ok> check_result(std::span<const CompressedRistretto> commitments, const R1CSProof& proof) const;
+  BP_MPC_MOVE_ONLY(R1CSPartyAwaitingResult);
+  friend class R1CSPartyAwaitingPolys;
+};
+
+#undef BP_MPC_MOVE_ONLY
+
+class R1CSDealerAwaitingSecondPhases;
+class R1CSDealerAwaitingPolys;
+class R1CSDealerAwaitingShares;
+
+#define BP_MPC_MOVE_ONLY(Class)                  \
+  Class(Class&&) noexcept;                       \
+  Class& operator=(Class&&) noexcept;            \
+  Class(const Class&) = delete;                  \
+  Class& operator=(const Class&) = delete;       \
+  ~Class();                                      \
+                                                 \
+ private:                                        \
+  explicit Class(std::unique_ptr<detail::R1CSDealerHold> s); \
+  std::unique_ptr<detail::R1CSDealerHold> s_
+
+class R1CSDealerAwaitingFirstPhases {
+ public:
+  static MpcResult<R1CSDealerAwaitingFirstPhases> create(GadgetList list, std::string label);
+  // Every seat's message, in seat order; what goes back to every party is the same set.
+  MpcResult<R1CSDealerAwaitingSecondPhases> receive(std::vector<R1CSFirstPhaseShare> all) &&;
+  BP_MPC_MOVE_ONLY(R1CSDealerAwaitingFirstPhases);
+};
+
+class R1CSDealerAwaitingSecondPhases {
+ public:
+  MpcResult<R1CSDealerAwaitingPolys> receive(std::vector<R1CSSecondPhaseShare> all) &&;
+  BP_MPC_MOVE_ONLY(R1CSDealerAwaitingSecondPhases);
+  friend class R1CSDealerAwaitingFirstPhases;
+};
+
+class R1CSDealerAwaitingPolys {
+ public:
+  MpcResult<R1CSDealerAwaitingShares> receive(std::vector<R1CSPolyShare> all) &&;
+  BP_MPC_MOVE_ONLY(R1CSDealerAwaitingPolys);
+  friend class R1CSDealerAwaitingSecondPhases;
+};
+
+class R1CSDealerAwaitingShares {
+ public:
+  // The proof, checked; or the seats whose messages do not fit their own commitments.
+  MpcResult<R1CSAggregate> receive(std::vector<R1CSProofShare> all) &&;
+  BP_MPC_MOVE_ONLY(R1CSDealerAwaitingShares);
+  friend class R1CSDealerAwaitingPolys;
+};
+
+#undef BP_MPC_MOVE_ONLY
+
+}  // namespace bp::mpc

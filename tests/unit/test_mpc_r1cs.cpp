@@ -1,0 +1,137 @@
+// The constraint-system sessions' type-states (bp/mpc/r1cs.hpp): seats proving their own
+// gadgets through a dealer that only forwards and sums; a party that pins its gadget and
+// refuses another seat the same way whatever its values; a misquoted round; blame by seat.
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "bp/mpc/r1cs.hpp"
+#include "bp/random.hpp"
+
+using namespace bp;
+using namespace bp::mpc;
+
+namespace {
+
+GadgetItem gadget(const char* text) { return GadgetList::parse(text)->items()[0]; }
+
+std::vector<Scalar> blindings(size_t n) {
+  SystemRandom rng;
+  std::vector<Scalar> out;
+  for (size_t j = 0; j < n; ++j) out.push_back(Scalar::random(rng));
+  return out;
+}
+
+struct Session {
+  GadgetList list;
+  std::string label = "bp-r1cs test session";
+  std::vector<std::vector<uint64_t>> values;
+};
+
+// The whole session; `tamper` may change the shares before the dealer sees them.
+MpcResult<R1CSAggregate> run(const Session& s, void (*tamper)(std::vector<R1CSProofShare>&) = nullptr) {
+  std::vector<R1CSPartyAwaitingFirstPhases> seated;
+  std::vector<R1CSFirstPhaseShare> first;
+  for (size_t k = 0; k < s.values.size(); ++k) {
+    auto party = R1CSPartyAwaitingSeat::create(s.list.items()[k], s.values[k], blindings(s.values[k].size()));
+    REQUIRE(party);
+    auto seat = std::move(*party).take_seat(s.list, k, s.label);
+    REQUIRE(seat);
+    seated.push_back(std::move(seat->first));
+    first.push_back(std::move(seat->second));
+  }
+  auto dealer = R1CSDealerAwaitingFirstPhases::create(s.list, s.label);
+  REQUIRE(dealer);
+  auto d1 = std::move(*dealer).receive(first);
+  REQUIRE(d1);
+  std::vector<R1CSPartyAwaitingSecondPhases> p2;
+  std::vector<R1CSSecondPhaseShare> second;
+  for (auto& p : seated) {
+    auto next = std::move(p).apply(first);
+    REQUIRE(next);
+    p2.push_back(std::move(next->first));
+    second.push_back(next->second);
+  }
+  auto d2 = std::move(*d1).receive(second);
+  REQUIRE(d2);
+  std::vector<R1CSPartyAwaitingPolys> p3;
+  std::vector<R1CSPolyShare> poly;
+  for (auto& p : p2) {
+    auto next = std::move(p).apply(second);
+    REQUIRE(next);
+    p3.push_back(std::move(next->first));
+    poly.push_back(next->second);
+  }
+  auto d3 = std::move(*d2).receive(poly);
+  REQUIRE(d3);
+  std::vector<R1CSPartyAwaitingResult> done;
+  std::vector<R1CSProofShare> shares;
+  for (auto& p : p3) {
+    auto next = std::move(p).apply(poly);
+    REQUIRE(next);
+    done.push_back(std::move(next->first));
+    shares.push_back(next->second);
+  }
+  if (tamper) tamper(shares);
+  auto result = std::move(*d3).receive(shares);
+  if (result)
+    for (const auto& p : done) CHECK(p.check_result(result->commitments, result->proof));
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("seats of a gadget list prove their own gadgets and get one proof of the list") {
+  const Session s{*GadgetList::parse("shuffle:3;range:64;geq:16"), "bp-r1cs test session",
+                  {{10, 20, 30, 30, 10, 20}, {18446744073709551615ull}, {40000, 39999}}};
+  auto result = run(s);
+  REQUIRE(result);
+  CHECK(verify_gadget_list(s.list, s.label, result->commitments, result->proof));
+}
+
+TEST_CASE("a seat whose share does not fit its own commitments is blamed") {
+  const Session s{*GadgetList::parse("range:8;range:8;range:8"), "blame", {{1}, {2}, {3}}};
+  auto result = run(s, [](std::vector<R1CSProofShare>& shares) { shares[1].e_blinding += Scalar::one(); });
+  REQUIRE_FALSE(result);
+  CHECK(result.error().kind == MpcErrorKind::MalformedProofShares);
+  CHECK(result.error().blamed == std::vector<size_t>{1});
+}
+
+TEST_CASE("a party pins its gadget: another seat is refused the same way whatever its values") {
+  const auto list = *GadgetList::parse("range:16;range:8");
+  std::vector<std::string> refusals;
+  for (uint64_t v : {0u, 200u}) {
+    auto party = R1CSPartyAwaitingSeat::create(gadget("range:8"), {v}, blindings(1));
+    REQUIRE(party);
+    auto seat = std::move(*party).take_seat(list, 0, "x");
+    REQUIRE_FALSE(seat);
+    CHECK(seat.error().kind == MpcErrorKind::InvalidParameters);
+    refusals.push_back(seat.error().detail);
+  }
+  CHECK(refusals[0] == refusals[1]);
+  // A false statement is refused before any seat: its own values, its own business.
+  auto outside = R1CSPartyAwaitingSeat::create(gadget("range:8"), {256}, blindings(1));
+  REQUIRE_FALSE(outside);
+  CHECK(outside.error().kind == MpcErrorKind::ValueOutOfRange);
+  auto not_a_shuffle = R1CSPartyAwaitingSeat::create(gadget("shuffle:2"), {1, 2, 3, 4}, blindings(4));
+  REQUIRE_FALSE(not_a_shuffle);
+  CHECK(not_a_shuffle.error().kind == MpcErrorKind::ValueOutOfRange);
+}
+
+TEST_CASE("a round that misquotes the party's own message is the dealer's doing") {
+  const auto list = *GadgetList::parse("range:8;range:8");
+  auto a = R1CSPartyAwaitingSeat::create(gadget("range:8"), {5}, blindings(1));
+  auto b = R1CSPartyAwaitingSeat::create(gadget("range:8"), {6}, blindings(1));
+  auto sa = std::move(*a).take_seat(list, 0, "x");
+  auto sb = std::move(*b).take_seat(list, 1, "x");
+  REQUIRE(sa);
+  REQUIRE(sb);
+  std::vector<R1CSFirstPhaseShare> misquoted{sb->second, sb->second};
+  auto next = std::move(sa->first).apply(misquoted);
+  REQUIRE_FALSE(next);
+  CHECK(next.error().kind == MpcErrorKind::MaliciousDealer);
+  auto dealer = R1CSDealerAwaitingFirstPhases::create(list, "x");
+  auto d1 = std::move(*dealer).receive({sa->second});
+  REQUIRE_FALSE(d1);
+  CHECK(d1.error().kind == MpcErrorKind::WrongNumBitCommitments);
+}
