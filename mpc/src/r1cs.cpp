@@ -41,20 +41,23 @@ MpcError consumed() { return {MpcErrorKind::ConsumedState, {}, "this protocol st
 // constraint (checked before it sent anything, so only for challenges that differ) is its own.
 MpcError from_round(const R1CSError& e) {
   const bool own = e.detail.rfind("the values do not satisfy", 0) == 0;
-  return {own ? MpcErrorKind::ValueOutOfRange : MpcErrorKind::MaliciousDealer, {},
+  return {own ? MpcErrorKind::ValueOutOfRange : MpcErrorKind::MaliciousDealer,
+          {},
           std::string(describe(e.kind)) + ": " + e.detail};
 }
 // Before it is seated: its own statement, or the terms.
 MpcError from_seat(const R1CSError& e) {
   const bool own = e.detail.rfind("the values do not satisfy", 0) == 0;
-  return {own ? MpcErrorKind::ValueOutOfRange : MpcErrorKind::InvalidParameters, {},
+  return {own ? MpcErrorKind::ValueOutOfRange : MpcErrorKind::InvalidParameters,
+          {},
           std::string(describe(e.kind)) + ": " + e.detail};
 }
 
 template <class Message>
 MpcResult<Ok> one_per_seat(const GadgetList& list, const std::vector<Message>& all, MpcErrorKind kind) {
   if (all.size() != list.items().size())
-    return MpcError{kind, {}, "got " + std::to_string(all.size()) + " for " + std::to_string(list.items().size()) + " seats"};
+    return MpcError{
+        kind, {}, "got " + std::to_string(all.size()) + " for " + std::to_string(list.items().size()) + " seats"};
   return Ok{};
 }
 
@@ -83,10 +86,10 @@ std::vector<CompressedRistretto> poly_points(const R1CSPolyShare& m) { return {m
 
 }  // namespace
 
-#define BP_MPC_MOVES(Class, Hold)                                                 \
-  Class::Class(std::unique_ptr<detail::Hold> s) : s_(std::move(s)) {}             \
-  Class::Class(Class&&) noexcept = default;                                       \
-  Class& Class::operator=(Class&&) noexcept = default;                            \
+#define BP_MPC_MOVES(Class, Hold)                                     \
+  Class::Class(std::unique_ptr<detail::Hold> s) : s_(std::move(s)) {} \
+  Class::Class(Class&&) noexcept = default;                           \
+  Class& Class::operator=(Class&&) noexcept = default;                \
   Class::~Class() = default;
 
 BP_MPC_MOVES(R1CSPartyAwaitingSeat, R1CSPartyHold)
@@ -123,9 +126,10 @@ MpcResult<std::pair<R1CSPartyAwaitingFirstPhases, R1CSFirstPhaseShare>> R1CSPart
   if (!s_) return consumed();
   // Public terms only: the same answer whatever the values are.
   if (item >= list.items().size() || list.items()[item].text() != s_->gadget.text())
-    return MpcError{MpcErrorKind::InvalidParameters, {},
-                    "seat " + std::to_string(item) + " of " + list.text() + " is not this party's " +
-                        s_->gadget.text()};
+    return MpcError{
+        MpcErrorKind::InvalidParameters,
+        {},
+        "seat " + std::to_string(item) + " of " + list.text() + " is not this party's " + s_->gadget.text()};
   auto slice = R1CSPartySlice::create(list, item, label, s_->values, s_->blindings);
   if (!slice) return from_seat(slice.error());
   auto first = slice->first_phase();

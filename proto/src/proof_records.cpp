@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <deque>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <thread>
 
 #include "bp/hex.hpp"
 
@@ -61,8 +63,11 @@ Result<ProofRecord, std::string> parse_proof_record(std::string_view text) {
   return record;
 }
 
-Result<std::vector<ProofRecord>, std::string> parse_proof_records(std::string_view text, size_t max_records) {
-  std::vector<ProofRecord> records;
+Result<std::vector<ProofRecord>, std::string> parse_proof_records(std::string_view text, size_t max_records,
+                                                                  unsigned threads) {
+  // The lines first (a scan), then the objects, on `threads` threads: JSON and hex are most
+  // of what a large batch does before its proofs are checked in parallel.
+  std::vector<std::pair<size_t, std::string_view>> lines;  // line number, text
   size_t line_number = 0;
   while (!text.empty()) {
     const size_t end = std::min(text.find('\n'), text.size());
@@ -70,10 +75,24 @@ Result<std::vector<ProofRecord>, std::string> parse_proof_records(std::string_vi
     text.remove_prefix(std::min(end + 1, text.size()));
     ++line_number;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    if (records.size() == max_records) return "more than " + std::to_string(max_records) + " proofs";
-    auto record = parse_proof_record(line);
-    if (!record) return "line " + std::to_string(line_number) + ": " + record.error();
-    records.push_back(std::move(*record));
+    if (lines.size() == max_records) return "more than " + std::to_string(max_records) + " proofs";
+    lines.emplace_back(line_number, line);
+  }
+  std::vector<std::optional<Result<ProofRecord, std::string>>> parsed(lines.size());
+  threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(std::max<size_t>(1, lines.size() / 64))));
+  const auto parse_part = [&](unsigned t) {
+    for (size_t k = lines.size() * t / threads; k < lines.size() * (t + 1) / threads; ++k)
+      parsed[k] = parse_proof_record(lines[k].second);
+  };
+  std::vector<std::thread> workers;
+  for (unsigned t = 1; t < threads; ++t) workers.emplace_back(parse_part, t);
+  parse_part(0);
+  for (auto& w : workers) w.join();
+  std::vector<ProofRecord> records;
+  records.reserve(parsed.size());
+  for (size_t k = 0; k < parsed.size(); ++k) {
+    if (!*parsed[k]) return "line " + std::to_string(lines[k].first) + ": " + parsed[k]->error();
+    records.push_back(std::move(**parsed[k]));
   }
   return records;
 }

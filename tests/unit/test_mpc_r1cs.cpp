@@ -82,7 +82,8 @@ MpcResult<R1CSAggregate> run(const Session& s, void (*tamper)(std::vector<R1CSPr
 }  // namespace
 
 TEST_CASE("seats of a gadget list prove their own gadgets and get one proof of the list") {
-  const Session s{*GadgetList::parse("shuffle:3;range:64;geq:16"), "bp-r1cs test session",
+  const Session s{*GadgetList::parse("shuffle:3;range:64;geq:16"),
+                  "bp-r1cs test session",
                   {{10, 20, 30, 30, 10, 20}, {18446744073709551615ull}, {40000, 39999}}};
   auto result = run(s);
   REQUIRE(result);

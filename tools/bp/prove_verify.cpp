@@ -3,6 +3,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <sstream>
 #include <thread>
 #include <string>
 #include <vector>
@@ -67,20 +68,20 @@ int run_prove(int argc, char** argv) {
 // bp verify --batch FILE: every proof of a JSON-lines file in one batch verification.
 int run_verify_batch(const Args& args) {
   const std::string path = args.required("batch");
-  std::string text;
+  const unsigned threads = args.has("threads") ? static_cast<unsigned>(parse_u64(args.required("threads"), "--threads"))
+                                               : std::max(1u, std::thread::hardware_concurrency());
+  std::ostringstream text;
   if (path == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    text << std::cin.rdbuf();
   } else {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw UsageError("cannot read " + path);
-    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    text << in.rdbuf();
   }
-  auto records = wire::parse_proof_records(text, 1000000);
+  auto records = wire::parse_proof_records(text.str(), 1000000, threads);
   if (!records) throw UsageError(path + ": " + records.error());
   size_t max_m = 1;
   for (const auto& r : *records) max_m = std::max(max_m, r.positions());
-  const unsigned threads = args.has("threads") ? static_cast<unsigned>(parse_u64(args.required("threads"), "--threads"))
-                                               : std::max(1u, std::thread::hardware_concurrency());
   const BulletproofGens bp_gens(64, max_m);
   const PedersenGens pc_gens;
   const auto outcome = wire::verify_records(*records, bp_gens, pc_gens, threads);

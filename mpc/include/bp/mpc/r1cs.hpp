@@ -40,14 +40,14 @@ class R1CSPartyAwaitingSecondPhases;
 class R1CSPartyAwaitingPolys;
 class R1CSPartyAwaitingResult;
 
-#define BP_MPC_MOVE_ONLY(Class)                 \
-  Class(Class&&) noexcept;                      \
-  Class& operator=(Class&&) noexcept;           \
-  Class(const Class&) = delete;                 \
-  Class& operator=(const Class&) = delete;      \
-  ~Class();                                     \
-                                                \
- private:                                       \
+#define BP_MPC_MOVE_ONLY(Class)                             \
+  Class(Class&&) noexcept;                                  \
+  Class& operator=(Class&&) noexcept;                       \
+  Class(const Class&) = delete;                             \
+  Class& operator=(const Class&) = delete;                  \
+  ~Class();                                                 \
+                                                            \
+ private:                                                   \
   explicit Class(std::unique_ptr<detail::R1CSPartyHold> s); \
   std::unique_ptr<detail::R1CSPartyHold> s_
 
@@ -59,8 +59,7 @@ class R1CSPartyAwaitingSeat {
   static MpcResult<R1CSPartyAwaitingSeat> create(const GadgetItem& gadget, std::vector<uint64_t> values,
                                                  std::vector<Scalar> blindings);
   // Seat `item` of the session's list, under the session's transcript label.
-  MpcResult<std::pair<R1CSPartyAwaitingFirstPhases, R1CSFirstPhaseShare>> take_seat(const GadgetList& list,
-                                                                                    size_t item,
+  MpcResult<std::pair<R1CSPartyAwaitingFirstPhases, R1CSFirstPhaseShare>> take_seat(const GadgetList& list, size_t item,
                                                                                     std::string label) &&;
   BP_MPC_MOVE_ONLY(R1CSPartyAwaitingSeat);
 };
@@ -102,14 +101,14 @@ class R1CSDealerAwaitingSecondPhases;
 class R1CSDealerAwaitingPolys;
 class R1CSDealerAwaitingShares;
 
-#define BP_MPC_MOVE_ONLY(Class)                  \
-  Class(Class&&) noexcept;                       \
-  Class& operator=(Class&&) noexcept;            \
-  Class(const Class&) = delete;                  \
-  Class& operator=(const Class&) = delete;       \
-  ~Class();                                      \
-                                                 \
- private:                                        \
+#define BP_MPC_MOVE_ONLY(Class)                              \
+  Class(Class&&) noexcept;                                   \
+  Class& operator=(Class&&) noexcept;                        \
+  Class(const Class&) = delete;                              \
+  Class& operator=(const Class&) = delete;                   \
+  ~Class();                                                  \
+                                                             \
+ private:                                                    \
   explicit Class(std::unique_ptr<detail::R1CSDealerHold> s); \
   std::unique_ptr<detail::R1CSDealerHold> s_
 

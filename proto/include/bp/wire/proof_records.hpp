@@ -31,9 +31,10 @@ struct ProofRecord {
 // One JSON object; the reason on failure ("commitments: not 32 bytes of hex", ...).
 Result<ProofRecord, std::string> parse_proof_record(std::string_view json);
 
-// Records per line of `text` (blank lines skipped). At most `max_records`; on the first bad
-// line, the reason names the line.
-Result<std::vector<ProofRecord>, std::string> parse_proof_records(std::string_view text, size_t max_records);
+// Records per line of `text` (blank lines skipped), parsed on up to `threads` threads (one
+// per 64 lines at most). At most `max_records`; on the first bad line, the reason names it.
+Result<std::vector<ProofRecord>, std::string> parse_proof_records(std::string_view text, size_t max_records,
+                                                                  unsigned threads = 1);
 
 // A session's outcome as the dealer records it ({"status":"completed"|"aborted", ...}, see
 // docs/operations.md): the signed result (with its padding positions and attestation), or
