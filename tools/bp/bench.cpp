@@ -12,6 +12,7 @@
 
 #include "args.hpp"
 #include "bench_primitives.hpp"
+#include "bench_proofs.hpp"
 #include "bench_timing.hpp"
 #include "bp/json.hpp"
 #include "bp/backend.hpp"
@@ -116,54 +117,6 @@ std::vector<Backend> supported_backends() {
   for (Backend b : kBackends)
     if (backend_supported(b)) out.push_back(b);
   return out;
-}
-
-// m random values of n bits and their blindings.
-struct Witness {
-  std::vector<uint64_t> values;
-  std::vector<Scalar> blindings;
-};
-Witness random_witness(size_t n, size_t m) {
-  SystemRandom rng;
-  Witness w{std::vector<uint64_t>(m), std::vector<Scalar>(m)};
-  for (size_t j = 0; j < m; ++j) {
-    randombytes_buf(&w.values[j], sizeof w.values[j]);
-    if (n < 64) w.values[j] &= (uint64_t{1} << n) - 1;
-    w.blindings[j] = Scalar::random(rng);
-  }
-  return w;
-}
-
-// `count` proofs of m values of n bits, each under its own label.
-struct ProofSet {
-  std::vector<RangeProof> proofs;
-  std::vector<std::vector<CompressedRistretto>> commitments;
-};
-ProofSet make_proofs(const BulletproofGens& bp_gens, const PedersenGens& pc_gens, size_t n, size_t m, size_t count) {
-  ProofSet set;
-  for (size_t k = 0; k < count; ++k) {
-    const auto [values, blindings] = random_witness(n, m);
-    Transcript t("bench batch " + std::to_string(k));
-    auto proved = RangeProof::prove_multiple(bp_gens, pc_gens, t, values, blindings, n);
-    if (!proved) std::abort();
-    set.proofs.push_back(std::move(proved->proof));
-    set.commitments.push_back(std::move(proved->commitments));
-  }
-  return set;
-}
-
-// One batch verification of the whole set (made by make_proofs) on `threads` threads.
-void verify_proof_set(const BulletproofGens& bp_gens, const PedersenGens& pc_gens, const ProofSet& set,
-                      unsigned threads) {
-  const size_t count = set.proofs.size();
-  std::vector<Transcript> transcripts;
-  transcripts.reserve(count);
-  std::vector<BatchItem> items;
-  for (size_t k = 0; k < count; ++k) {
-    transcripts.emplace_back("bench batch " + std::to_string(k));
-    items.push_back({&set.proofs[k], set.commitments[k], 64, &transcripts.back()});
-  }
-  if (!verify_batch(bp_gens, pc_gens, items, threads).ok()) std::abort();
 }
 
 // One prove row and one verify row for random values of n bits, m of them, on the active
@@ -402,7 +355,8 @@ std::vector<Row> position_rows(bool quick, const std::function<void()>& yardstic
 }  // namespace
 
 int run_bench(int argc, char** argv) {
-  const Args args(argc, argv, 2, {"repeat", "m", "seconds"}, {"json", "quick", "sweep", "positions", "r1cs"});
+  const Args args(argc, argv, 2, {"repeat", "m", "seconds"},
+                  {"json", "quick", "sweep", "positions", "r1cs", "threads"});
   if (args.has("repeat")) return run_repeat(args);
   const bool json = args.has("json");
   const bool quick = args.has("quick");
@@ -419,6 +373,7 @@ int run_bench(int argc, char** argv) {
   if (args.has("sweep")) return print_rows(sweep_rows(quick, yardstick), {}, json);
   if (args.has("positions")) return print_rows(position_rows(quick, yardstick), {}, json);
   if (args.has("r1cs")) return print_r1cs_rows(quick, json, yardstick);
+  if (args.has("threads")) return print_thread_rows(quick, json, yardstick);
 
   std::vector<std::pair<size_t, size_t>> sizes = {{8, 1},  {16, 1}, {32, 1}, {64, 1},
                                                   {64, 2}, {64, 4}, {64, 8}, {64, 16}};

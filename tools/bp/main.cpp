@@ -33,6 +33,8 @@ constexpr const char* kUsage =
     "  bp bench  --positions [--json] [--quick]   prove, verify and aggregate for m = 64, 128, 256\n"
     "  bp bench  --r1cs [--json] [--quick]   constraint-system proofs: range:64, shuffle:8, shuffle:64, a combined "
     "list\n"
+    "  bp bench  --threads [--json] [--quick]   batch verification on 1, 2, 4, 8, 16 threads: 1024 proofs of\n"
+    "            m = 1, 128 of m = 16\n"
     "  bp bench  --repeat prove|verify|aggregate|batch [--m M] [--seconds S]   one operation (n = 64, m <= 256;\n"
     "            batch: 64 proofs) in a loop, for a profiler\n";
 
