@@ -56,6 +56,24 @@ Timing measure(const std::function<void()>& fn, const std::function<void()>& yar
   return {median(samples), median(sticks)};
 }
 
+std::vector<Timing> measure_in_turn(const std::vector<std::function<void()>>& fns,
+                                    const std::function<void()>& yardstick, int min_runs, double budget_s,
+                                    int max_runs) {
+  std::vector<std::vector<double>> samples(fns.size()), sticks(fns.size());
+  const auto start = Clock::now();
+  const double budget = budget_s * static_cast<double>(fns.size());
+  for (int run = 0;
+       run < min_runs || (std::chrono::duration<double>(Clock::now() - start).count() < budget && run < max_runs);
+       ++run)
+    for (size_t f = 0; f < fns.size(); ++f) {
+      samples[f].push_back(elapsed_us(fns[f]));
+      for (int k = 0; k < 5; ++k) sticks[f].push_back(elapsed_us(yardstick));
+    }
+  std::vector<Timing> out;
+  for (size_t f = 0; f < fns.size(); ++f) out.push_back({median(samples[f]), median(sticks[f])});
+  return out;
+}
+
 namespace {
 
 // The same operation on several backends, their samples taken in turn in one loop (with a

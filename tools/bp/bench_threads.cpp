@@ -34,11 +34,14 @@ int print_thread_rows(bool quick, bool json, const std::function<void()>& yardst
   for (const auto& [m, full] : std::vector<std::pair<size_t, size_t>>{{1, 1024}, {16, 128}}) {
     const size_t count = quick ? full / 4 : full;
     const ProofSet set = make_proofs(bp_gens, pc_gens, 64, m, count);
-    double one_thread_us = 0;
-    for (unsigned threads : counts) {
-      const Timing t = measure([&] { verify_proof_set(bp_gens, pc_gens, set, threads); }, yardstick, min_runs,
-                               budget, 50);
-      if (threads == 1) one_thread_us = t.us;
+    // Every thread count sampled in turn, so the speed-ups compare samples of one moment.
+    std::vector<std::function<void()>> runs;
+    for (unsigned threads : counts) runs.push_back([&, threads] { verify_proof_set(bp_gens, pc_gens, set, threads); });
+    const std::vector<Timing> timings = measure_in_turn(runs, yardstick, min_runs, budget, 50);
+    const double one_thread_us = timings[0].us;
+    for (size_t c = 0; c < counts.size(); ++c) {
+      const unsigned threads = counts[c];
+      const Timing& t = timings[c];
       const double speedup = one_thread_us / t.us, per_thread = speedup / threads;
       const double per_s = static_cast<double>(count) * 1e6 / t.us;
       const std::string note = threads > cores ? "more threads than the " + std::to_string(cores) + " cores" : "";

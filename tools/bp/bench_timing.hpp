@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace bp::cli {
 
@@ -14,6 +15,13 @@ struct Timing {
 };
 Timing measure(const std::function<void()>& fn, const std::function<void()>& yardstick, int min_runs, double budget_s,
                int max_runs);
+
+// Several operations sampled in turn in one loop (each followed by yardsticks), so a drift
+// of the machine's speed falls on all of them alike: for rows that are compared with each
+// other (thread counts, backends). One Timing per operation, in order.
+std::vector<Timing> measure_in_turn(const std::vector<std::function<void()>>& fns,
+                                    const std::function<void()>& yardstick, int min_runs, double budget_s,
+                                    int max_runs);
 
 // `bp bench --r1cs`: prove and verify of constraint-system statements (bench_r1cs.cpp).
 int print_r1cs_rows(bool quick, bool json, const std::function<void()>& yardstick);
