@@ -318,7 +318,9 @@ Result<R1CSPartySlice, R1CSError> R1CSPartySlice::create(const GadgetList& list,
   for (size_t k = 0; k < item; ++k) s->first_commitment += list.items()[k].commitments();
   std::vector<uint64_t> all_values(list.commitments(), 0);
   for (size_t j = 0; j < count; ++j) all_values[s->first_commitment + j] = values[j];
-  if (auto built = s->replay->build(std::span<const uint64_t>(all_values)); !built) return built.error();
+  auto built = s->replay->build(std::span<const uint64_t>(all_values));
+  sodium_memzero(all_values.data(), all_values.size() * sizeof(uint64_t));  // the system keeps its own copy
+  if (!built) return built.error();
   if (!s->replay->system.own_constraints_hold())
     return detail::gadget_error("the values do not satisfy " + list.items()[item].text());
 

@@ -2,6 +2,8 @@
 // r1cs_aggregation): each state holds the step's object and nothing else decides.
 #include "bp/mpc/r1cs.hpp"
 
+#include <sodium.h>
+
 #include <optional>
 
 namespace bp::mpc {
@@ -19,6 +21,7 @@ struct R1CSPartyHold {
   std::vector<CompressedRistretto> mine;  // the commitments it sent
   ~R1CSPartyHold() {
     for (auto& b : blindings) b.wipe();
+    if (!values.empty()) sodium_memzero(values.data(), values.size() * sizeof(uint64_t));
   }
 };
 
@@ -138,7 +141,7 @@ MpcResult<std::pair<R1CSPartyAwaitingFirstPhases, R1CSFirstPhaseShare>> R1CSPart
   s_->list = list;
   s_->item = item;
   s_->label = std::move(label);
-  for (auto& v : s_->values) v = 0;
+  sodium_memzero(s_->values.data(), s_->values.size() * sizeof(uint64_t));  // the slice holds its own copy
   return std::pair{R1CSPartyAwaitingFirstPhases(std::move(s_)), std::move(first)};
 }
 
