@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include "bp/wire/codec.hpp"
+#include "bp/wire/messages.hpp"
 
 namespace bp::wire {
 namespace {
@@ -73,6 +74,15 @@ std::vector<uint8_t> result_statement(const PublicKey& dealer_key, const std::st
                                       const mpc::AggregationResult& result) {
   Statement s("bp-agg/v1 result");
   s.field(dealer_key).field(session_id).number(result.n).field(result.label);
+  s.number(result.commitments.size());
+  for (const auto& c : result.commitments) s.field(c.bytes);
+  return s.field(result.proof.to_bytes()).take();
+}
+
+std::vector<uint8_t> r1cs_result_statement(const PublicKey& dealer_key, const std::string& session_id,
+                                           const R1CSResultMsg& result) {
+  Statement s("bp-agg/v1 r1cs-result");
+  s.field(dealer_key).field(session_id).field(result.gadgets).field(result.label);
   s.number(result.commitments.size());
   for (const auto& c : result.commitments) s.field(c.bytes);
   return s.field(result.proof.to_bytes()).take();

@@ -43,6 +43,10 @@ std::vector<uint8_t> encode_checkpoint(const DealerCheckpoint& c) {
   for (const auto& p : c.poly_commitments) fill(m.add_poly_commitments(), p);
   for (uint32_t k : c.values_per_party) m.add_values_per_party(k);
   fill_bounds(m.mutable_bounds(), c.bounds);
+  m.set_gadgets(c.gadgets);
+  for (const auto& f : c.r1cs_first_phases) fill(m.add_r1cs_first_phases(), f);
+  for (const auto& f : c.r1cs_second_phases) fill(m.add_r1cs_second_phases(), f);
+  for (const auto& p : c.r1cs_poly_commitments) fill(m.add_r1cs_poly_commitments(), p);
   std::vector<uint8_t> out(m.ByteSizeLong());
   m.SerializeToArray(out.data(), static_cast<int>(out.size()));
   return out;
@@ -54,7 +58,14 @@ Result<DealerCheckpoint, CodecError> decode_checkpoint(std::span<const uint8_t> 
     return error(CodecErrorKind::Unparseable, "not a dealer checkpoint");
   if (m.format() != kCheckpointFormat)
     return error(CodecErrorKind::UnsupportedVersion, "checkpoint format " + std::to_string(m.format()));
-  if (!is_valid_bitsize(m.bits())) return error(CodecErrorKind::BadLength, "bits is not 8, 16, 32 or 64");
+  const bool gadgets = !m.gadgets().empty();
+  if (m.gadgets().size() > kMaxGadgetsBytes) return error(CodecErrorKind::TooMany, "gadget list too long");
+  if (gadgets
+          ? m.bits() != 0 || m.values_per_party_size() != 0 || m.bounds_size() != 0 || m.bit_commitments_size() != 0 ||
+                m.poly_commitments_size() != 0
+          : m.r1cs_first_phases_size() != 0 || m.r1cs_second_phases_size() != 0 || m.r1cs_poly_commitments_size() != 0)
+    return error(CodecErrorKind::BadLength, "a checkpoint mixes a gadget session's fields with a range session's");
+  if (!gadgets && !is_valid_bitsize(m.bits())) return error(CodecErrorKind::BadLength, "bits is not 8, 16, 32 or 64");
   if (m.positions() == 0 || m.positions() > limits.max_positions)
     return error(CodecErrorKind::TooMany, "positions must be 1.." + std::to_string(limits.max_positions));
   if (m.transcript_label().size() > limits.max_transcript_label_bytes)
@@ -125,6 +136,30 @@ Result<DealerCheckpoint, CodecError> decode_checkpoint(std::span<const uint8_t> 
   }
   out.values_per_party.assign(m.values_per_party().begin(), m.values_per_party().end());
   out.bounds = std::move(bounds);
+  // A gadget session's rounds: each every seat's message or none, in order.
+  const int seat_count = static_cast<int>(out.seats.size());
+  const int first = m.r1cs_first_phases_size(), second = m.r1cs_second_phases_size(),
+            polys = m.r1cs_poly_commitments_size();
+  if ((first != 0 && first != seat_count) || (second != 0 && second != seat_count) ||
+      (polys != 0 && polys != seat_count) || (second != 0 && first == 0) || (polys != 0 && second == 0))
+    return error(CodecErrorKind::BadLength, "a gadget round's messages are one per seat or none, in order");
+  if (first != 0 && !all_seated) return error(CodecErrorKind::BadLength, "round 1 decided with a free seat");
+  out.gadgets = m.gadgets();
+  size_t commitments = 0;
+  for (const auto& f : m.r1cs_first_phases()) {
+    BP_TRY(c, r1cs_first_phase(f, limits.max_r1cs_commitments));
+    commitments += c.V.size();
+    out.r1cs_first_phases.push_back(std::move(c));
+  }
+  if (commitments > limits.max_r1cs_commitments) return error(CodecErrorKind::TooMany, "too many commitments");
+  for (const auto& f : m.r1cs_second_phases()) {
+    BP_TRY(c, r1cs_second_phase(f));
+    out.r1cs_second_phases.push_back(c);
+  }
+  for (const auto& p : m.r1cs_poly_commitments()) {
+    BP_TRY(c, r1cs_poly(p));
+    out.r1cs_poly_commitments.push_back(c);
+  }
   return out;
 }
 

@@ -133,7 +133,12 @@ Result<Message, CodecError> decode_message(const pb::Abort& m, const Limits& lim
 }
 
 Result<Message, CodecError> decode_message(const pb::CreateSession& m, const Limits& limits) {
-  if (!is_valid_bitsize(m.bits())) return error(CodecErrorKind::BadLength, "bits is not 8, 16, 32 or 64");
+  const bool gadgets = !m.gadgets().empty();
+  if (m.gadgets().size() > kMaxGadgetsBytes)
+    return error(CodecErrorKind::TooMany, "a gadget list of more than " + std::to_string(kMaxGadgetsBytes) + " bytes");
+  if (gadgets && (m.bits() != 0 || m.values_per_party_size() != 0 || m.bounds_size() != 0))
+    return error(CodecErrorKind::BadLength, "a gadget session states no bits, values per party or bounds");
+  if (!gadgets && !is_valid_bitsize(m.bits())) return error(CodecErrorKind::BadLength, "bits is not 8, 16, 32 or 64");
   if (m.parties() == 0 || m.parties() > limits.max_positions)
     return error(CodecErrorKind::TooMany, "parties must be 1.." + std::to_string(limits.max_positions));
   if (m.label().size() > limits.max_label_bytes) return error(CodecErrorKind::TooMany, "label too long");
@@ -162,6 +167,7 @@ Result<Message, CodecError> decode_message(const pb::CreateSession& m, const Lim
   if (!bounds.empty() && bounds.size() != values)
     return error(CodecErrorKind::BadLength, "the bounds name one per value or none");
   out.bounds = std::move(bounds);
+  out.gadgets = m.gadgets();
   return Message{std::move(out)};
 }
 
@@ -179,16 +185,22 @@ Result<Message, CodecError> decode_message(const pb::JoinSession& m, const Limit
   if (!m.seat_token().empty() && m.seat_token().size() != kResumeTokenBytes)
     return error(CodecErrorKind::BadLength, "a seat token is 16 bytes");
   if (m.values() > kMaxPositions) return error(CodecErrorKind::TooMany, "more values than a session holds");
+  if (m.gadget().size() > kMaxGadgetsBytes) return error(CodecErrorKind::TooMany, "the gadget's text is too long");
   BP_TRY(auth, key_signature(m.party_key(), m.signature(), "party key"));
   return Message{JoinSessionMsg{m.session_id(),
                                 {m.resume_token().begin(), m.resume_token().end()},
                                 auth,
                                 {m.seat_token().begin(), m.seat_token().end()},
-                                m.values()}};
+                                m.values(),
+                                m.gadget()}};
 }
 
 Result<Message, CodecError> decode_message(const pb::Joined& m, const Limits& limits) {
-  if (!is_valid_bitsize(m.bits())) return error(CodecErrorKind::BadLength, "bits is not 8, 16, 32 or 64");
+  const bool gadgets = !m.gadgets().empty();
+  if (m.gadgets().size() > kMaxGadgetsBytes) return error(CodecErrorKind::TooMany, "the gadget list is too long");
+  if (gadgets && (m.bits() != 0 || m.positions() > 1 || m.bounds_size() != 0))
+    return error(CodecErrorKind::BadLength, "a gadget session's seat has no bits, bounds or second position");
+  if (!gadgets && !is_valid_bitsize(m.bits())) return error(CodecErrorKind::BadLength, "bits is not 8, 16, 32 or 64");
   const uint32_t positions = m.positions() == 0 ? 1 : m.positions();  // 0: a 1.3 dealer's one
   const uint32_t session_positions = m.session_positions();
   if (session_positions == 0 || session_positions > limits.max_positions || m.position() >= session_positions ||
@@ -207,7 +219,8 @@ Result<Message, CodecError> decode_message(const pb::Joined& m, const Limits& li
                            m.transcript_label(),
                            {m.resume_token().begin(), m.resume_token().end()},
                            positions,
-                           std::move(bounds)}};
+                           std::move(bounds),
+                           m.gadgets()}};
 }
 
 Result<Message, CodecError> decode_message(const pb::Hello& m, const Limits&) {
@@ -246,6 +259,59 @@ Result<Message, CodecError> decode_message(const pb::SessionList& m, const Limit
   return Message{std::move(out)};
 }
 
+// 1.5: a gadget session's messages. A broadcast names 1 to max_positions seats and at most
+// max_r1cs_commitments commitments in all.
+template <class Out, class Repeated, class DecodeItem>
+Result<Message, CodecError> decode_seats(const Repeated& m, const Limits& limits, const char* what,
+                                         DecodeItem decode_item) {
+  if (m.items_size() == 0 || static_cast<size_t>(m.items_size()) > limits.max_positions)
+    return error(CodecErrorKind::TooMany,
+                 std::string(what) + " of 1 to " + std::to_string(limits.max_positions) + " seats");
+  Out out;
+  for (const auto& c : m.items()) {
+    BP_TRY(d, decode_item(c));
+    out.items.push_back(std::move(d));
+  }
+  return Message{std::move(out)};
+}
+
+Result<Message, CodecError> decode_message(const pb::R1CSFirstPhases& m, const Limits& limits) {
+  size_t commitments = 0;
+  for (const auto& item : m.items()) commitments += static_cast<size_t>(item.v_size());
+  if (commitments > limits.max_r1cs_commitments)
+    return error(CodecErrorKind::TooMany,
+                 "first phases with more than " + std::to_string(limits.max_r1cs_commitments) + " commitments");
+  return decode_seats<R1CSFirstPhases>(m, limits, "first phases",
+                                       [&](const auto& c) { return r1cs_first_phase(c, limits.max_r1cs_commitments); });
+}
+
+Result<Message, CodecError> decode_message(const pb::R1CSResult& m, const Limits& limits) {
+  if (m.gadgets().empty() || m.gadgets().size() > kMaxGadgetsBytes)
+    return error(CodecErrorKind::BadLength, "a result names its gadget list");
+  if (m.label().size() > limits.max_transcript_label_bytes) return error(CodecErrorKind::TooMany, "label too long");
+  if (m.commitments_size() == 0 || static_cast<size_t>(m.commitments_size()) > limits.max_r1cs_commitments)
+    return error(CodecErrorKind::TooMany,
+                 "a result's commitments number 1 to " + std::to_string(limits.max_r1cs_commitments));
+  R1CSResultMsg out;
+  out.gadgets = m.gadgets();
+  out.label = m.label();
+  for (const auto& c : m.commitments()) {
+    BP_TRY(p, point(c, "commitment"));
+    out.commitments.push_back(p);
+  }
+  auto proof = R1CSProof::from_bytes(
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(m.proof().data()), m.proof().size()));
+  if (!proof) return error(CodecErrorKind::NonCanonical, "the proof does not parse");
+  out.proof = std::move(*proof);
+  if (!m.session_id().empty() || !m.dealer_key().empty() || !m.dealer_signature().empty()) {
+    if (!valid_session_id(m.session_id())) return error(CodecErrorKind::BadLength, "malformed session id");
+    BP_TRY(key, fixed<kPublicKeyBytes>(m.dealer_key(), "dealer key"));
+    BP_TRY(sig, fixed<kSignatureBytes>(m.dealer_signature(), "dealer signature"));
+    out.attestation = Attestation{m.session_id(), key, sig};
+  }
+  return Message{std::move(out)};
+}
+
 Result<Message, CodecError> decode_body(const pb::Envelope& env, const Limits& limits) {
   switch (env.body_case()) {
     case pb::Envelope::kBitCommitment: return as_message(bit_commitment(env.bit_commitment()));
@@ -265,6 +331,20 @@ Result<Message, CodecError> decode_body(const pb::Envelope& env, const Limits& l
     case pb::Envelope::kBitCommitments: return decode_message(env.bit_commitments(), limits);
     case pb::Envelope::kPolyCommitments: return decode_message(env.poly_commitments(), limits);
     case pb::Envelope::kProofShares: return decode_message(env.proof_shares(), limits);
+    case pb::Envelope::kR1CsFirstPhase:
+      return as_message(r1cs_first_phase(env.r1cs_first_phase(), limits.max_r1cs_commitments));
+    case pb::Envelope::kR1CsFirstPhases: return decode_message(env.r1cs_first_phases(), limits);
+    case pb::Envelope::kR1CsSecondPhase: return as_message(r1cs_second_phase(env.r1cs_second_phase()));
+    case pb::Envelope::kR1CsSecondPhases:
+      return decode_seats<R1CSSecondPhases>(env.r1cs_second_phases(), limits, "second phases",
+                                            [](const auto& c) { return r1cs_second_phase(c); });
+    case pb::Envelope::kR1CsPolyCommitment: return as_message(r1cs_poly(env.r1cs_poly_commitment()));
+    case pb::Envelope::kR1CsPolyCommitments:
+      return decode_seats<R1CSPolyShares>(env.r1cs_poly_commitments(), limits, "poly commitments",
+                                          [](const auto& c) { return r1cs_poly(c); });
+    case pb::Envelope::kR1CsProofShare:
+      return as_message(r1cs_proof_share(env.r1cs_proof_share(), limits.max_r1cs_multipliers));
+    case pb::Envelope::kR1CsResult: return decode_message(env.r1cs_result(), limits);
     case pb::Envelope::BODY_NOT_SET: break;
   }
   return error(CodecErrorKind::MissingBody, "the envelope carries no message");

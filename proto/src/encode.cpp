@@ -53,6 +53,35 @@ std::vector<uint8_t> encode(const Message& message) {
       m->set_proof(std::string(proof.begin(), proof.end()));
       fill_bounds(m->mutable_bounds(), message.bounds);
     }
+    void operator()(const R1CSFirstPhaseShare& f) { fill(env.mutable_r1cs_first_phase(), f); }
+    void operator()(const R1CSSecondPhaseShare& f) { fill(env.mutable_r1cs_second_phase(), f); }
+    void operator()(const R1CSPolyShare& p) { fill(env.mutable_r1cs_poly_commitment(), p); }
+    void operator()(const R1CSProofShare& p) { fill(env.mutable_r1cs_proof_share(), p); }
+    void operator()(const R1CSFirstPhases& all) {
+      auto* m = env.mutable_r1cs_first_phases();
+      for (const auto& f : all.items) fill(m->add_items(), f);
+    }
+    void operator()(const R1CSSecondPhases& all) {
+      auto* m = env.mutable_r1cs_second_phases();
+      for (const auto& f : all.items) fill(m->add_items(), f);
+    }
+    void operator()(const R1CSPolyShares& all) {
+      auto* m = env.mutable_r1cs_poly_commitments();
+      for (const auto& p : all.items) fill(m->add_items(), p);
+    }
+    void operator()(const R1CSResultMsg& r) {
+      auto* m = env.mutable_r1cs_result();
+      m->set_gadgets(r.gadgets);
+      m->set_label(r.label);
+      for (const auto& c : r.commitments) m->add_commitments(bytes_of(c));
+      const auto proof = r.proof.to_bytes();
+      m->set_proof(std::string(proof.begin(), proof.end()));
+      if (r.attestation) {
+        m->set_session_id(r.attestation->session_id);
+        m->set_dealer_key(text_of(r.attestation->dealer_key));
+        m->set_dealer_signature(text_of(r.attestation->signature));
+      }
+    }
     void operator()(const AbortMsg& a) {
       auto* m = env.mutable_abort();
       m->set_reason(a.reason);
@@ -69,6 +98,7 @@ std::vector<uint8_t> encode(const Message& message) {
       m->set_session_id(c.session_id);
       for (uint32_t k : c.values_per_party) m->add_values_per_party(k);
       fill_bounds(m->mutable_bounds(), c.bounds);
+      m->set_gadgets(c.gadgets);
       if (c.operator_auth) {
         m->set_operator_key(text_of(c.operator_auth->key));
         m->set_signature(text_of(c.operator_auth->signature));
@@ -93,6 +123,7 @@ std::vector<uint8_t> encode(const Message& message) {
       m->set_resume_token(std::string(j.resume_token.begin(), j.resume_token.end()));
       m->set_seat_token(std::string(j.seat_token.begin(), j.seat_token.end()));
       m->set_values(j.values);
+      m->set_gadget(j.gadget);
       if (j.party_auth) {
         m->set_party_key(text_of(j.party_auth->key));
         m->set_signature(text_of(j.party_auth->signature));
@@ -129,6 +160,7 @@ std::vector<uint8_t> encode(const Message& message) {
       // 1.4: a one-position seat says nothing new, so its frame is the one a 1.3 dealer sends.
       if (j.positions != 1) m->set_positions(static_cast<uint32_t>(j.positions));
       fill_bounds(m->mutable_bounds(), j.bounds);
+      m->set_gadgets(j.gadgets);
     }
   };
   std::visit(Visitor{env}, message);

@@ -60,6 +60,32 @@ inline void fill(pb::ProofShare* m, const ProofShare& s) {
   m->set_r(bytes_of(s.r_vec));
 }
 
+inline void fill(pb::R1CSFirstPhase* m, const R1CSFirstPhaseShare& f) {
+  for (const auto& v : f.V) m->add_v(bytes_of(v));
+  m->set_a_i1(bytes_of(f.A_I1));
+  m->set_a_o1(bytes_of(f.A_O1));
+  m->set_s1(bytes_of(f.S1));
+}
+inline void fill(pb::R1CSSecondPhase* m, const R1CSSecondPhaseShare& f) {
+  m->set_a_i2(bytes_of(f.A_I2));
+  m->set_a_o2(bytes_of(f.A_O2));
+  m->set_s2(bytes_of(f.S2));
+}
+inline void fill(pb::R1CSPolyCommitment* m, const R1CSPolyShare& p) {
+  m->set_t1(bytes_of(p.T_1));
+  m->set_t3(bytes_of(p.T_3));
+  m->set_t4(bytes_of(p.T_4));
+  m->set_t5(bytes_of(p.T_5));
+  m->set_t6(bytes_of(p.T_6));
+}
+inline void fill(pb::R1CSProofShare* m, const R1CSProofShare& s) {
+  m->set_l(bytes_of(s.l));
+  m->set_r(bytes_of(s.r));
+  m->set_t_x(bytes_of(s.t_x));
+  m->set_t_x_blinding(bytes_of(s.t_x_blinding));
+  m->set_e_blinding(bytes_of(s.e_blinding));
+}
+
 // ---- decoding: every field checked ----
 
 inline Result<CompressedRistretto, CodecError> point(const std::string& b, const char* what) {
@@ -146,6 +172,48 @@ inline Result<ProofShare, CodecError> proof_share(const pb::ProofShare& m, size_
   out.l_vec = std::move(l);
   out.r_vec = std::move(r);
   return out;
+}
+
+// 1.5: a gadget session's round messages. Points must decode (the identity is allowed: a
+// gadget without a second phase commits to nothing there); `max_commitments` caps the V.
+inline Result<R1CSFirstPhaseShare, CodecError> r1cs_first_phase(const pb::R1CSFirstPhase& m, size_t max_commitments) {
+  if (m.v_size() == 0 || static_cast<size_t>(m.v_size()) > max_commitments)
+    return error(CodecErrorKind::TooMany, "a first phase has 1 to " + std::to_string(max_commitments) + " commitments");
+  R1CSFirstPhaseShare out;
+  for (const auto& v : m.v()) {
+    BP_TRY(V, point(v, "V"));
+    out.V.push_back(V);
+  }
+  BP_TRY(A_I1, point(m.a_i1(), "A_I1"));
+  BP_TRY(A_O1, point(m.a_o1(), "A_O1"));
+  BP_TRY(S1, point(m.s1(), "S1"));
+  out.A_I1 = A_I1;
+  out.A_O1 = A_O1;
+  out.S1 = S1;
+  return out;
+}
+inline Result<R1CSSecondPhaseShare, CodecError> r1cs_second_phase(const pb::R1CSSecondPhase& m) {
+  BP_TRY(A_I2, point(m.a_i2(), "A_I2"));
+  BP_TRY(A_O2, point(m.a_o2(), "A_O2"));
+  BP_TRY(S2, point(m.s2(), "S2"));
+  return R1CSSecondPhaseShare{A_I2, A_O2, S2};
+}
+inline Result<R1CSPolyShare, CodecError> r1cs_poly(const pb::R1CSPolyCommitment& m) {
+  BP_TRY(T1, point(m.t1(), "T1"));
+  BP_TRY(T3, point(m.t3(), "T3"));
+  BP_TRY(T4, point(m.t4(), "T4"));
+  BP_TRY(T5, point(m.t5(), "T5"));
+  BP_TRY(T6, point(m.t6(), "T6"));
+  return R1CSPolyShare{T1, T3, T4, T5, T6};
+}
+inline Result<R1CSProofShare, CodecError> r1cs_proof_share(const pb::R1CSProofShare& m, size_t max_multipliers) {
+  BP_TRY(l, scalars(m.l(), "l", max_multipliers));
+  BP_TRY(r, scalars(m.r(), "r", max_multipliers));
+  if (l.size() != r.size()) return error(CodecErrorKind::BadLength, "l and r differ in length");
+  BP_TRY(t_x, scalar(m.t_x(), "t_x"));
+  BP_TRY(t_x_blinding, scalar(m.t_x_blinding(), "t_x_blinding"));
+  BP_TRY(e_blinding, scalar(m.e_blinding(), "e_blinding"));
+  return R1CSProofShare{std::move(l), std::move(r), t_x, t_x_blinding, e_blinding};
 }
 
 // 1.4 bounds: at most `limit` of them, each min <= max (whether a bit size covers them is

@@ -72,4 +72,17 @@ std::string result_json(const mpc::AggregationResult& r, std::optional<size_t> p
   return out.str();
 }
 
+std::string r1cs_result_json(const R1CSResultMsg& r, std::optional<size_t> seat) {
+  JsonObject out;
+  out.text("gadgets", r.gadgets).text("label", r.label);
+  out.hex_strings("commitments", r.commitments, [](const CompressedRistretto& c) { return std::span(c.bytes); });
+  out.hex("proof", r.proof.to_bytes());
+  if (seat) out.number("seat", *seat);
+  if (r.attestation)
+    out.text("session", r.attestation->session_id)
+        .hex("dealer_key", r.attestation->dealer_key)
+        .hex("dealer_signature", r.attestation->signature);
+  return out.str();
+}
+
 }  // namespace bp::wire

@@ -39,4 +39,10 @@ bool attestation_valid(const ResultMsg& message) {
   return verify_signature(a.dealer_key, result_statement(a.dealer_key, a.session_id, message.result), a.signature);
 }
 
+bool attestation_valid(const R1CSResultMsg& message) {
+  if (!message.attestation) return false;
+  const auto& a = *message.attestation;
+  return verify_signature(a.dealer_key, r1cs_result_statement(a.dealer_key, a.session_id, message), a.signature);
+}
+
 }  // namespace bp::wire

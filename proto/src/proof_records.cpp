@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "bp/hex.hpp"
+#include "bp/wire/codec.hpp"
 
 namespace bp::wire {
 
@@ -120,6 +121,40 @@ Result<OutcomeRecord, std::string> parse_outcome_record(std::string_view text) {
     return OutcomeRecord{AbortMsg{reason->get<std::string>(), *blamed}};
   }
   if (status != "completed") return std::string("status: neither completed nor aborted");
+  const auto id = doc.value("session_id", std::string());
+  const auto key = from_hex(doc.value("dealer_key", std::string()));
+  const auto signature = from_hex(doc.value("dealer_signature", std::string()));
+  if (!valid_session_id(id) || !key || key->size() != kPublicKeyBytes || !signature ||
+      signature->size() != kSignatureBytes)
+    return std::string("a completed record carries its session id and the dealer's key and signature");
+  Attestation attestation{id, {}, {}};
+  std::copy(key->begin(), key->end(), attestation.dealer_key.begin());
+  std::copy(signature->begin(), signature->end(), attestation.signature.begin());
+  if (doc.contains("gadgets")) {
+    // A gadget session's: {"gadgets","label","commitments","proof"} as r1cs_result_json writes it.
+    const auto gadgets = doc.value("gadgets", std::string());
+    const auto label = doc.value("label", std::string());
+    const auto list = doc.find("commitments");
+    const auto proof_bytes = from_hex(doc.value("proof", std::string()));
+    if (gadgets.empty() || gadgets.size() > kMaxGadgetsBytes || label.size() > kMaxTranscriptLabelBytes ||
+        list == doc.end() || !list->is_array() || list->empty() || list->size() > 1024 || !proof_bytes)
+      return std::string("a gadget result needs gadgets, label, commitments and proof");
+    R1CSResultMsg r1cs;
+    r1cs.gadgets = gadgets;
+    r1cs.label = label;
+    for (const auto& c : *list) {
+      const auto bytes = c.is_string() ? from_hex(c.get<std::string>()) : std::nullopt;
+      if (!bytes || bytes->size() != 32) return std::string("commitments: not 32 bytes of hex");
+      CompressedRistretto point;
+      std::copy(bytes->begin(), bytes->end(), point.bytes.begin());
+      r1cs.commitments.push_back(point);
+    }
+    auto proof = R1CSProof::from_bytes(*proof_bytes);
+    if (!proof) return std::string("proof: not an R1CS proof");
+    r1cs.proof = std::move(*proof);
+    r1cs.attestation = attestation;
+    return OutcomeRecord{std::move(r1cs)};
+  }
   auto proof = parse_proof_record(text);
   if (!proof) return proof.error();
   const auto padding = positions("padding", proof->positions());
@@ -138,15 +173,6 @@ Result<OutcomeRecord, std::string> parse_outcome_record(std::string_view text) {
   ResultMsg result{
       mpc::AggregationResult{proof->n, std::move(label), std::move(commitments), *padding, std::move(proof->proof)},
       std::nullopt, proof->bounds};
-  const auto id = doc.value("session_id", std::string());
-  const auto key = from_hex(doc.value("dealer_key", std::string()));
-  const auto signature = from_hex(doc.value("dealer_signature", std::string()));
-  if (!valid_session_id(id) || !key || key->size() != kPublicKeyBytes || !signature ||
-      signature->size() != kSignatureBytes)
-    return std::string("a completed record carries its session id and the dealer's key and signature");
-  Attestation attestation{id, {}, {}};
-  std::copy(key->begin(), key->end(), attestation.dealer_key.begin());
-  std::copy(signature->begin(), signature->end(), attestation.signature.begin());
   result.attestation = attestation;
   return OutcomeRecord{std::move(result)};
 }

@@ -6,6 +6,8 @@
 #include "aggregation.pb.h"
 #include "bp/mpc/dealer.hpp"
 #include "bp/mpc/party.hpp"
+#include "bp/mpc/session.hpp"
+#include "bp/r1cs_aggregation.hpp"
 #include "bp/wire/auth.hpp"
 #include "bp/wire/checkpoint.hpp"
 #include "bp/wire/codec.hpp"
@@ -259,7 +261,7 @@ TEST_CASE("1.3: a seat token in a join, the dealer's minor version in Hello") {
   CHECK(decode(encode(Message{JoinSessionMsg{std::string(32, 'a'), {}, std::nullopt, {1, 2}}})).error().kind ==
         CodecErrorKind::BadLength);
   const HelloMsg hello{{5}, PublicKey{7}, false, false, kWireMinorVersion};
-  CHECK(round_trip(hello).minor_version == 4);
+  CHECK(round_trip(hello).minor_version == 5);
   // The join statement signs a seat token when there is one, and is a 1.2 statement without.
   const ChannelContext channel{{1}, PublicKey{2}, {}, 3};
   JoinSessionMsg without{std::string(32, 'a'), {}, std::nullopt};
@@ -365,4 +367,115 @@ TEST_CASE("1.4: several positions per party, values per party and bounds") {
   CHECK(round_trip(bounded).bounds == bounded.bounds);
   bounded.bounds = {{0, 5}, {0, 5}, {0, 5}};  // 6 positions (8 padded), not the result's 4
   CHECK(decode_error(envelope_of(Message{bounded})) == CodecErrorKind::BadLength);
+}
+
+namespace {
+
+// One real run of a two-seat gadget session, for its messages.
+struct GadgetSample {
+  std::vector<R1CSFirstPhaseShare> first;
+  std::vector<R1CSSecondPhaseShare> second;
+  std::vector<R1CSPolyShare> polys;
+  std::vector<R1CSProofShare> shares;
+  R1CSAggregate aggregate;
+};
+const GadgetSample& gadget_sample() {
+  static const GadgetSample s = [] {
+    const auto list = *GadgetList::parse("shuffle:2;range:8");
+    const std::string label = "codec";
+    std::vector<R1CSPartySlice> parties;
+    parties.push_back(std::move(*R1CSPartySlice::create(
+        list, 0, label, std::vector<uint64_t>{1, 2, 2, 1},
+        std::vector<Scalar>{Scalar::from_u64(1), Scalar::from_u64(2), Scalar::from_u64(3), Scalar::from_u64(4)})));
+    parties.push_back(std::move(
+        *R1CSPartySlice::create(list, 1, label, std::vector<uint64_t>{200}, std::vector<Scalar>{Scalar::from_u64(5)})));
+    GadgetSample out;
+    for (auto& p : parties) out.first.push_back(p.first_phase());
+    for (auto& p : parties) out.second.push_back(*p.second_phase(out.first));
+    for (auto& p : parties) out.polys.push_back(*p.poly(out.second));
+    for (auto& p : parties) out.shares.push_back(*p.share(out.polys));
+    out.aggregate = *aggregate_r1cs(list, label, out.first, out.second, out.polys, out.shares);
+    return out;
+  }();
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("1.5: a gadget session's messages round-trip, and their sizes are checked") {
+  const auto& g = gadget_sample();
+  CHECK(round_trip(g.first[0]) == g.first[0]);
+  CHECK(round_trip(g.second[1]) == g.second[1]);
+  CHECK(round_trip(g.polys[0]) == g.polys[0]);
+  const auto share = round_trip(g.shares[0]);
+  CHECK(encode(Message{share}) == encode(Message{g.shares[0]}));
+  CHECK(round_trip(R1CSFirstPhases{g.first}).items == g.first);
+  CHECK(round_trip(R1CSSecondPhases{g.second}).items == g.second);
+  CHECK(round_trip(R1CSPolyShares{g.polys}).items == g.polys);
+  R1CSResultMsg result{"shuffle:2;range:8", "codec", g.aggregate.commitments, g.aggregate.proof,
+                       Attestation{std::string(32, 'a'), PublicKey{3}, Signature{4}}};
+  const auto back = round_trip(result);
+  CHECK(back.gadgets == result.gadgets);
+  CHECK(back.commitments == result.commitments);
+  CHECK(back.proof.to_bytes() == result.proof.to_bytes());
+  CHECK(back.attestation == result.attestation);
+
+  // A first phase of no commitment, or more than a session holds; l and r of other lengths.
+  auto empty = envelope_of(Message{g.first[0]});
+  empty.mutable_r1cs_first_phase()->clear_v();
+  CHECK(decode_error(empty) == CodecErrorKind::TooMany);
+  Limits few;
+  few.max_r1cs_commitments = 3;
+  CHECK(decode_error(envelope_of(Message{g.first[0]}), few) == CodecErrorKind::TooMany);  // four V
+  CHECK(decode_error(envelope_of(Message{R1CSFirstPhases{g.first}}), few) == CodecErrorKind::TooMany);
+  auto uneven = envelope_of(Message{g.shares[0]});
+  uneven.mutable_r1cs_proof_share()->mutable_r()->resize(32);
+  CHECK(decode_error(uneven) == CodecErrorKind::BadLength);
+  Limits narrow;
+  narrow.max_r1cs_multipliers = 1;
+  CHECK(decode_error(envelope_of(Message{g.shares[0]}), narrow) == CodecErrorKind::TooMany);
+  CHECK(decode_error(envelope_of(Message{R1CSSecondPhases{}})) == CodecErrorKind::TooMany);  // no seat
+  auto bad_proof = envelope_of(Message{result});
+  bad_proof.mutable_r1cs_result()->mutable_proof()->resize(31);
+  CHECK(decode_error(bad_proof) == CodecErrorKind::NonCanonical);
+
+  // The set-up messages: a gadget session states no bits, values or bounds.
+  CreateSessionMsg create{0, 2, "l", 0, {}, std::nullopt, "", {}, {}, "shuffle:2;range:8"};
+  CHECK(round_trip(create) == create);
+  create.bits = 64;
+  CHECK(decode_error(envelope_of(Message{create})) == CodecErrorKind::BadLength);
+  create.bits = 0;
+  create.gadgets.assign(kMaxGadgetsBytes + 1, 'x');
+  CHECK(decode_error(envelope_of(Message{create})) == CodecErrorKind::TooMany);
+  JoinSessionMsg join{std::string(32, 'a'), {}, std::nullopt, {}, 4, "shuffle:2"};
+  CHECK(round_trip(join) == join);
+  JoinedMsg joined{1, 0, 2, "l", std::vector<uint8_t>(16, 1), 1, {}, "shuffle:2;range:8"};
+  CHECK(round_trip(joined) == joined);
+  joined.bits = 8;
+  CHECK(decode_error(envelope_of(Message{joined})) == CodecErrorKind::BadLength);
+}
+
+TEST_CASE("1.5: a gadget session's checkpoint round-trips, its rounds in order and one per seat") {
+  const auto& g = gadget_sample();
+  DealerCheckpoint c;
+  c.bits = 0;
+  c.positions = 2;
+  c.gadgets = "shuffle:2;range:8";
+  c.transcript_label = mpc::gadget_session_label(std::string(32, 'a'), c.gadgets, "wire");
+  c.seats = {{true, hash_resume_token(std::vector<uint8_t>(16, 1)), "p"}, {true, {}, ""}};
+  c.r1cs_first_phases = g.first;
+  CHECK(*decode_checkpoint(encode_checkpoint(c)) == c);
+  c.r1cs_second_phases = g.second;
+  c.r1cs_poly_commitments = g.polys;
+  CHECK(*decode_checkpoint(encode_checkpoint(c)) == c);
+  const auto refused = [&](auto change) {
+    DealerCheckpoint bad = c;
+    change(bad);
+    CHECK_FALSE(decode_checkpoint(encode_checkpoint(bad)).ok());
+  };
+  refused([](DealerCheckpoint& b) { b.r1cs_second_phases.pop_back(); });  // not one per seat
+  refused([](DealerCheckpoint& b) { b.r1cs_first_phases.clear(); });      // round 2 before round 1
+  refused([](DealerCheckpoint& b) { b.bits = 64; });                      // a range session's field
+  refused([&](DealerCheckpoint& b) { b.bit_commitments = sample().bit_challenge.bit_commitments; });
+  refused([](DealerCheckpoint& b) { b.seats[1].taken = false; });  // round 1 with a free seat
 }

@@ -29,12 +29,15 @@ namespace bp {
 struct R1CSFirstPhaseShare {
   std::vector<CompressedRistretto> V;  // the party's commitments, in its item's order
   CompressedRistretto A_I1, A_O1, S1;
+  friend bool operator==(const R1CSFirstPhaseShare&, const R1CSFirstPhaseShare&) = default;
 };
 struct R1CSSecondPhaseShare {
   CompressedRistretto A_I2, A_O2, S2;  // the identity for a party without second-phase multipliers
+  friend bool operator==(const R1CSSecondPhaseShare&, const R1CSSecondPhaseShare&) = default;
 };
 struct R1CSPolyShare {
   CompressedRistretto T_1, T_3, T_4, T_5, T_6;
+  friend bool operator==(const R1CSPolyShare&, const R1CSPolyShare&) = default;
 };
 struct R1CSProofShare {
   std::vector<Scalar> l, r;  // over the party's multipliers, in the system's order

@@ -7,6 +7,7 @@
 //                               allowed_parties... operator_key
 //   manage = "bp-agg/v1 manage" dealer_key nonce channel_binding cancel_ids... operator_key
 //   result = "bp-agg/v1 result" dealer_key session_id n label commitments... proof
+//   r1cs result = "bp-agg/v1 r1cs-result" dealer_key session_id gadgets label commitments... proof
 //
 // The nonce is the dealer's Hello nonce of this connection and the channel binding the TLS
 // exporter value of this connection (empty over plain ws://): a captured join or create is
@@ -40,6 +41,7 @@ struct ChannelContext {
 struct CreateSessionMsg;
 struct JoinSessionMsg;
 struct ManageSessionsMsg;
+struct R1CSResultMsg;
 
 std::vector<uint8_t> join_statement(const ChannelContext& channel, const JoinSessionMsg& join,
                                     const PublicKey& party_key);
@@ -49,5 +51,9 @@ std::vector<uint8_t> manage_statement(const ChannelContext& channel, const Manag
                                       const PublicKey& operator_key);
 std::vector<uint8_t> result_statement(const PublicKey& dealer_key, const std::string& session_id,
                                       const mpc::AggregationResult& result);
+
+// 1.5: a gadget session's result (R1CSResultMsg's gadgets, label, commitments and proof).
+std::vector<uint8_t> r1cs_result_statement(const PublicKey& dealer_key, const std::string& session_id,
+                                           const R1CSResultMsg& result);
 
 }  // namespace bp::wire

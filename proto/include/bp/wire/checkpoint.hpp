@@ -12,6 +12,7 @@
 
 #include "bp/errors.hpp"
 #include "bp/mpc/messages.hpp"
+#include "bp/r1cs_aggregation.hpp"
 #include "bp/wire/codec.hpp"
 #include "bp/wire/identity.hpp"
 
@@ -43,6 +44,12 @@ struct DealerCheckpoint {
   std::vector<ValueBounds> bounds;               // 1.4: one per value; empty: none
   std::vector<BitCommitment> bit_commitments;    // empty, or one per position: round 1 decided
   std::vector<PolyCommitment> poly_commitments;  // empty, or one per position: round 2 decided
+  // 1.5: a gadget session (bits 0, one position per seat): its list, and each decided round's
+  // messages, one per seat (empty: not decided).
+  std::string gadgets;
+  std::vector<R1CSFirstPhaseShare> r1cs_first_phases;
+  std::vector<R1CSSecondPhaseShare> r1cs_second_phases;
+  std::vector<R1CSPolyShare> r1cs_poly_commitments;
   friend bool operator==(const DealerCheckpoint&, const DealerCheckpoint&) = default;
 };
 

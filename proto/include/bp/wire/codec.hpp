@@ -49,6 +49,10 @@ struct Limits {
   size_t max_bits = 64;
   size_t max_label_bytes = 1024;  // an application's label, an abort's reason
   size_t max_transcript_label_bytes = kMaxTranscriptLabelBytes;
+  // 1.5, gadget sessions: the value commitments of one session (so of any frame: a broadcast
+  // of every seat's first phase fits 64 KiB), and one seat's multipliers (its l and r).
+  size_t max_r1cs_commitments = 1024;
+  size_t max_r1cs_multipliers = 512;
 };
 
 std::vector<uint8_t> encode(const Message& message);

@@ -25,6 +25,10 @@ std::string result_json(const mpc::AggregationResult& r, std::optional<size_t> p
                         const std::optional<Attestation>& attestation = std::nullopt,
                         const std::vector<ValueBounds>& bounds = {}, size_t position_count = 1);
 
+// A gadget session's result as `bp r1cs prove` prints a proof ({"gadgets","label",
+// "commitments","proof"}), with the session's attestation and, for a party, its seat.
+std::string r1cs_result_json(const R1CSResultMsg& r, std::optional<size_t> seat = std::nullopt);
+
 // [{"min":a,"max":b},{"min":c}, ...]
 std::string bounds_json(const std::vector<ValueBounds>& bounds);
 

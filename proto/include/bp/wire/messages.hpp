@@ -14,6 +14,7 @@
 
 #include "bp/bounds.hpp"
 #include "bp/mpc/messages.hpp"
+#include "bp/r1cs_aggregation.hpp"
 #include "bp/wire/identity.hpp"
 
 namespace bp::wire {
@@ -37,7 +38,7 @@ struct KeySignature {
 
 // Session set-up (see proto/aggregation.proto for the meaning of each field).
 // The minor version of the wire format this build speaks (docs/wire-format.md).
-inline constexpr uint32_t kWireMinorVersion = 4;
+inline constexpr uint32_t kWireMinorVersion = 5;
 
 struct HelloMsg {
   std::array<uint8_t, 32> nonce{};
@@ -57,6 +58,7 @@ struct CreateSessionMsg {
   std::string session_id;                     // proposed by the operator; empty: the dealer picks
   std::vector<uint32_t> values_per_party{};   // 1.4: one count per party; empty: one value each
   std::vector<ValueBounds> bounds{};          // 1.4: one per value; empty: [0, 2^bits)
+  std::string gadgets{};                      // 1.5: a gadget session's list (bits 0); empty: ranges
   friend bool operator==(const CreateSessionMsg&, const CreateSessionMsg&) = default;
 };
 struct SessionCreatedMsg {
@@ -70,6 +72,7 @@ struct JoinSessionMsg {
   std::optional<KeySignature> party_auth;  // absent: an anonymous join
   std::vector<uint8_t> seat_token{};       // 1.3: empty or 16 bytes the party picked for a new seat
   uint32_t values = 0;                     // 1.4: the values it brings; 0 (older party): one, unbounded
+  std::string gadget{};                    // 1.5: the gadget it proves (one list item); empty: ranges
   friend bool operator==(const JoinSessionMsg&, const JoinSessionMsg&) = default;
 };
 struct JoinedMsg {
@@ -80,6 +83,7 @@ struct JoinedMsg {
   std::vector<uint8_t> resume_token;
   size_t positions = 1;               // 1.4: the seat's positions from `position` on
   std::vector<ValueBounds> bounds{};  // 1.4: the bounds of the seat's values (empty: none)
+  std::string gadgets{};              // 1.5: a gadget session's list (bits 0; the seat is `position`)
   friend bool operator==(const JoinedMsg&, const JoinedMsg&) = default;
 };
 
@@ -136,9 +140,35 @@ struct ProofShares {
 // Does the attestation cover this result? (false when there is none)
 bool attestation_valid(const ResultMsg& message);
 
-using Message = std::variant<BitCommitment, mpc::BitChallengeMsg, PolyCommitment, mpc::PolyChallengeMsg, ProofShare,
-                             ResultMsg, AbortMsg, CreateSessionMsg, SessionCreatedMsg, JoinSessionMsg, JoinedMsg,
-                             HelloMsg, ManageSessionsMsg, SessionListMsg, BitCommitments, PolyCommitments, ProofShares>;
+// 1.5: a gadget session's rounds. A party sends its seat's R1CSFirstPhaseShare,
+// R1CSSecondPhaseShare, R1CSPolyShare and R1CSProofShare (bp/r1cs_aggregation.hpp); the
+// dealer answers each of the first three with every seat's, in seat order.
+struct R1CSFirstPhases {
+  std::vector<R1CSFirstPhaseShare> items;
+};
+struct R1CSSecondPhases {
+  std::vector<R1CSSecondPhaseShare> items;
+};
+struct R1CSPolyShares {
+  std::vector<R1CSPolyShare> items;
+};
+// The aggregated proof of a gadget session: one R1CS proof of `gadgets` under `label`.
+struct R1CSResultMsg {
+  std::string gadgets;  // canonical (GadgetList::text)
+  std::string label;
+  std::vector<CompressedRistretto> commitments;  // every seat's, seat order
+  R1CSProof proof;
+  std::optional<Attestation> attestation;
+};
+bool attestation_valid(const R1CSResultMsg& message);
+// The longest gadget list a session takes (a member item's set makes a list long).
+inline constexpr size_t kMaxGadgetsBytes = 4096;
+
+using Message =
+    std::variant<BitCommitment, mpc::BitChallengeMsg, PolyCommitment, mpc::PolyChallengeMsg, ProofShare, ResultMsg,
+                 AbortMsg, CreateSessionMsg, SessionCreatedMsg, JoinSessionMsg, JoinedMsg, HelloMsg, ManageSessionsMsg,
+                 SessionListMsg, BitCommitments, PolyCommitments, ProofShares, R1CSFirstPhaseShare, R1CSFirstPhases,
+                 R1CSSecondPhaseShare, R1CSSecondPhases, R1CSPolyShare, R1CSPolyShares, R1CSProofShare, R1CSResultMsg>;
 
 // The most positions a session may hold (a dealer may cap it lower, --max-positions).
 inline constexpr size_t kMaxPositions = 256;

@@ -38,8 +38,9 @@ Result<std::vector<ProofRecord>, std::string> parse_proof_records(std::string_vi
 
 // A session's outcome as the dealer records it ({"status":"completed"|"aborted", ...}, see
 // docs/operations.md): the signed result (with its padding positions and attestation), or
-// the abort with its reason and blamed positions.
-using OutcomeRecord = std::variant<ResultMsg, AbortMsg>;
+// the abort with its reason and blamed positions; a gadget session's ("gadgets" in it) its
+// signed R1CS result.
+using OutcomeRecord = std::variant<ResultMsg, AbortMsg, R1CSResultMsg>;
 Result<OutcomeRecord, std::string> parse_outcome_record(std::string_view json);
 
 // Each record under Transcript(label), a bounded one over the positions derived from its
