@@ -91,4 +91,23 @@ std::optional<LabelTerms> read_session_transcript_label(std::string_view label, 
   return terms;
 }
 
+namespace {
+std::string gadget_label_prefix(std::string_view session_id, std::string_view gadgets) {
+  return "bp-agg-r1cs/v" + std::to_string(kProtocolVersion) + " session=" + std::string(session_id) +
+         " gadgets=" + std::string(gadgets) + " label=";
+}
+}  // namespace
+
+std::string gadget_session_label(std::string_view session_id, std::string_view gadgets, std::string_view user_label) {
+  return gadget_label_prefix(session_id, gadgets) + std::string(user_label);
+}
+
+std::optional<std::string> read_gadget_session_label(std::string_view label, std::string_view session_id,
+                                                     std::string_view gadgets) {
+  if (gadgets.empty() || gadgets.find(' ') != std::string_view::npos) return std::nullopt;
+  const std::string prefix = gadget_label_prefix(session_id, gadgets);
+  if (!label.starts_with(prefix)) return std::nullopt;
+  return std::string(label.substr(prefix.size()));
+}
+
 }  // namespace bp::mpc

@@ -64,4 +64,14 @@ struct LabelTerms {
 std::optional<LabelTerms> read_session_transcript_label(std::string_view label, std::string_view session_id, size_t n,
                                                         size_t positions);
 
+// A gadget session's transcript label (wire 1.5):
+// "bp-agg-r1cs/v1 session=<id> gadgets=<canonical list> label=<user label>". Its own tag, so
+// no range session's label is a gadget session's; the list (GadgetList::text: letters, digits,
+// ':', ';' and '|', no space) sits before the user's label, whatever that says.
+std::string gadget_session_label(std::string_view session_id, std::string_view gadgets, std::string_view user_label);
+// The application's label when `label` is session_id's gadget session label over exactly
+// `gadgets` (canonical); nothing otherwise. Public data; a party calls it on its Joined.
+std::optional<std::string> read_gadget_session_label(std::string_view label, std::string_view session_id,
+                                                     std::string_view gadgets);
+
 }  // namespace bp::mpc
