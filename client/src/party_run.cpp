@@ -1,10 +1,9 @@
-// A party's side of a session: the protocol state between frames (mpc's type-states) and
-// the connections it takes. When a connection drops, or the dealer asks it to join again (a
-// replica hands the session over, or restarts), it connects again within its reconnect
-// policy, joins with the seat's resume token (and its key), resends the last message it
-// sent, and answers a repeated challenge with the reply it gave before (mpc's replay); a
-// different challenge for a round it answered is refused, so the session goes on wherever
-// it is rebuilt and no secret is ever answered twice.
+// A party's side of a range session: the protocol state between frames (mpc's type-states).
+// Its connections are a RejoiningRun's: on each new one it joins with the seat's resume
+// token (and its key), resends the last message it sent, and answers a repeated challenge
+// with the reply it gave before (mpc's replay); a different challenge for a round it answered
+// is refused, so the session goes on wherever it is rebuilt and no secret is ever answered
+// twice.
 #include <sodium.h>
 
 #include <algorithm>
@@ -21,6 +20,7 @@
 #include "bp/wire/json.hpp"
 #include "bp/mpc/party.hpp"
 #include "conversation.hpp"
+#include "rejoining_run.hpp"
 #include "signing.hpp"
 
 namespace bp::client {
@@ -62,25 +62,13 @@ std::string challenge_hex(const mpc::PolyChallengeMsg& c) { return hex_of({&c.x}
 int round_of(const mpc::BitChallengeMsg&) { return 1; }
 int round_of(const mpc::PolyChallengeMsg&) { return 2; }
 
-// The next wait of a policy's backoff: `base` with up to 20% either way, drawn from libsodium.
-std::chrono::milliseconds jittered(std::chrono::milliseconds base) {
-  const auto spread = static_cast<uint32_t>(base.count() / 5);
-  if (spread == 0) return base;
-  return base - std::chrono::milliseconds(spread) + std::chrono::milliseconds(randombytes_uniform(2 * spread + 1));
-}
-
-class PartyRun final : public detail::Dialogue, public std::enable_shared_from_this<PartyRun> {
+class PartyRun final : public detail::RejoiningRun {
  public:
   PartyRun(asio::io_context& ioc, Endpoint dealer, std::string session_id, PartyValues input, Options options,
            LinkEmulation link, std::function<void(ClientResult<PartyOutcome>)> handler)
-      : ioc_(ioc),
-        dealer_(std::move(dealer)),
-        session_id_(std::move(session_id)),
+      : RejoiningRun(ioc, std::move(dealer), std::move(session_id), std::move(options), link),
         input_(std::move(input)),
-        options_(std::move(options)),
-        link_(link),
         handler_(std::move(handler)),
-        retry_timer_(ioc),
         seat_token_(wire::kResumeTokenBytes) {
     randombytes_buf(seat_token_.data(), seat_token_.size());
   }
@@ -118,28 +106,7 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
   // would any other outcome.
   void refuse_now(ClientError error) {
     asio::post(ioc_,
-               [self = shared_from_this(), error = std::move(error)]() mutable { self->finish(std::move(error)); });
-  }
-
-  // Options::timeout bounds the whole join, every connection and wait between them included:
-  // each connection gets what is left of it.
-  void connect() {
-    const auto now = std::chrono::steady_clock::now();
-    if (!deadline_) deadline_ = now + options_.timeout;
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline_ - now);
-    if (left.count() <= 0) return finish(timed_out("before connection " + std::to_string(connections_ + 1)));
-    ++connections_;
-    emit({PartyEvent::Kind::Connecting, outage_connections_, position_, 0, {}, {}, {}});
-    Options connection = options_;
-    connection.timeout = left;
-    conversation_ = detail::converse(ioc_, dealer_, session_id_, connection, link_, shared_from_this());
-  }
-
-  ClientError timed_out(const std::string& last) const {
-    return {ClientErrorKind::Timeout,
-            "no result within " + std::to_string(options_.timeout.count()) + " ms (the whole join, " +
-                std::to_string(connections_) + (connections_ == 1 ? " connection" : " connections") + "; " + last + ")",
-            {}};
+               [self = self_as<PartyRun>(), error = std::move(error)]() mutable { self->finish(std::move(error)); });
   }
 
   wire::Message opening(const wire::ChannelContext& channel) override {
@@ -158,46 +125,12 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
     return std::visit([&](auto& m) { return handle(m, channel); }, message);
   }
 
-  void on_fail(ClientError e) override {
-    count_bytes_of_connection();
-    if (e.kind == ClientErrorKind::Timeout) return finish(timed_out("the last: " + e.detail));
-    const auto& policy = options_.reconnect;
-    const bool may_pass = e.transient || e.retry_after_ms != 0;
-    if (!may_pass || finished_ || policy.attempts == 0) return finish(std::move(e));
-    const auto now = std::chrono::steady_clock::now();
-    if (!outage_started_) {
-      outage_started_ = now;
-      outage_connections_ = 0;
-      next_delay_ = policy.first_delay;
-    }
-    const auto out_for = std::chrono::duration_cast<std::chrono::milliseconds>(now - *outage_started_);
-    if (outage_connections_ >= policy.attempts || out_for >= policy.give_up_after) {
-      emit({PartyEvent::Kind::GaveUp, outage_connections_, position_, 0, {}, describe(e), {}});
-      return finish(ClientError{ClientErrorKind::Unavailable,
-                                "gave up after " + std::to_string(outage_connections_) + " reconnections in " +
-                                    std::to_string(out_for.count()) + " ms: " + describe(e),
-                                e.blamed});
-    }
-    const auto delay = std::max(jittered(next_delay_), std::chrono::milliseconds(e.retry_after_ms));
-    if (deadline_ && now + delay >= *deadline_) {
-      emit({PartyEvent::Kind::GaveUp, outage_connections_, position_, 0, {}, describe(e), {}});
-      return finish(timed_out("the last: " + describe(e)));
-    }
-    ++outage_connections_;
-    next_delay_ = std::min(policy.max_delay, next_delay_ * 2);
-    emit({PartyEvent::Kind::Reconnecting, outage_connections_, position_, 0, {}, describe(e), delay});
-    retry_timer_.expires_after(delay);
-    retry_timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
-      if (!ec) self->connect();
-    });
-  }
-
  private:
   using State = std::variant<std::monostate, mpc::PartyAwaitingBitChallenge, mpc::PartyAwaitingPolyChallenge,
                              mpc::PartyAwaitingResult>;
 
   ClientResult<Step> handle(const wire::JoinedMsg& joined, const wire::ChannelContext& channel) {
-    outage_started_.reset();  // a seat held again ends the outage
+    end_outage();
     if (!states_.empty()) {
       // Our seat back after a reconnection (on this replica or another that rebuilt the
       // session): the same seat of the same session, and our last message again.
@@ -407,23 +340,12 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
     for (auto& b : input_.blindings) b.wipe();
   }
 
-  void emit(PartyEvent event) const {
-    if (options_.on_event) options_.on_event(event);
-  }
-
   Step send(wire::Message m) {
     last_sent_ = m;
     return Step{{std::move(m)}, false};
   }
 
-  // The bytes of the connection that just ended, added to the run's.
-  void count_bytes_of_connection() {
-    if (auto c = conversation_.lock()) {
-      bytes_sent_ += c->bytes_sent();
-      bytes_received_ += c->bytes_received();
-    }
-    conversation_.reset();
-  }
+  void finish_failed(ClientError e) override { finish(std::move(e)); }
 
   void finish(ClientResult<PartyOutcome> outcome) {
     if (finished_) return;
@@ -433,31 +355,15 @@ class PartyRun final : public detail::Dialogue, public std::enable_shared_from_t
     handler_(std::move(outcome));
   }
 
-  asio::io_context& ioc_;
-  Endpoint dealer_;
-  std::string session_id_;
   PartyValues input_;
-  Options options_;
-  LinkEmulation link_;
   std::function<void(ClientResult<PartyOutcome>)> handler_;
-  asio::steady_timer retry_timer_;
-  std::weak_ptr<detail::Conversation> conversation_;
   std::vector<State> states_;  // one per position we hold, all in the same round
-  size_t position_ = 0;        // our first
   std::string label_;
   std::vector<ValueBounds> statement_;       // what we prove: one per value ({0, none}: below 2^bits)
   std::vector<ValueBounds> session_bounds_;  // every value's, as the label names them (empty: none)
   std::vector<uint8_t> seat_token_;          // picked once: the seat we ask for, until a Joined names ours
   std::vector<uint8_t> resume_token_;
   std::optional<wire::Message> last_sent_;
-  // The outage we are in, if any: since when, and how many connections it has taken.
-  std::optional<std::chrono::steady_clock::time_point> outage_started_;
-  std::optional<std::chrono::steady_clock::time_point> deadline_;  // of the whole join, from the first connection
-  size_t connections_ = 0;
-  unsigned outage_connections_ = 0;
-  std::chrono::milliseconds next_delay_{0};
-  size_t bytes_sent_ = 0, bytes_received_ = 0;  // of the connections that ended
-  bool finished_ = false;
 };
 
 }  // namespace

@@ -1,0 +1,96 @@
+#include "rejoining_run.hpp"
+
+#include <sodium.h>
+
+#include <algorithm>
+
+namespace bp::client::detail {
+
+namespace asio = boost::asio;
+
+namespace {
+
+// The next wait of a policy's backoff: `base` with up to 20% either way, drawn from libsodium.
+std::chrono::milliseconds jittered(std::chrono::milliseconds base) {
+  const auto spread = static_cast<uint32_t>(base.count() / 5);
+  if (spread == 0) return base;
+  return base - std::chrono::milliseconds(spread) + std::chrono::milliseconds(randombytes_uniform(2 * spread + 1));
+}
+
+}  // namespace
+
+RejoiningRun::RejoiningRun(asio::io_context& ioc, Endpoint dealer, std::string session_id, Options options,
+                           LinkEmulation link)
+    : ioc_(ioc),
+      dealer_(std::move(dealer)),
+      session_id_(std::move(session_id)),
+      options_(std::move(options)),
+      link_(link),
+      retry_timer_(ioc) {}
+
+void RejoiningRun::connect() {
+  const auto now = std::chrono::steady_clock::now();
+  if (!deadline_) deadline_ = now + options_.timeout;
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline_ - now);
+  if (left.count() <= 0) return finish_failed(timed_out("before connection " + std::to_string(connections_ + 1)));
+  ++connections_;
+  emit({PartyEvent::Kind::Connecting, outage_connections_, position_, 0, {}, {}, {}});
+  Options connection = options_;
+  connection.timeout = left;
+  conversation_ = converse(ioc_, dealer_, session_id_, connection, link_, shared_from_this());
+}
+
+ClientError RejoiningRun::timed_out(const std::string& last) const {
+  return {ClientErrorKind::Timeout,
+          "no result within " + std::to_string(options_.timeout.count()) + " ms (the whole join, " +
+              std::to_string(connections_) + (connections_ == 1 ? " connection" : " connections") + "; " + last + ")",
+          {}};
+}
+
+void RejoiningRun::on_fail(ClientError e) {
+  count_bytes_of_connection();
+  if (e.kind == ClientErrorKind::Timeout) return finish_failed(timed_out("the last: " + e.detail));
+  const auto& policy = options_.reconnect;
+  const bool may_pass = e.transient || e.retry_after_ms != 0;
+  if (!may_pass || finished_ || policy.attempts == 0) return finish_failed(std::move(e));
+  const auto now = std::chrono::steady_clock::now();
+  if (!outage_started_) {
+    outage_started_ = now;
+    outage_connections_ = 0;
+    next_delay_ = policy.first_delay;
+  }
+  const auto out_for = std::chrono::duration_cast<std::chrono::milliseconds>(now - *outage_started_);
+  if (outage_connections_ >= policy.attempts || out_for >= policy.give_up_after) {
+    emit({PartyEvent::Kind::GaveUp, outage_connections_, position_, 0, {}, describe(e), {}});
+    return finish_failed(ClientError{ClientErrorKind::Unavailable,
+                                     "gave up after " + std::to_string(outage_connections_) + " reconnections in " +
+                                         std::to_string(out_for.count()) + " ms: " + describe(e),
+                                     e.blamed});
+  }
+  const auto delay = std::max(jittered(next_delay_), std::chrono::milliseconds(e.retry_after_ms));
+  if (deadline_ && now + delay >= *deadline_) {
+    emit({PartyEvent::Kind::GaveUp, outage_connections_, position_, 0, {}, describe(e), {}});
+    return finish_failed(timed_out("the last: " + describe(e)));
+  }
+  ++outage_connections_;
+  next_delay_ = std::min(policy.max_delay, next_delay_ * 2);
+  emit({PartyEvent::Kind::Reconnecting, outage_connections_, position_, 0, {}, describe(e), delay});
+  retry_timer_.expires_after(delay);
+  retry_timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+    if (!ec) self->connect();
+  });
+}
+
+void RejoiningRun::emit(PartyEvent event) const {
+  if (options_.on_event) options_.on_event(event);
+}
+
+void RejoiningRun::count_bytes_of_connection() {
+  if (auto c = conversation_.lock()) {
+    bytes_sent_ += c->bytes_sent();
+    bytes_received_ += c->bytes_received();
+  }
+  conversation_.reset();
+}
+
+}  // namespace bp::client::detail

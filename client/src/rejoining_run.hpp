@@ -1,0 +1,65 @@
+// What every party run shares, range or gadget: the connections it takes to one session.
+// When a connection drops, or the dealer asks it to join again (a replica hands the session
+// over, or restarts), it connects again within its reconnect policy; Options::timeout bounds
+// the whole run. What to say on each connection is the derived run's (a Dialogue).
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "bp/client/link_emulation.hpp"
+#include "bp/client/party_client.hpp"
+#include "conversation.hpp"
+
+namespace bp::client::detail {
+
+class RejoiningRun : public Dialogue, public std::enable_shared_from_this<RejoiningRun> {
+ public:
+  RejoiningRun(boost::asio::io_context& ioc, Endpoint dealer, std::string session_id, Options options,
+               LinkEmulation link);
+
+  // Opens the next connection with what is left of the run's time (the first one starts it).
+  void connect();
+  // A connection ended in `e`: another one after the policy's backoff when the fault may
+  // pass, else the run ends in it.
+  void on_fail(ClientError e) override;
+
+ protected:
+  // The run ends in this error (called at most once by this class; derived runs guard it).
+  virtual void finish_failed(ClientError e) = 0;
+  ClientError timed_out(const std::string& last) const;
+  void emit(PartyEvent event) const;
+  // The bytes of the connection that just ended, added to the run's.
+  void count_bytes_of_connection();
+  // A seat held again ends the outage.
+  void end_outage() { outage_started_.reset(); }
+  template <class Derived>
+  std::shared_ptr<Derived> self_as() {
+    return std::static_pointer_cast<Derived>(shared_from_this());
+  }
+
+  boost::asio::io_context& ioc_;
+  const Endpoint dealer_;
+  const std::string session_id_;
+  const Options options_;
+  const LinkEmulation link_;
+  boost::asio::steady_timer retry_timer_;
+  std::weak_ptr<Conversation> conversation_;
+  size_t position_ = 0;                         // our first position (our seat in a gadget session)
+  size_t bytes_sent_ = 0, bytes_received_ = 0;  // of the connections that ended
+  bool finished_ = false;
+
+ private:
+  // The outage we are in, if any: since when, and how many connections it has taken.
+  std::optional<std::chrono::steady_clock::time_point> outage_started_;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;  // of the whole run, from the first connection
+  size_t connections_ = 0;
+  unsigned outage_connections_ = 0;
+  std::chrono::milliseconds next_delay_{0};
+};
+
+}  // namespace bp::client::detail
