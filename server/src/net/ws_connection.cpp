@@ -205,12 +205,12 @@ void WsConnection<Stream>::join(const wire::JoinSessionMsg& request) {
   request_deadline_.cancel();  // the session's own deadline (or the record's) covers the rest of this connection's life
   env_.registry->find_or_take_over(
       request.session_id, key,
-      [self = shared_from_this(), token = request.resume_token, seat = request.seat_token, key,
-       values = request.values](SessionRegistry::Found found) {
-        asio::post(self->ws_.get_executor(), [self, token, seat, key, values, found = std::move(found)] {
+      [self = shared_from_this(), token = request.resume_token, seat = request.seat_token, key, values = request.values,
+       gadget = request.gadget](SessionRegistry::Found found) {
+        asio::post(self->ws_.get_executor(), [self, token, seat, key, values, gadget, found = std::move(found)] {
           if (self->state_ != State::Joining) return;  // closed meanwhile
           if (auto* session = std::get_if<std::shared_ptr<AggregationSession>>(&found))
-            return (*session)->join(self, token, key, seat, values);
+            return (*session)->join(self, token, key, seat, values, gadget);
           self->turn_away(std::get<Refusal>(found), !token.empty() || !seat.empty());
         });
       });
@@ -224,10 +224,8 @@ void WsConnection<Stream>::turn_away(const Refusal& refusal, bool resuming) {
     if (auto outcome = wire::parse_outcome_record(*refusal.outcome_json)) {
       log::info("told a returning party how its session ended", {{"remote", peer_}});
       request_deadline_.cancel();
-      if (auto* result = std::get_if<wire::ResultMsg>(&*outcome))
-        enqueue(std::make_shared<const std::vector<uint8_t>>(wire::encode(*result)));
-      else
-        enqueue(std::make_shared<const std::vector<uint8_t>>(wire::encode(std::get<wire::AbortMsg>(*outcome))));
+      std::visit([&](const auto& told) { enqueue(std::make_shared<const std::vector<uint8_t>>(wire::encode(told))); },
+                 *outcome);
       return begin_close();
     }
   }

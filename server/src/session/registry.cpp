@@ -48,8 +48,21 @@ std::optional<std::string> SessionRegistry::over_cap_locked(const SessionOwner& 
 void SessionRegistry::create(const wire::CreateSessionMsg& request, SessionOwner owner,
                              std::function<void(Created)> done) {
   std::string id = request.session_id;
-  const auto positions = positions_of(request.bits, request.parties, request.values_per_party, request.bounds,
-                                      std::min(config_.max_positions, mpc::kMaxPositions));
+  const size_t max_positions = std::min(config_.max_positions, mpc::kMaxPositions);
+  // A gadget session has one position per seat; a range session as its values and bounds say.
+  std::optional<GadgetList> gadgets;
+  Result<size_t, std::string> positions = std::string();
+  if (!request.gadgets.empty()) {
+    auto list = gadgets_of(request.gadgets, request.parties, max_positions);
+    if (list) {
+      positions = list->items().size();
+      gadgets = std::move(*list);
+    } else {
+      positions = list.error();
+    }
+  } else {
+    positions = positions_of(request.bits, request.parties, request.values_per_party, request.bounds, max_positions);
+  }
   {
     std::lock_guard lock(mutex_);
     if (!accepting_) return done(std::string(refusal::kShuttingDown));
@@ -69,7 +82,8 @@ void SessionRegistry::create(const wire::CreateSessionMsg& request, SessionOwner
   const uint32_t timeout_ms = request.round_timeout_ms == 0
                                   ? config_.default_round_timeout_ms
                                   : std::min(request.round_timeout_ms, config_.max_round_timeout_ms);
-  auto label = mpc::session_transcript_label(id, request.bits, *positions, request.label, request.bounds);
+  auto label = gadgets ? mpc::gadget_session_label(id, gadgets->text(), request.label)
+                       : mpc::session_transcript_label(id, request.bits, *positions, request.label, request.bounds);
   // Every decoder of a label (Joined, the result, checkpoints) takes this many bytes: a session
   // whose label is longer would be recorded and then refused by every party.
   if (label.size() > wire::kMaxTranscriptLabelBytes) {
@@ -84,7 +98,8 @@ void SessionRegistry::create(const wire::CreateSessionMsg& request, SessionOwner
                      std::chrono::milliseconds(timeout_ms),
                      owner,
                      request.values_per_party,
-                     request.bounds};
+                     request.bounds,
+                     std::move(gadgets)};
   auto checkpoint = first_checkpoint(terms);
   // What the record keeps if no replica finishes the session.
   const std::string lost = outcome_json(SessionOutcome{

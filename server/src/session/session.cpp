@@ -51,6 +51,11 @@ AggregationSession::Phase AggregationSession::phase() const {
     return seats_taken() < seats_.size() ? Phase::Joining : Phase::BitCommitments;
   if (std::holds_alternative<mpc::DealerAwaitingPolyCommitments>(dealer_)) return Phase::PolyCommitments;
   if (std::holds_alternative<mpc::DealerAwaitingProofShares>(dealer_)) return Phase::ProofShares;
+  if (std::holds_alternative<mpc::R1CSDealerAwaitingFirstPhases>(dealer_))
+    return seats_taken() < seats_.size() ? Phase::Joining : Phase::FirstPhases;
+  if (std::holds_alternative<mpc::R1CSDealerAwaitingSecondPhases>(dealer_)) return Phase::SecondPhases;
+  if (std::holds_alternative<mpc::R1CSDealerAwaitingPolys>(dealer_)) return Phase::PolyCommitments;
+  if (std::holds_alternative<mpc::R1CSDealerAwaitingShares>(dealer_)) return Phase::ProofShares;
   if (std::holds_alternative<Checking>(dealer_) || std::holds_alternative<Ended>(dealer_) ||
       std::holds_alternative<Moved>(dealer_))
     return Phase::Done;
@@ -69,6 +74,8 @@ const char* AggregationSession::phase_name(Phase p) {
     case Phase::PolyCommitments: return "poly_commitments";
     case Phase::ProofShares: return "proof_shares";
     case Phase::Done: return "done";
+    case Phase::FirstPhases: return "first_phase";
+    case Phase::SecondPhases: return "second_phase";
   }
   return "?";
 }
@@ -77,11 +84,9 @@ void AggregationSession::start() {
   asio::post(strand_, [self = shared_from_this()] { self->rebuild(); });
 }
 
-// The dealer from the checkpoint: the padding parties from its seed, then each round it
-// decided, fed the same commitments, so the challenges come out as they did before.
+// The dealer from the checkpoint: made afresh, then fed each round it decided, the same
+// messages, so the challenges come out as they did before.
 void AggregationSession::rebuild() {
-  auto fresh = mpc::DealerAwaitingBitCommitments::create(*env_.bp_gens, *env_.pc_gens, params_, padding_seed_);
-  if (!fresh) return abort(AbortKind::Internal, mpc::describe(fresh.error()), {});
   const auto shapes = terms_.seat_shapes();
   seats_.resize(shapes.size());
   seat_of_position_.assign(params_.positions, 0);
@@ -95,26 +100,8 @@ void AggregationSession::rebuild() {
   }
   inbox_.assign(params_.positions, std::nullopt);
   last_accepted_.assign(seats_.size(), {});
-  dealer_ = std::move(*fresh);
-  auto replayed = [&]() -> std::optional<std::string> {
-    if (restored_.bit_commitments.empty()) return std::nullopt;
-    auto bits = std::move(std::get<mpc::DealerAwaitingBitCommitments>(dealer_))
-                    .receive_bit_commitments(restored_.bit_commitments);
-    if (!bits) return mpc::describe(bits.error());
-    dealer_ = std::move(bits->first);
-    accepted_bits_ = restored_.bit_commitments;
-    last_broadcast_ = frame_of(bits->second);
-    for (size_t j = 0; j < seats_.size(); ++j) last_accepted_[j] = accepted_of_seat(j, accepted_bits_);
-    if (restored_.poly_commitments.empty()) return std::nullopt;
-    auto polys = std::move(std::get<mpc::DealerAwaitingPolyCommitments>(dealer_))
-                     .receive_poly_commitments(restored_.poly_commitments);
-    if (!polys) return mpc::describe(polys.error());
-    dealer_ = std::move(polys->first);
-    accepted_polys_ = restored_.poly_commitments;
-    last_broadcast_ = frame_of(polys->second);
-    for (size_t j = 0; j < seats_.size(); ++j) last_accepted_[j] = accepted_of_seat(j, accepted_polys_);
-    return std::nullopt;
-  }();
+  auto replayed = gadget_session() ? replay_gadget_rounds() : replay_range_rounds();
+  if (std::holds_alternative<Ended>(dealer_)) return;  // the dealer could not be made: aborted
   restored_ = {};
   if (replayed) return abort(AbortKind::Internal, "the checkpoint does not replay: " + *replayed, {});
   publish_progress();
@@ -135,12 +122,75 @@ void AggregationSession::rebuild() {
   start_round();
 }
 
+// The padding parties from the seed, then rounds 1 and 2 if the checkpoint decided them.
+std::optional<std::string> AggregationSession::replay_range_rounds() {
+  auto fresh = mpc::DealerAwaitingBitCommitments::create(*env_.bp_gens, *env_.pc_gens, params_, padding_seed_);
+  if (!fresh) {
+    abort(AbortKind::Internal, mpc::describe(fresh.error()), {});
+    return std::nullopt;
+  }
+  dealer_ = std::move(*fresh);
+  if (restored_.bit_commitments.empty()) return std::nullopt;
+  auto bits = std::move(std::get<mpc::DealerAwaitingBitCommitments>(dealer_))
+                  .receive_bit_commitments(restored_.bit_commitments);
+  if (!bits) return mpc::describe(bits.error());
+  dealer_ = std::move(bits->first);
+  accepted_bits_ = restored_.bit_commitments;
+  last_broadcast_ = frame_of(bits->second);
+  for (size_t j = 0; j < seats_.size(); ++j) last_accepted_[j] = accepted_of_seat(j, accepted_bits_);
+  if (restored_.poly_commitments.empty()) return std::nullopt;
+  auto polys = std::move(std::get<mpc::DealerAwaitingPolyCommitments>(dealer_))
+                   .receive_poly_commitments(restored_.poly_commitments);
+  if (!polys) return mpc::describe(polys.error());
+  dealer_ = std::move(polys->first);
+  accepted_polys_ = restored_.poly_commitments;
+  last_broadcast_ = frame_of(polys->second);
+  for (size_t j = 0; j < seats_.size(); ++j) last_accepted_[j] = accepted_of_seat(j, accepted_polys_);
+  return std::nullopt;
+}
+
+// A gadget session's dealer has no randomness of its own: the rounds decided are replayed
+// as they were, each one's broadcast being every seat's message of it.
+std::optional<std::string> AggregationSession::replay_gadget_rounds() {
+  auto fresh = mpc::R1CSDealerAwaitingFirstPhases::create(*terms_.gadgets, params_.label);
+  if (!fresh) {
+    abort(AbortKind::Internal, mpc::describe(fresh.error()), {});
+    return std::nullopt;
+  }
+  dealer_ = std::move(*fresh);
+  const auto remember = [&](const auto& accepted) {
+    for (size_t j = 0; j < seats_.size(); ++j) last_accepted_[j] = wire::encode(wire::Message{accepted[j]});
+  };
+  if (restored_.r1cs_first_phases.empty()) return std::nullopt;
+  auto second = std::move(std::get<mpc::R1CSDealerAwaitingFirstPhases>(dealer_)).receive(restored_.r1cs_first_phases);
+  if (!second) return mpc::describe(second.error());
+  dealer_ = std::move(*second);
+  accepted_first_ = restored_.r1cs_first_phases;
+  last_broadcast_ = frame_of(wire::R1CSFirstPhases{accepted_first_});
+  remember(accepted_first_);
+  if (restored_.r1cs_second_phases.empty()) return std::nullopt;
+  auto polys = std::move(std::get<mpc::R1CSDealerAwaitingSecondPhases>(dealer_)).receive(restored_.r1cs_second_phases);
+  if (!polys) return mpc::describe(polys.error());
+  dealer_ = std::move(*polys);
+  accepted_second_ = restored_.r1cs_second_phases;
+  last_broadcast_ = frame_of(wire::R1CSSecondPhases{accepted_second_});
+  remember(accepted_second_);
+  if (restored_.r1cs_poly_commitments.empty()) return std::nullopt;
+  auto shares = std::move(std::get<mpc::R1CSDealerAwaitingPolys>(dealer_)).receive(restored_.r1cs_poly_commitments);
+  if (!shares) return mpc::describe(shares.error());
+  dealer_ = std::move(*shares);
+  accepted_gadget_polys_ = restored_.r1cs_poly_commitments;
+  last_broadcast_ = frame_of(wire::R1CSPolyShares{accepted_gadget_polys_});
+  remember(accepted_gadget_polys_);
+  return std::nullopt;
+}
+
 void AggregationSession::join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token,
                               std::optional<wire::PublicKey> party_key, std::vector<uint8_t> seat_token,
-                              uint32_t values) {
+                              uint32_t values, std::string gadget) {
   asio::post(strand_, [self = shared_from_this(), link = std::move(link), token = std::move(token), party_key,
-                       seat_token = std::move(seat_token), values]() mutable {
-    self->on_join(std::move(link), std::move(token), party_key, std::move(seat_token), values);
+                       seat_token = std::move(seat_token), values, gadget = std::move(gadget)]() mutable {
+    self->on_join(std::move(link), std::move(token), party_key, std::move(seat_token), values, gadget);
   });
 }
 
@@ -186,7 +236,8 @@ void AggregationSession::shutdown(AbortKind kind, std::string reason) {
 void AggregationSession::start_round() {
   // Bit commitments may arrive while others are still joining; later rounds start empty.
   const Phase now = phase();
-  if (now != Phase::BitCommitments && now != Phase::Joining) inbox_.assign(params_.positions, std::nullopt);
+  if (now != Phase::BitCommitments && now != Phase::FirstPhases && now != Phase::Joining)
+    inbox_.assign(params_.positions, std::nullopt);
   round_open_ = now;
   publish_progress();
   round_started_ = std::chrono::steady_clock::now();
@@ -222,7 +273,8 @@ void AggregationSession::on_deadline() {
 namespace {
 
 // A party's message of one round as one item per position (a 1.3 party's single message is
-// one item), with the round it belongs to (1, 2 or 3); 0 for anything else.
+// one item), with the round it belongs to: 1, 2 or 3 in a range session, 4 to 7 (its one
+// item) in a gadget session; 0 for anything else.
 struct RoundItems {
   int round = 0;
   std::vector<wire::Message> items;
@@ -235,6 +287,10 @@ RoundItems round_items(wire::Message message) {
         if constexpr (std::is_same_v<T, BitCommitment>) out = {1, {wire::Message{m}}};
         if constexpr (std::is_same_v<T, PolyCommitment>) out = {2, {wire::Message{m}}};
         if constexpr (std::is_same_v<T, ProofShare>) out = {3, {wire::Message{std::move(m)}}};
+        if constexpr (std::is_same_v<T, R1CSFirstPhaseShare>) out = {4, {wire::Message{std::move(m)}}};
+        if constexpr (std::is_same_v<T, R1CSSecondPhaseShare>) out = {5, {wire::Message{m}}};
+        if constexpr (std::is_same_v<T, R1CSPolyShare>) out = {6, {wire::Message{m}}};
+        if constexpr (std::is_same_v<T, R1CSProofShare>) out = {7, {wire::Message{std::move(m)}}};
         if constexpr (std::is_same_v<T, wire::BitCommitments> || std::is_same_v<T, wire::PolyCommitments> ||
                       std::is_same_v<T, wire::ProofShares>) {
           out.round = std::is_same_v<T, wire::BitCommitments> ? 1 : std::is_same_v<T, wire::PolyCommitments> ? 2 : 3;
@@ -269,6 +325,21 @@ std::vector<uint8_t> AggregationSession::accepted_of_seat(size_t seat, const std
   return canonical(std::vector<Item>(first, first + static_cast<std::ptrdiff_t>(shape.positions)));
 }
 
+// The round whose messages a phase takes (round_items' numbering); 0: none.
+int AggregationSession::round_of(Phase now, bool gadgets) {
+  using P = Phase;
+  if (gadgets)
+    return now == P::Joining || now == P::FirstPhases ? 4
+           : now == P::SecondPhases                   ? 5
+           : now == P::PolyCommitments                ? 6
+           : now == P::ProofShares                    ? 7
+                                                      : 0;
+  return now == P::Joining || now == P::BitCommitments ? 1
+         : now == P::PolyCommitments                   ? 2
+         : now == P::ProofShares                       ? 3
+                                                       : 0;
+}
+
 void AggregationSession::on_deliver(size_t seat, const std::shared_ptr<PartyLink>& link, wire::Message message) {
   const Phase now = phase();
   if (now == Phase::Done || !from_seat(seat, link)) return;
@@ -281,17 +352,19 @@ void AggregationSession::on_deliver(size_t seat, const std::shared_ptr<PartyLink
     return abort(AbortKind::Withdrawn, refusal::kPartyWithdrew, blame_of_seat(seat));
   }
   auto round = round_items(std::move(message));
-  const int expected_round = now == Phase::Joining || now == Phase::BitCommitments ? 1
-                             : now == Phase::PolyCommitments                       ? 2
-                             : now == Phase::ProofShares                           ? 3
-                                                                                   : 0;
+  const int expected_round = round_of(now, gadget_session());
   // A party that resumed its seat may repeat the last message it sent, even after its round
   // has closed (it cannot know whether the message arrived); the same items are harmless.
   if (round.round != 0 && round.items.size() == shape.positions) {
     const auto bytes = round.round == 1   ? canonical<BitCommitment>(round.items)
                        : round.round == 2 ? canonical<PolyCommitment>(round.items)
-                                          : canonical<ProofShare>(round.items);
+                       : round.round == 3 ? canonical<ProofShare>(round.items)
+                                          : wire::encode(round.items.front());
     if (bytes == last_accepted_[seat]) return;
+    if (round.round == expected_round && gadget_session()) {
+      if (auto why = gadget_misfit(seat, round.items.front()))
+        return abort(AbortKind::InvalidShares, *why, blame_of_seat(seat));
+    }
     if (round.round == expected_round) {
       if (inbox_[shape.first_position])
         return abort(AbortKind::ProtocolViolation, "a second, different message in one round", blame_of_seat(seat));
@@ -318,6 +391,7 @@ void AggregationSession::complete_round() {
   const Phase completed = phase();
   env_.metrics->round_latency(phase_name(completed),
                               std::chrono::duration<double>(std::chrono::steady_clock::now() - round_started_).count());
+  if (gadget_session()) return complete_gadget_round(completed);
   if (completed == Phase::BitCommitments) {
     auto bits = collect<BitCommitment>(inbox_);
     if (auto bad = bad_bounded_seats(bits); !bad.empty()) {
@@ -363,6 +437,69 @@ void AggregationSession::complete_round() {
       asio::post(self->strand_, [self, result = std::move(result)]() mutable { self->checked(std::move(result)); });
     });
   }
+}
+
+// A gadget session's round: every seat's message goes to the dealer, and once the record
+// holds them, back to every party (which draws the challenges from them itself). The last
+// round's shares give the proof, checked before it is signed.
+void AggregationSession::complete_gadget_round(Phase completed) {
+  const auto blamed_abort = [this](const mpc::MpcError& e) {
+    abort(AbortKind::InvalidShares, mpc::describe(e), blame_of_positions(e.blamed));  // seat j is position j
+  };
+  const auto next_round = [this](Frame frame) {
+    inbox_.assign(params_.positions, std::nullopt);
+    persist_then([this, frame = std::move(frame)] {
+      start_round();
+      broadcast(frame);
+    });
+  };
+  if (completed == Phase::FirstPhases) {
+    auto all = collect<R1CSFirstPhaseShare>(inbox_);
+    auto next = std::move(std::get<mpc::R1CSDealerAwaitingFirstPhases>(dealer_)).receive(all);
+    if (!next) return blamed_abort(next.error());
+    dealer_ = std::move(*next);
+    accepted_first_ = std::move(all);
+    next_round(frame_of(wire::R1CSFirstPhases{accepted_first_}));
+  } else if (completed == Phase::SecondPhases) {
+    auto all = collect<R1CSSecondPhaseShare>(inbox_);
+    auto next = std::move(std::get<mpc::R1CSDealerAwaitingSecondPhases>(dealer_)).receive(all);
+    if (!next) return blamed_abort(next.error());
+    dealer_ = std::move(*next);
+    accepted_second_ = std::move(all);
+    next_round(frame_of(wire::R1CSSecondPhases{accepted_second_}));
+  } else if (completed == Phase::PolyCommitments) {
+    auto all = collect<R1CSPolyShare>(inbox_);
+    auto next = std::move(std::get<mpc::R1CSDealerAwaitingPolys>(dealer_)).receive(all);
+    if (!next) return blamed_abort(next.error());
+    dealer_ = std::move(*next);
+    accepted_gadget_polys_ = std::move(all);
+    next_round(frame_of(wire::R1CSPolyShares{accepted_gadget_polys_}));
+  } else if (completed == Phase::ProofShares) {
+    deadline_.cancel();
+    auto aggregate =
+        std::move(std::get<mpc::R1CSDealerAwaitingShares>(dealer_)).receive(collect<R1CSProofShare>(inbox_));
+    if (!aggregate) return blamed_abort(aggregate.error());
+    finish_gadgets_ok(std::move(*aggregate));
+  }
+}
+
+void AggregationSession::finish_gadgets_ok(R1CSAggregate aggregate) {
+  wire::R1CSResultMsg signed_result{terms_.gadgets->text(), params_.label, std::move(aggregate.commitments),
+                                    std::move(aggregate.proof), std::nullopt};
+  const auto& dealer = *env_.dealer_key;
+  signed_result.attestation = wire::Attestation{
+      id(), dealer.public_key(), dealer.sign(wire::r1cs_result_statement(dealer.public_key(), id(), signed_result))};
+  auto outcome = SessionOutcome{id(), params_, true, {}, {}, std::nullopt, seats_.size(), signed_result};
+  record_then(std::move(outcome), [this, signed_result = std::move(signed_result)] {
+    env_.metrics->session_completed();
+    log::info("session completed", {{"session", id()},
+                                    {"gadgets", signed_result.gadgets},
+                                    {"proof_bytes", signed_result.proof.serialized_size()},
+                                    {"parties", seats_.size()},
+                                    {"epoch", epoch_}});
+    broadcast(frame_of(signed_result));
+    close_all();
+  });
 }
 
 void AggregationSession::checked(mpc::MpcResult<mpc::AggregationResult> result) {

@@ -24,6 +24,7 @@
 
 #include "bp/bounds.hpp"
 #include "bp/mpc/dealer.hpp"
+#include "bp/mpc/r1cs.hpp"
 #include "bp/wire/checkpoint.hpp"
 #include "bp/wire/codec.hpp"
 #include "observability/metrics.hpp"
@@ -54,10 +55,11 @@ struct SessionOutcome {
   std::string id;
   mpc::SessionParams params;
   bool ok = false;
-  std::string reason;                     // abort reason (empty when ok)
-  std::vector<size_t> blamed;             // positions
-  std::optional<wire::ResultMsg> result;  // with the dealer's attestation
-  size_t parties = 0;                     // seats (0: unknown, a record too damaged to say)
+  std::string reason;                                // abort reason (empty when ok)
+  std::vector<size_t> blamed;                        // positions
+  std::optional<wire::ResultMsg> result;             // with the dealer's attestation
+  size_t parties = 0;                                // seats (0: unknown, a record too damaged to say)
+  std::optional<wire::R1CSResultMsg> r1cs_result{};  // a gadget session's, with the attestation
 };
 
 // What a session writes to the record. Each call answers once, on any thread.
@@ -101,9 +103,11 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   void start();  // builds the dealer, replaying the checkpoint's rounds
   // `party_key` is the key whose signature the connection has already checked, if any;
   // `seat_token` the token a 1.3 party picked for a new seat (a join again finds it).
-  // `values` the number of values the party says it brings (0: a party before 1.4).
+  // `values` the number of values the party says it brings (0: a party before 1.4);
+  // `gadget` the gadget it says it proves (1.5; empty: a range party).
   void join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> resume_token,
-            std::optional<wire::PublicKey> party_key, std::vector<uint8_t> seat_token = {}, uint32_t values = 0);
+            std::optional<wire::PublicKey> party_key, std::vector<uint8_t> seat_token = {}, uint32_t values = 0,
+            std::string gadget = {});
   void deliver(size_t seat, std::shared_ptr<PartyLink> link, wire::Message message);
   void misbehaved(size_t seat, std::shared_ptr<PartyLink> link, std::string reason);
   void disconnected(size_t seat, std::shared_ptr<PartyLink> link);
@@ -128,7 +132,8 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
 
  private:
   // Where the session is, derived from the dealer's state (never stored beside it).
-  enum class Phase { Joining, BitCommitments, PolyCommitments, ProofShares, Done };
+  // A gadget session goes Joining, FirstPhases, SecondPhases, PolyCommitments, ProofShares.
+  enum class Phase { Joining, BitCommitments, PolyCommitments, ProofShares, Done, FirstPhases, SecondPhases };
   struct Seat {
     SeatShape shape;
     bool taken = false;
@@ -144,18 +149,27 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   struct Checking {};
   // monostate until start() has made the dealer; bit commitments are taken while parties
   // still join, so AwaitingBitCommitments is Joining until every seat is taken.
+  // A gadget session's first phases are taken while parties still join, as bit commitments are.
   using DealerState =
       std::variant<std::monostate, mpc::DealerAwaitingBitCommitments, mpc::DealerAwaitingPolyCommitments,
-                   mpc::DealerAwaitingProofShares, Checking, Ended, Moved>;
+                   mpc::DealerAwaitingProofShares, Checking, Ended, Moved, mpc::R1CSDealerAwaitingFirstPhases,
+                   mpc::R1CSDealerAwaitingSecondPhases, mpc::R1CSDealerAwaitingPolys, mpc::R1CSDealerAwaitingShares>;
   using Frame = std::shared_ptr<const std::vector<uint8_t>>;
   Phase phase() const;
 
   // session.cpp: the rounds; session_seats.cpp: the seats
   void rebuild();
+  // The dealer made afresh and fed the checkpoint's decided rounds; why not, if it cannot be.
+  std::optional<std::string> replay_range_rounds();
+  std::optional<std::string> replay_gadget_rounds();
   void on_join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token, std::optional<wire::PublicKey> key,
-               std::vector<uint8_t> seat_token, uint32_t values);
-  // Why a party bringing `values` values (0: before 1.4) cannot take this seat, if it cannot.
-  std::optional<std::string> misfit(const Seat& seat, uint32_t values) const;
+               std::vector<uint8_t> seat_token, uint32_t values, const std::string& gadget);
+  // Why a party bringing `values` values (0: before 1.4) and stating `gadget` (empty: a range
+  // party) cannot take this seat, if it cannot. Public terms only: never the party's values.
+  std::optional<std::string> misfit(const Seat& seat, uint32_t values, const std::string& gadget) const;
+  // Why a gadget seat's round message is not its gadget's shape (commitments, multipliers).
+  std::optional<std::string> gadget_misfit(size_t seat, const wire::Message& item) const;
+  bool gadget_session() const { return terms_.gadgets.has_value(); }
   wire::JoinedMsg joined_message(size_t seat, const std::vector<uint8_t>& token) const;
   // Every position of every seat that holds one of these positions, ascending: a party is
   // blamed as a whole.
@@ -182,11 +196,15 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   void on_deadline();
   void complete_round();
   void checked(mpc::MpcResult<mpc::AggregationResult> result);  // the final proof's check answers
+  void complete_gadget_round(Phase completed);
+  void finish_gadgets_ok(R1CSAggregate aggregate);  // signs it, records it, tells everyone
   void broadcast(Frame frame);
   void finish_ok(mpc::AggregationResult result);  // signs it, records it, tells everyone
   void abort(AbortKind kind, const std::string& reason, std::vector<size_t> blamed);
   void close_all();
   static const char* phase_name(Phase p);
+  // The round whose messages a phase takes, as round_items numbers them (session.cpp); 0: none.
+  static int round_of(Phase now, bool gadgets);
 
   // session_persistence.cpp: the record
   wire::DealerCheckpoint snapshot() const;
@@ -219,8 +237,12 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   std::vector<Seat> seats_;  // one per party
   std::vector<size_t> seat_of_position_;
   DealerState dealer_;
-  std::vector<BitCommitment> accepted_bits_;         // round 1's commitments, once decided
-  std::vector<PolyCommitment> accepted_polys_;       // round 2's
+  std::vector<BitCommitment> accepted_bits_;    // round 1's commitments, once decided
+  std::vector<PolyCommitment> accepted_polys_;  // round 2's
+  // A gadget session's decided rounds (the checkpoint's), one message per seat.
+  std::vector<R1CSFirstPhaseShare> accepted_first_;
+  std::vector<R1CSSecondPhaseShare> accepted_second_;
+  std::vector<R1CSPolyShare> accepted_gadget_polys_;
   std::vector<std::optional<wire::Message>> inbox_;  // this round's message per position
   std::vector<std::vector<uint8_t>> last_accepted_;  // each seat's last accepted round, encoded
   std::optional<std::string> ended_reason_;          // an abort the record holds, for parties that come after it

@@ -35,6 +35,10 @@ wire::DealerCheckpoint AggregationSession::snapshot() const {
   c.poly_commitments = accepted_polys_;
   c.values_per_party = terms_.values_per_party;
   c.bounds = terms_.bounds;
+  if (terms_.gadgets) c.gadgets = terms_.gadgets->text();
+  c.r1cs_first_phases = accepted_first_;
+  c.r1cs_second_phases = accepted_second_;
+  c.r1cs_poly_commitments = accepted_gadget_polys_;
   return c;
 }
 

@@ -41,7 +41,33 @@ std::vector<size_t> AggregationSession::bad_bounded_seats(const std::vector<BitC
   return bad;
 }
 
-std::optional<std::string> AggregationSession::misfit(const Seat& seat, uint32_t values) const {
+std::optional<std::string> AggregationSession::gadget_misfit(size_t seat, const wire::Message& item) const {
+  const GadgetItem& gadget = terms_.gadgets->items()[seat];
+  const std::string where = "seat " + std::to_string(seat) + " (" + gadget.text() + ")";
+  if (const auto* first = std::get_if<R1CSFirstPhaseShare>(&item); first && first->V.size() != gadget.commitments())
+    return "MalformedBitCommitments: " + where + " sent " + std::to_string(first->V.size()) +
+           " commitments; its gadget has " + std::to_string(gadget.commitments());
+  if (const auto* share = std::get_if<R1CSProofShare>(&item);
+      share && (share->l.size() != gadget.multipliers() || share->r.size() != gadget.multipliers()))
+    return "MalformedProofShares: " + where + " sent a share over " + std::to_string(share->l.size()) +
+           " multipliers; its gadget has " + std::to_string(gadget.multipliers());
+  return std::nullopt;
+}
+
+std::optional<std::string> AggregationSession::misfit(const Seat& seat, uint32_t values,
+                                                      const std::string& gadget) const {
+  if (gadget_session()) {
+    // The party's gadget against the seat's item: texts the operator and the party chose
+    // before any value was committed.
+    const GadgetItem& item = terms_.gadgets->items()[seat.shape.first_position];
+    const std::string where = "seat " + std::to_string(seat.shape.first_position) + " proves " + item.text();
+    if (gadget.empty()) return where + ": this is a gadget session, and the party states no gadget (wire 1.5)";
+    auto stated = GadgetList::parse(gadget);
+    if (!stated || stated->items().size() != 1) return "the party's gadget is not one gadget list item";
+    if (stated->items().front().text() != item.text()) return where + "; the party states " + stated->text();
+    return std::nullopt;
+  }
+  if (!gadget.empty()) return "this session proves ranges; the party states a gadget";
   // A party before 1.4 says nothing: it brings one value and commits to it unshifted, so it
   // may only take a seat of one unbounded value.
   const bool bounded = !terms_.bounds.empty();
@@ -59,9 +85,14 @@ std::optional<std::string> AggregationSession::misfit(const Seat& seat, uint32_t
 wire::JoinedMsg AggregationSession::joined_message(size_t seat, const std::vector<uint8_t>& token) const {
   const SeatShape& shape = seats_[seat].shape;
   const auto bounds = terms_.bounds_of(shape);
-  return wire::JoinedMsg{
-      shape.first_position,          params_.n, params_.positions, params_.label, token, shape.positions,
-      {bounds.begin(), bounds.end()}};
+  return wire::JoinedMsg{shape.first_position,
+                         params_.n,
+                         params_.positions,
+                         params_.label,
+                         token,
+                         shape.positions,
+                         {bounds.begin(), bounds.end()},
+                         terms_.gadgets ? terms_.gadgets->text() : std::string()};
 }
 
 bool AggregationSession::from_seat(size_t seat, const std::shared_ptr<PartyLink>& link) const {
@@ -85,7 +116,8 @@ void AggregationSession::resume_seat(size_t index, const std::shared_ptr<PartyLi
 }
 
 void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token,
-                                 std::optional<wire::PublicKey> key, std::vector<uint8_t> seat_token, uint32_t values) {
+                                 std::optional<wire::PublicKey> key, std::vector<uint8_t> seat_token, uint32_t values,
+                                 const std::string& gadget) {
   auto refuse = [&](const std::string& why) {
     log::warn("join refused", {{"session", id()}, {"remote", link->peer()}, {"reason", why}});
     link->send(frame_of(wire::AbortMsg{why, {}}));
@@ -113,7 +145,7 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
     const auto it = std::find(terms_.allowed.begin(), terms_.allowed.end(), *key);
     if (it == terms_.allowed.end()) return refuse("this key is not allowed in the session");
     position = static_cast<size_t>(it - terms_.allowed.begin());
-    if (auto why = misfit(seats_[*position], values)) return refuse(*why);
+    if (auto why = misfit(seats_[*position], values, gadget)) return refuse(*why);
   }
   // A resume token, or the seat token of a party that never heard its Joined, opens the
   // seat it names (never another key's).
@@ -151,7 +183,7 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
     std::optional<std::string> why;
     for (size_t j = 0; j < seats_.size() && !position; ++j) {
       if (seats_[j].taken) continue;
-      if (auto unfit = misfit(seats_[j], values))
+      if (auto unfit = misfit(seats_[j], values, gadget))
         why = std::move(unfit);
       else
         position = j;
@@ -210,7 +242,8 @@ void AggregationSession::announce_seat(size_t position, const std::shared_ptr<Pa
                                {"party_key", key ? wire::public_key_hex(*key) : std::string("anonymous")},
                                {"positions", seats_[position].shape.positions}});
   }
-  if (phase() == Phase::BitCommitments && round_open_ != Phase::BitCommitments) {  // every seat is taken
+  const Phase now = phase();
+  if ((now == Phase::BitCommitments || now == Phase::FirstPhases) && round_open_ != now) {  // every seat is taken
     start_round();
     // Parties commit as soon as they are seated; the last one may complete the round.
     if (std::all_of(inbox_.begin(), inbox_.end(), [](const auto& m) { return m.has_value(); })) complete_round();

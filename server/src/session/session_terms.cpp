@@ -7,6 +7,16 @@
 namespace bp::server {
 
 std::vector<SeatShape> SessionTerms::seat_shapes() const {
+  if (gadgets) {
+    // One position per seat; its values are its item's commitments.
+    std::vector<SeatShape> out;
+    size_t value = 0;
+    for (const auto& item : gadgets->items()) {
+      out.push_back(SeatShape{out.size(), 1, value, item.commitments()});
+      value += item.commitments();
+    }
+    return out;
+  }
   // One value each unless stated: as many parties as values (a bounded one takes two positions).
   const size_t parties = !values_per_party.empty() ? values_per_party.size()
                          : !bounds.empty()         ? bounds.size()
@@ -46,6 +56,29 @@ Result<size_t, std::string> positions_of(size_t bits, size_t parties, const std:
   return positions;
 }
 
+Result<GadgetList, std::string> gadgets_of(const std::string& text, size_t parties, size_t max_positions) {
+  auto list = GadgetList::parse(text);
+  if (!list) return "gadgets: " + list.error();
+  const size_t items = list->items().size();
+  if (items != parties)
+    return "the gadget list names " + std::to_string(items) + " seats; the session has " + std::to_string(parties) +
+           " parties";
+  if (items > max_positions) return "this dealer holds at most " + std::to_string(max_positions) + " seats per session";
+  const wire::Limits frame;
+  if (list->commitments() > frame.max_r1cs_commitments)
+    return "the list takes " + std::to_string(list->commitments()) + " commitments; a gadget session takes at most " +
+           std::to_string(frame.max_r1cs_commitments);
+  if (list->multipliers() > kMaxSessionMultipliers)
+    return "the list takes " + std::to_string(list->multipliers()) + " multipliers; a gadget session takes at most " +
+           std::to_string(kMaxSessionMultipliers);
+  for (size_t j = 0; j < items; ++j)
+    if (list->items()[j].multipliers() > frame.max_r1cs_multipliers)
+      return "seat " + std::to_string(j) + " (" + list->items()[j].text() + ") takes " +
+             std::to_string(list->items()[j].multipliers()) + " multipliers; a seat takes at most " +
+             std::to_string(frame.max_r1cs_multipliers);
+  return std::move(*list);
+}
+
 wire::DealerCheckpoint first_checkpoint(const SessionTerms& terms) {
   wire::DealerCheckpoint c;
   c.bits = terms.params.n;
@@ -58,11 +91,27 @@ wire::DealerCheckpoint first_checkpoint(const SessionTerms& terms) {
   randombytes_buf(c.padding_seed.data(), c.padding_seed.size());
   c.values_per_party = terms.values_per_party;
   c.bounds = terms.bounds;
+  if (terms.gadgets) c.gadgets = terms.gadgets->text();
   c.seats.resize(terms.seat_shapes().size());
   return c;
 }
 
 std::optional<SessionTerms> terms_of(const std::string& id, const wire::DealerCheckpoint& c) {
+  if (!c.gadgets.empty()) {
+    // A gadget session's: its list, canonical, of one seat per position, and its label over both.
+    auto list = GadgetList::parse(c.gadgets);
+    if (!list || list->text() != c.gadgets || list->items().size() != c.positions ||
+        !mpc::read_gadget_session_label(c.transcript_label, id, c.gadgets))
+      return std::nullopt;
+    SessionTerms t;
+    t.id = id;
+    t.params = mpc::SessionParams{0, c.positions, c.transcript_label};
+    t.allowed = c.allowed_parties;
+    t.round_timeout = std::chrono::milliseconds(c.round_timeout_ms);
+    t.owner = SessionOwner{c.owner_key, c.owner_address};
+    t.gadgets = std::move(*list);
+    return t;
+  }
   // The label must be one of this session's, on these terms (mpc's one reader of labels):
   // a checkpoint stored under another session's row (a damaged record) is refused here.
   const auto label = mpc::read_session_transcript_label(c.transcript_label, id, c.bits, c.positions);

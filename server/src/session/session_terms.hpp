@@ -13,6 +13,7 @@
 #include "bp/bounds.hpp"
 #include "bp/errors.hpp"
 #include "bp/mpc/session.hpp"
+#include "bp/r1cs_gadget_list.hpp"
 #include "bp/wire/checkpoint.hpp"
 #include "bp/wire/codec.hpp"
 
@@ -44,6 +45,9 @@ struct SessionTerms {
   SessionOwner owner;
   std::vector<uint32_t> values_per_party{};  // one per party; empty: one value each
   std::vector<ValueBounds> bounds{};         // one per value; empty: none
+  // 1.5: a gadget session's list, one item per seat (params.n 0, params.positions the seats,
+  // one position each); none: a range session.
+  std::optional<GadgetList> gadgets{};
 
   std::vector<SeatShape> seat_shapes() const;
   std::span<const ValueBounds> bounds_of(const SeatShape& seat) const;
@@ -53,6 +57,13 @@ struct SessionTerms {
 // or why they cannot be (bits that do not cover a bound, more positions than `max_positions`).
 Result<size_t, std::string> positions_of(size_t bits, size_t parties, const std::vector<uint32_t>& values_per_party,
                                          const std::vector<ValueBounds>& bounds, size_t max_positions);
+
+// A gadget list as an operator asked for it, for `parties` seats: the list, or why this
+// dealer does not run it (its items are not the parties, or it is larger than a frame holds).
+Result<GadgetList, std::string> gadgets_of(const std::string& text, size_t parties, size_t max_positions);
+// The most multipliers of a gadget session (its generators: 4096 is what the reference's
+// tests go to) and of one seat (its share's l and r fit a frame).
+inline constexpr size_t kMaxSessionMultipliers = 4096;
 
 // The checkpoint a new session is claimed with: its terms, free seats and a fresh padding seed.
 wire::DealerCheckpoint first_checkpoint(const SessionTerms& terms);
