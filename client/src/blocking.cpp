@@ -31,6 +31,13 @@ ClientResult<PartyOutcome> join_and_prove(const Endpoint& dealer, const std::str
   });
 }
 
+ClientResult<GadgetOutcome> join_gadget_session(const Endpoint& dealer, const std::string& session_id,
+                                                PartyGadget gadget, const Options& options) {
+  return run_blocking<GadgetOutcome>([&](boost::asio::io_context& ioc, auto handler) {
+    async_join_gadget_session(ioc, dealer, session_id, std::move(gadget), options, std::move(handler));
+  });
+}
+
 ClientResult<SessionInfo> create_session(const Endpoint& dealer, const SessionRequest& request,
                                          const Options& options) {
   return run_blocking<SessionInfo>([&](boost::asio::io_context& ioc, auto handler) {

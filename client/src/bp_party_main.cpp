@@ -12,6 +12,7 @@
 #include "bp/client/party_client.hpp"
 #include "bp/hex.hpp"
 #include "bp/json.hpp"
+#include "bp/r1cs_gadget_list.hpp"
 #include "bp/random.hpp"
 #include "bp/wire/bounds_text.hpp"
 #include "bp/wire/identity.hpp"
@@ -33,6 +34,11 @@ constexpr const char* kUsage =
     "      value (one entry for all, or one per value in party order; an empty --max entry: a\n"
     "      minimum only). A value with both bounds takes two positions; --bits must cover\n"
     "      max - min (8, 16, 32 or 64). A dealer holds up to its --max-positions (at most 256).\n"
+    "  bp-party create-session --dealer ws[s]://HOST:PORT --gadgets LIST --key OPERATOR_KEY_FILE\n"
+    "                          --allow KEY1,KEY2,... [--label L] [--round-timeout-ms T] [--session-id ID]\n"
+    "      a constraint-system session: one gadget per seat, in seat order, as bp r1cs reads a\n"
+    "      list (\"shuffle:3;range:32;range:32\"); the parties are the list's items (--parties, if\n"
+    "      given, must agree). The result is one R1CS proof of the list (bp r1cs verify).\n"
     "  bp-party join --dealer ws[s]://HOST:PORT --session ID --value V1[,V2,...] --key KEY_FILE\n"
     "                [--bits N] [--blinding HEX1[,HEX2,...]] [--min A --max B] [--timeout-ms T]\n"
     "                [--reconnect-attempts N] [--reconnect-give-up-ms T] [--events FILE]\n"
@@ -50,6 +56,15 @@ constexpr const char* kUsage =
     "      followed by joining again with the seat's token: at most N connections (default 20)\n"
     "      and T ms (default 60000) per outage, each noted on stderr. --events appends one JSON\n"
     "      line per step (connections, joins, each challenge answered or replayed, the end).\n"
+    "  bp-party join --dealer ws[s]://HOST:PORT --session ID --gadget G --value V1[,V2,...] --key KEY_FILE\n"
+    "                [--blinding HEX1[,...]] [--timeout-ms T] [--reconnect-attempts N]\n"
+    "                [--reconnect-give-up-ms T] [--events FILE]\n"
+    "      proves gadget G (one list item: range:32, shuffle:3, member:1|5|10, ...) over the\n"
+    "      values, one per commitment of G in its order, in a gadget session's seat that proves\n"
+    "      G; a seat of another gadget, or a label not this session's over its list, is refused\n"
+    "      before anything is committed, whatever the values are; values that do not satisfy G\n"
+    "      are refused before connecting. Prints the result as bp r1cs prove prints a proof\n"
+    "      (gadgets, label, commitments, proof) with seat, session, dealer_key, dealer_signature.\n"
     "  bp-party sessions --dealer ws[s]://HOST:PORT --key OPERATOR_KEY_FILE [--cancel ID1,ID2,...]\n"
     "      lists the open sessions this operator key created on that dealer (one line each: id,\n"
     "      phase, parties joined/total, bits), after cancelling those given with --cancel\n"
@@ -144,13 +159,23 @@ int client_failure(const bp::client::ClientError& e) {
 int create_session(int argc, char** argv) {
   const Flags f = parse(argc, argv,
                         {"dealer", "bits", "parties", "label", "round-timeout-ms", "ca", "insecure-skip-verify", "key",
-                         "allow", "dealer-key", "session-id", "values-per-party", "min", "max"});
+                         "allow", "dealer-key", "session-id", "values-per-party", "min", "max", "gadgets"});
   if (!f.error.empty()) return usage_error(f.error);
   const auto dealer = bp::client::parse_endpoint(f.get("dealer"));
   if (!dealer) return usage_error("--dealer must be ws://HOST:PORT or wss://HOST:PORT");
-  uint64_t bits, parties, timeout = 0;
-  if (!parse_u64(f.get("bits"), bits) || !parse_u64(f.get("parties"), parties))
+  uint64_t bits = 0, parties = 0, timeout = 0;
+  if (f.has("gadgets")) {
+    // A gadget session: the list says the seats; no bits, values or bounds.
+    const auto list = bp::GadgetList::parse(f.get("gadgets"));
+    if (!list) return usage_error("--gadgets: " + list.error());
+    if (f.has("bits") || f.has("values-per-party") || f.has("min") || f.has("max"))
+      return usage_error("--gadgets takes no --bits, --values-per-party, --min or --max: each gadget states its own");
+    if (f.has("parties") && (!parse_u64(f.get("parties"), parties) || parties != list->items().size()))
+      return usage_error("--parties must be the list's " + std::to_string(list->items().size()) + " items");
+    parties = list->items().size();
+  } else if (!parse_u64(f.get("bits"), bits) || !parse_u64(f.get("parties"), parties)) {
     return usage_error("--bits and --parties are required numbers");
+  }
   if (f.has("round-timeout-ms") && (!parse_u64(f.get("round-timeout-ms"), timeout) || timeout > UINT32_MAX))
     return usage_error("--round-timeout-ms must be a number of milliseconds");
   std::string error;
@@ -158,6 +183,7 @@ int create_session(int argc, char** argv) {
   if (!options) return usage_error(error);
   bp::client::SessionRequest request{
       bits, parties, f.get("label", "bp"), static_cast<uint32_t>(timeout), f.get("session-id"), {}};
+  request.gadgets = f.get("gadgets");
   size_t values = parties;
   if (f.has("values-per-party")) {
     auto counts = bp::wire::parse_u64_list(f.get("values-per-party"), "--values-per-party");
@@ -229,9 +255,10 @@ void report(const bp::client::PartyEvent& e, std::FILE* events) {
 }
 
 int join(int argc, char** argv) {
-  const Flags f = parse(argc, argv,
-                        {"dealer", "session", "value", "blinding", "timeout-ms", "ca", "insecure-skip-verify", "key",
-                         "dealer-key", "reconnect-attempts", "reconnect-give-up-ms", "events", "min", "max", "bits"});
+  const Flags f =
+      parse(argc, argv,
+            {"dealer", "session", "value", "blinding", "timeout-ms", "ca", "insecure-skip-verify", "key", "dealer-key",
+             "reconnect-attempts", "reconnect-give-up-ms", "events", "min", "max", "bits", "gadget"});
   if (!f.error.empty()) return usage_error(f.error);
   const auto dealer = bp::client::parse_endpoint(f.get("dealer"));
   if (!dealer) return usage_error("--dealer must be ws://HOST:PORT or wss://HOST:PORT");
@@ -241,7 +268,9 @@ int join(int argc, char** argv) {
   if (!f.has("value")) return usage_error("--value is required");
   auto parsed_values = bp::wire::parse_u64_list(f.get("value"), "--value");
   if (!parsed_values) return usage_error(parsed_values.error());
-  if (parsed_values->size() > 256) return usage_error("--value: at most 256 values");
+  const size_t most_values = f.has("gadget") ? bp::wire::Limits{}.max_r1cs_commitments : 256;
+  if (parsed_values->size() > most_values)
+    return usage_error("--value: at most " + std::to_string(most_values) + " values");
   if (!f.has("session")) return usage_error("--session is required");
   if (f.has("timeout-ms") && !parse_u64(f.get("timeout-ms"), timeout)) return usage_error("bad --timeout-ms");
   bp::client::PartyValues input{std::move(*parsed_values), {}, std::nullopt, static_cast<size_t>(bits)};
@@ -261,6 +290,8 @@ int join(int argc, char** argv) {
     bp::SystemRandom rng;
     for (size_t i = 0; i < input.values.size(); ++i) input.blindings.push_back(bp::Scalar::random(rng));
   }
+  if (f.has("gadget") && (f.has("min") || f.has("max") || f.has("bits")))
+    return usage_error("--gadget takes no --bits, --min or --max: the gadget states what is proved");
   if (f.has("min") || f.has("max")) {
     auto bounds = bp::wire::parse_bounds_text(optional_flag(f, "min"), optional_flag(f, "max"), input.values.size());
     if (!bounds) return usage_error(bounds.error());
@@ -286,6 +317,14 @@ int join(int argc, char** argv) {
   if (f.has("events") && !(events = std::fopen(f.get("events").c_str(), "a")))
     return usage_error("cannot open --events file " + f.get("events") + ": " + std::strerror(errno));
   options.on_event = [events](const bp::client::PartyEvent& e) { report(e, events); };
+  if (f.has("gadget")) {
+    bp::client::PartyGadget gadget{f.get("gadget"), std::move(input.values), std::move(input.blindings)};
+    auto outcome = bp::client::join_gadget_session(*dealer, f.get("session"), std::move(gadget), options);
+    if (events) std::fclose(events);
+    if (!outcome) return client_failure(outcome.error());
+    std::printf("%s\n", bp::wire::r1cs_result_json(outcome->result, outcome->seat).c_str());
+    return 0;
+  }
   auto outcome = bp::client::join_and_prove(*dealer, f.get("session"), std::move(input), options);
   if (events) std::fclose(events);
   if (!outcome) return client_failure(outcome.error());

@@ -4,6 +4,7 @@
 
 #include "bp/client/party_client.hpp"
 #include "bp/mpc/session.hpp"
+#include "bp/r1cs_gadget_list.hpp"
 #include "conversation.hpp"
 #include "signing.hpp"
 
@@ -55,8 +56,9 @@ void async_create_session(asio::io_context& ioc, const Endpoint& dealer, const S
   const std::string session_id = request_in.session_id.empty() ? wire::random_session_id() : request_in.session_id;
   auto build = [r = request_in, session_id, identity = options.identity](const wire::ChannelContext& channel) {
     wire::CreateSessionMsg create{
-        r.bits,     r.parties,          r.label, r.round_timeout_ms, r.allowed_parties, std::nullopt,
-        session_id, r.values_per_party, r.bounds};
+        r.bits,     r.parties,          r.label,  r.round_timeout_ms, r.allowed_parties, std::nullopt,
+        session_id, r.values_per_party, r.bounds, r.gadgets};
+    if (!r.gadgets.empty()) create.bits = 0;  // a gadget session states none
     create.operator_auth = detail::signed_by(
         identity, [&](const wire::PublicKey& key) { return wire::create_statement(channel, create, key); });
     return wire::Message{std::move(create)};
@@ -66,8 +68,16 @@ void async_create_session(asio::io_context& ioc, const Endpoint& dealer, const S
   size_t values = request_in.values_per_party.empty() ? request_in.parties : 0;
   for (uint32_t k : request_in.values_per_party) values += k;
   const size_t positions = request_in.bounds.empty() ? values : bounded_positions(request_in.bounds);
-  const std::string expected_label =
-      mpc::session_transcript_label(session_id, request_in.bits, positions, request_in.label, request_in.bounds);
+  // A gadget session's label names the list as the dealer reads it (canonical); the dealer
+  // refuses a list it cannot read, so a label over another list is another session's.
+  std::string expected_label;
+  if (!request_in.gadgets.empty()) {
+    auto list = GadgetList::parse(request_in.gadgets);
+    expected_label = mpc::gadget_session_label(session_id, list ? list->text() : request_in.gadgets, request_in.label);
+  } else {
+    expected_label =
+        mpc::session_transcript_label(session_id, request_in.bits, positions, request_in.label, request_in.bounds);
+  }
   auto accept = [session_id, expected_label](const wire::Message& message) -> ClientResult<SessionInfo> {
     auto* created = std::get_if<wire::SessionCreatedMsg>(&message);
     if (!created) return protocol_error("expected SessionCreated");

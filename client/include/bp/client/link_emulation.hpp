@@ -22,4 +22,8 @@ void async_join_and_prove(boost::asio::io_context& ioc, const Endpoint& dealer, 
                           PartyValues values, const Options& options, const LinkEmulation& link,
                           std::function<void(ClientResult<PartyOutcome>)> handler);
 
+void async_join_gadget_session(boost::asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id,
+                               PartyGadget gadget, const Options& options, const LinkEmulation& link,
+                               std::function<void(ClientResult<GadgetOutcome>)> handler);
+
 }  // namespace bp::client

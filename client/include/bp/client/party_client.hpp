@@ -143,6 +143,10 @@ struct SessionRequest {
   // positions; a dealer before 1.4 cannot hold such a session (refused as Protocol).
   std::vector<uint32_t> values_per_party{};
   std::vector<ValueBounds> bounds{};
+  // 1.5: a gadget session instead: one gadget per seat, in seat order, as `bp r1cs --gadgets`
+  // reads a list ("shuffle:3;range:32;range:32"); `parties` must be its number of items, and
+  // bits, values_per_party and bounds are not used.
+  std::string gadgets{};
 };
 
 // What a party proves in one session, stated before it connects: k values, each with its
@@ -157,6 +161,27 @@ struct PartyValues {
   std::vector<Scalar> blindings;
   std::optional<std::vector<ValueBounds>> bounds{};
   size_t bits = 64;
+};
+
+// 1.5: what a party proves in a gadget session: one gadget (one list item, "range:32",
+// "shuffle:3", "member:1|5|10", ...) over its values, one per commitment of the gadget in its
+// order, each with its blinding. The values must satisfy the gadget (checked before
+// connecting). The seat the dealer gives must be this gadget, in a list whose transcript
+// label the party rebuilds from the session id and the list; otherwise the party withdraws
+// before committing, with the same answer whatever its values are. Copies are wiped.
+struct PartyGadget {
+  std::string gadget;
+  std::vector<uint64_t> values;
+  std::vector<Scalar> blindings;
+};
+
+// A gadget session's result, checked: one R1CS proof of the session's list under its label
+// that verifies, holds our commitments in our seat, and is signed by the dealer we reached.
+struct GadgetOutcome {
+  size_t seat = 0;
+  wire::R1CSResultMsg result;  // with its attestation
+  size_t bytes_sent = 0;       // WebSocket payload bytes, this party
+  size_t bytes_received = 0;
 };
 
 // An operator's open sessions on the dealer it reached (ManageSessions).
@@ -175,6 +200,9 @@ void async_join_and_prove(boost::asio::io_context& ioc, const Endpoint& dealer, 
 void async_join_and_prove(boost::asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id,
                           PartyValues values, const Options& options,
                           std::function<void(ClientResult<PartyOutcome>)> handler);
+void async_join_gadget_session(boost::asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id,
+                               PartyGadget gadget, const Options& options,
+                               std::function<void(ClientResult<GadgetOutcome>)> handler);
 void async_create_session(boost::asio::io_context& ioc, const Endpoint& dealer, const SessionRequest& request,
                           const Options& options, std::function<void(ClientResult<SessionInfo>)> handler);
 // Lists the open sessions our identity created (anonymous: those created unsigned from our
@@ -187,6 +215,8 @@ ClientResult<PartyOutcome> join_and_prove(const Endpoint& dealer, const std::str
                                           const Scalar& blinding, const Options& options = {});
 ClientResult<PartyOutcome> join_and_prove(const Endpoint& dealer, const std::string& session_id, PartyValues values,
                                           const Options& options = {});
+ClientResult<GadgetOutcome> join_gadget_session(const Endpoint& dealer, const std::string& session_id,
+                                                PartyGadget gadget, const Options& options = {});
 ClientResult<SessionInfo> create_session(const Endpoint& dealer, const SessionRequest& request,
                                          const Options& options = {});
 ClientResult<SessionListing> manage_sessions(const Endpoint& dealer, const std::vector<std::string>& cancel = {},

@@ -1,0 +1,256 @@
+// A party's side of a gadget session (wire 1.5): mpc's R1CS type-states between frames, over
+// a RejoiningRun's connections. Each round's broadcast (every seat's message of the round
+// before) is answered once; the same broadcast again (after a reconnection, from this replica
+// or one that rebuilt the session) gets the same reply byte for byte, and a different one for
+// a round already answered is refused: the party's blinded wires are never shown under two
+// sets of challenges.
+#include <sodium.h>
+
+#include <array>
+#include <boost/asio/post.hpp>
+#include <memory>
+#include <variant>
+
+#include "bp/client/link_emulation.hpp"
+#include "bp/client/party_client.hpp"
+#include "bp/hex.hpp"
+#include "bp/mpc/r1cs.hpp"
+#include "bp/mpc/session.hpp"
+#include "conversation.hpp"
+#include "rejoining_run.hpp"
+#include "signing.hpp"
+
+namespace bp::client {
+
+namespace asio = boost::asio;
+using detail::protocol_error;
+using detail::Step;
+
+namespace {
+
+ClientError from_mpc(const mpc::MpcError& e) {
+  const auto kind =
+      e.kind == mpc::MpcErrorKind::MaliciousDealer ? ClientErrorKind::MaliciousDealer : ClientErrorKind::Refused;
+  return {kind, mpc::describe(e), e.blamed};
+}
+
+ClientError malicious(std::string why) { return {ClientErrorKind::MaliciousDealer, std::move(why), {}}; }
+
+// What a PartyEvent names as a round's challenge: the broadcast it was drawn from, hashed
+// (the challenges themselves never leave the party's transcript).
+std::string broadcast_hex(const std::vector<uint8_t>& frame) {
+  std::array<uint8_t, 32> digest{};
+  crypto_generichash(digest.data(), digest.size(), frame.data(), frame.size(), nullptr, 0);
+  return to_hex(digest);
+}
+
+class GadgetRun final : public detail::RejoiningRun {
+ public:
+  GadgetRun(asio::io_context& ioc, Endpoint dealer, std::string session_id, Options options, LinkEmulation link,
+            std::function<void(ClientResult<GadgetOutcome>)> handler)
+      : RejoiningRun(ioc, std::move(dealer), std::move(session_id), std::move(options), link),
+        handler_(std::move(handler)),
+        seat_token_(wire::kResumeTokenBytes) {
+    randombytes_buf(seat_token_.data(), seat_token_.size());
+  }
+
+  // The gadget reads as one item, the values are one per commitment and satisfy it: checked
+  // here, before any connection (the caller learns the answer anyway). Nothing after this
+  // looks at the values.
+  std::optional<ClientError> check_input(PartyGadget input) {
+    const auto refused = [](std::string why) { return ClientError{ClientErrorKind::Refused, std::move(why), {}}; };
+    auto wipe = [&] {
+      if (!input.values.empty()) sodium_memzero(input.values.data(), input.values.size() * sizeof input.values[0]);
+      for (auto& b : input.blindings) b.wipe();
+    };
+    auto list = GadgetList::parse(input.gadget);
+    if (!list || list->items().size() != 1) {
+      wipe();
+      return refused("the gadget is not one gadget list item" + (list ? std::string() : ": " + list.error()));
+    }
+    gadget_ = list->items().front();
+    if (input.values.size() != gadget_.commitments() || input.blindings.size() != input.values.size()) {
+      wipe();
+      return refused(gadget_.text() + " takes " + std::to_string(gadget_.commitments()) +
+                     " values, each with a blinding");
+    }
+    auto seat = mpc::R1CSPartyAwaitingSeat::create(gadget_, input.values, input.blindings);
+    wipe();
+    if (!seat) return from_mpc(seat.error());
+    state_ = std::move(*seat);
+    return std::nullopt;
+  }
+
+  void refuse_now(ClientError error) {
+    asio::post(ioc_, [self = self_as<GadgetRun>(), error = std::move(error)]() mutable {
+      self->finish(std::move(error));
+    });
+  }
+
+  wire::Message opening(const wire::ChannelContext& channel) override {
+    wire::JoinSessionMsg join{session_id_, resume_token_, std::nullopt, {}};
+    if (resume_token_.empty() && channel.dealer_minor_version >= 3) join.seat_token = seat_token_;
+    join.values = static_cast<uint32_t>(gadget_.commitments());
+    join.gadget = gadget_.text();
+    join.party_auth = detail::signed_by(
+        options_.identity, [&](const wire::PublicKey& key) { return wire::join_statement(channel, join, key); });
+    return wire::Message{std::move(join)};
+  }
+
+  ClientResult<Step> on_message(wire::Message message, const wire::ChannelContext& channel) override {
+    return std::visit([&](auto& m) { return handle(m, channel); }, message);
+  }
+
+ private:
+  using State = std::variant<std::monostate, mpc::R1CSPartyAwaitingSeat, mpc::R1CSPartyAwaitingFirstPhases,
+                             mpc::R1CSPartyAwaitingSecondPhases, mpc::R1CSPartyAwaitingPolys,
+                             mpc::R1CSPartyAwaitingResult>;
+
+  ClientResult<Step> handle(const wire::JoinedMsg& joined, const wire::ChannelContext& channel) {
+    end_outage();
+    if (!std::holds_alternative<mpc::R1CSPartyAwaitingSeat>(state_)) {
+      // Our seat back after a reconnection: the same seat of the same session, our last
+      // message again.
+      if (joined.position != position_ || joined.gadgets != list_text_ || joined.transcript_label != label_)
+        return malicious("resumed in another seat or session: seat " + std::to_string(joined.position));
+      resume_token_ = joined.resume_token;
+      emit({PartyEvent::Kind::Resumed, 0, position_, 0, {}, {}, {}});
+      return last_sent_ ? send(*last_sent_) : Step{};
+    }
+    if (auto refusal = seat_refusal(joined, channel)) return withdraw(std::move(*refusal));
+    auto first = std::move(std::get<mpc::R1CSPartyAwaitingSeat>(state_)).take_seat(*list_, joined.position, label_);
+    if (!first) return withdraw(from_mpc(first.error()));
+    state_ = std::move(first->first);
+    position_ = joined.position;
+    resume_token_ = joined.resume_token;
+    emit({PartyEvent::Kind::Joined, 0, position_, 0, {}, {}, {}});
+    return send(wire::Message{std::move(first->second)});
+  }
+
+  // Whether a first Joined seats us as we stated, from public data only: a gadget session's
+  // list, canonical, with our gadget in our seat, and a label this session's id and that list
+  // rebuild (only the application's label is read from it).
+  std::optional<ClientError> seat_refusal(const wire::JoinedMsg& joined, const wire::ChannelContext& channel) {
+    if (joined.gadgets.empty())
+      return ClientError{ClientErrorKind::Refused,
+                         "the seat is not a gadget seat (a range session, or a dealer before wire 1.5: it speaks 1." +
+                             std::to_string(channel.dealer_minor_version) + ")",
+                         {}};
+    auto list = GadgetList::parse(joined.gadgets);
+    if (!list || list->text() != joined.gadgets || list->items().size() != joined.session_positions ||
+        joined.position >= list->items().size())
+      return malicious("the seat's gadget list does not read as the session's seats");
+    if (list->items()[joined.position].text() != gadget_.text())
+      return ClientError{ClientErrorKind::Refused,
+                         "the seat differs from our statement: seat " + std::to_string(joined.position) + " proves " +
+                             list->items()[joined.position].text() + ", we prove " + gadget_.text(),
+                         {}};
+    auto user_label = mpc::read_gadget_session_label(joined.transcript_label, session_id_, list->text());
+    if (!user_label) return malicious("the transcript label is not this session's (its id and gadget list)");
+    label_ = mpc::gadget_session_label(session_id_, list->text(), *user_label);
+    list_text_ = list->text();
+    list_ = std::move(*list);
+    return std::nullopt;
+  }
+
+  ClientResult<Step> handle(const wire::R1CSFirstPhases& all, const wire::ChannelContext&) {
+    return answer<mpc::R1CSPartyAwaitingFirstPhases>(0, wire::encode(wire::Message{all}), all.items);
+  }
+  ClientResult<Step> handle(const wire::R1CSSecondPhases& all, const wire::ChannelContext&) {
+    return answer<mpc::R1CSPartyAwaitingSecondPhases>(1, wire::encode(wire::Message{all}), all.items);
+  }
+  ClientResult<Step> handle(const wire::R1CSPolyShares& all, const wire::ChannelContext&) {
+    return answer<mpc::R1CSPartyAwaitingPolys>(2, wire::encode(wire::Message{all}), all.items);
+  }
+
+  // Round `round`'s broadcast: answered if we await it, the same reply again if we answered
+  // exactly this one, refused otherwise.
+  template <class Awaiting, class Items>
+  ClientResult<Step> answer(size_t round, std::vector<uint8_t> frame, const Items& items) {
+    if (!answered_[round].empty()) {
+      if (frame != answered_[round]) return malicious("a second, different broadcast for a round already answered");
+      emit({PartyEvent::Kind::Replayed, 0, position_, static_cast<int>(round + 1), broadcast_hex(frame), {}, {}});
+      return send(replies_[round]);
+    }
+    auto* awaiting = std::get_if<Awaiting>(&state_);
+    if (!awaiting) return protocol_error("a round's broadcast out of order");
+    auto next = std::move(*awaiting).apply(items);
+    if (!next) return from_mpc(next.error());
+    state_ = std::move(next->first);
+    emit({PartyEvent::Kind::Answered, 0, position_, static_cast<int>(round + 1), broadcast_hex(frame), {}, {}});
+    answered_[round] = std::move(frame);
+    replies_[round] = wire::Message{std::move(next->second)};
+    return send(replies_[round]);
+  }
+
+  ClientResult<Step> handle(wire::R1CSResultMsg& result, const wire::ChannelContext& channel) {
+    auto* awaiting = std::get_if<mpc::R1CSPartyAwaitingResult>(&state_);
+    if (!awaiting) return protocol_error("a result out of order");
+    if (result.gadgets != list_text_ || result.label != label_)
+      return malicious("the result is not over the session's gadget list and label");
+    if (auto checked = awaiting->check_result(result.commitments, result.proof); !checked)
+      return from_mpc(checked.error());
+    const auto& a = result.attestation;
+    if (!a || a->dealer_key != channel.dealer_key || a->session_id != session_id_ || !wire::attestation_valid(result))
+      return malicious("the result's dealer signature is missing or wrong");
+    count_bytes_of_connection();
+    finish(GadgetOutcome{position_, std::move(result), bytes_sent_, bytes_received_});
+    return Step{{}, true};
+  }
+
+  template <class Other>
+  ClientResult<Step> handle(const Other&, const wire::ChannelContext&) {
+    return protocol_error("an unexpected message from the dealer");
+  }
+
+  ClientResult<Step> withdraw(ClientError error) {
+    Step step{{wire::Message{wire::AbortMsg{"the party withdraws: " + error.detail, {}}}}, true};
+    step.fail_after = std::move(error);
+    return step;
+  }
+
+  Step send(wire::Message m) {
+    last_sent_ = m;
+    return Step{{std::move(m)}, false};
+  }
+
+  void finish_failed(ClientError e) override { finish(std::move(e)); }
+
+  void finish(ClientResult<GadgetOutcome> outcome) {
+    if (finished_) return;
+    finished_ = true;
+    retry_timer_.cancel();
+    state_ = std::monostate{};  // its secrets go now
+    emit({PartyEvent::Kind::Done, 0, position_, 0, {}, outcome ? std::string("ok") : describe(outcome.error()), {}});
+    handler_(std::move(outcome));
+  }
+
+  std::function<void(ClientResult<GadgetOutcome>)> handler_;
+  GadgetItem gadget_;
+  State state_;
+  std::optional<GadgetList> list_;
+  std::string list_text_, label_;
+  std::array<std::vector<uint8_t>, 3> answered_;  // each round's broadcast we answered, encoded
+  std::array<wire::Message, 3> replies_;          // and what we answered it with
+  std::vector<uint8_t> seat_token_;
+  std::vector<uint8_t> resume_token_;
+  std::optional<wire::Message> last_sent_;
+};
+
+}  // namespace
+
+void async_join_gadget_session(asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id,
+                               PartyGadget gadget, const Options& options, const LinkEmulation& link,
+                               std::function<void(ClientResult<GadgetOutcome>)> handler) {
+  auto run = std::make_shared<GadgetRun>(ioc, dealer, session_id, options, link, std::move(handler));
+  if (auto why = run->check_input(std::move(gadget))) return run->refuse_now(std::move(*why));
+  run->connect();
+}
+
+void async_join_gadget_session(asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id,
+                               PartyGadget gadget, const Options& options,
+                               std::function<void(ClientResult<GadgetOutcome>)> handler) {
+  async_join_gadget_session(ioc, dealer, session_id, std::move(gadget), options, LinkEmulation{}, std::move(handler));
+}
+
+}  // namespace bp::client
