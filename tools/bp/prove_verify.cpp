@@ -18,11 +18,14 @@
 #include "bp/wire/identity.hpp"
 #include "bp/wire/json.hpp"
 #include "bp/wire/proof_records.hpp"
+#include "attestation_args.hpp"
 
 namespace bp::cli {
 namespace {
 
 constexpr const char* kDefaultLabel = "bp";
+
+}  // namespace
 
 // --session, --dealer-key and --signature: the dealer's attestation a result carries.
 std::optional<wire::Attestation> attestation_of(const Args& args) {
@@ -34,8 +37,6 @@ std::optional<wire::Attestation> attestation_of(const Args& args) {
   std::copy(signature.begin(), signature.end(), attestation.signature.begin());
   return attestation;
 }
-
-}  // namespace
 
 bool signed_by_dealer(const wire::Attestation& attestation, mpc::AggregationResult result) {
   return wire::attestation_valid(wire::ResultMsg{std::move(result), attestation});

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "args.hpp"
+#include "attestation_args.hpp"
 #include "bp/hex.hpp"
 #include "bp/json.hpp"
 #include "bp/r1cs_gadget_list.hpp"
@@ -61,8 +62,10 @@ int prove(int argc, char** argv) {
 }
 
 int verify(int argc, char** argv) {
-  const Args args(argc, argv, 3, {"gadgets", "commitments", "proof", "label"}, {});
+  const Args args(argc, argv, 3, {"gadgets", "commitments", "proof", "label", "session", "dealer-key", "signature"},
+                  {});
   const GadgetList list = gadget_list(args);
+  const auto attestation = attestation_of(args);
   std::vector<CompressedRistretto> commitments;
   for (const auto& h : split_commas(args.required("commitments")))
     commitments.push_back(CompressedRistretto{hex_array<32>(h, "a commitment")});
@@ -77,8 +80,16 @@ int verify(int argc, char** argv) {
   };
   auto proof = R1CSProof::from_bytes(*proof_bytes);
   if (!proof) return fail(proof.error());
-  if (auto ok = verify_gadget_list(list, args.get("label", kDefaultLabel), commitments, *proof); !ok)
-    return fail(ok.error());
+  const std::string label = args.get("label", kDefaultLabel);
+  if (auto ok = verify_gadget_list(list, label, commitments, *proof); !ok) return fail(ok.error());
+  // A gadget session's result: the dealer's signature must cover this list, label and proof.
+  if (attestation) {
+    wire::R1CSResultMsg signed_result{list.text(), label, std::move(commitments), std::move(*proof), attestation};
+    if (!wire::attestation_valid(signed_result)) {
+      std::puts("fail: the dealer signature does not verify");
+      return 1;
+    }
+  }
   std::puts("ok");
   return 0;
 }
