@@ -194,6 +194,25 @@ func Verify(proof []byte, commitments [][32]byte, bits int, label string) error 
 		C.size_t(len(commitments)), C.size_t(bits), cLabel, &e), &e)
 }
 
+// R1CSVerify returns nil if the proof shows the gadget list ("shuffle:3;range:32") holds over
+// the commitments under the label, as `bp r1cs verify` checks it; an *Error of kind
+// VerifyFailed if not, InvalidArgument for a bad list, count or proof bytes.
+func R1CSVerify(gadgets string, commitments [][32]byte, proof []byte, label string) error {
+	if len(proof) == 0 || len(commitments) == 0 {
+		return invalid("empty proof or no commitments")
+	}
+	cProof := C.CBytes(proof)
+	defer C.free(cProof)
+	cPoints := joinPoints(commitments)
+	defer C.free(cPoints)
+	cGadgets, cLabel := C.CString(gadgets), C.CString(label)
+	defer C.free(unsafe.Pointer(cGadgets))
+	defer C.free(unsafe.Pointer(cLabel))
+	var e C.bp_error
+	return fromC(C.bp_r1cs_verify(cGadgets, (*C.uint8_t)(cPoints), C.size_t(len(commitments)), (*C.uint8_t)(cProof),
+		C.size_t(len(proof)), cLabel, &e), &e)
+}
+
 // BatchItem is one proof for VerifyBatch.
 type BatchItem struct {
 	Proof       []byte

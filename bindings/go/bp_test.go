@@ -404,3 +404,58 @@ func TestASeatOfOtherTermsIsRefusedAlikeWhateverTheValue(t *testing.T) {
 		t.Fatalf("a value over its own 2^8: want Refused, got %v", err)
 	}
 }
+
+func TestGadgetSessionGivesOneR1CSProofAndRefusesAnotherGadget(t *testing.T) {
+	d := startDealer(t, false)
+	dealerKey := d.key.PublicKey()
+	keys := [][32]byte{d.parties[0].PublicKey(), d.parties[1].PublicKey()}
+	const gadgets = "shuffle:2;range:16"
+	session, err := CreateSession(d.url, SessionRequest{Parties: 2, Label: "go gadgets", AllowedParties: keys,
+		Gadgets: gadgets}, &Options{Identity: d.operator, DealerKey: &dealerKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := func(i int) *Options {
+		return &Options{Identity: d.parties[i], DealerKey: &dealerKey, Timeout: 30 * time.Second}
+	}
+	// Seat 1 is range:16: a party stating range:8 is refused, the same whatever its value.
+	var reasons []string
+	for _, value := range []uint64{5, 200} {
+		_, err := JoinGadget(context.Background(), d.url, session, "range:8", []uint64{value}, nil, opts(1))
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != Aborted {
+			t.Fatalf("another gadget: %v", err)
+		}
+		reasons = append(reasons, e.Message)
+	}
+	if reasons[0] != reasons[1] || !strings.Contains(reasons[0], "the party states range:8") {
+		t.Fatalf("refusals %q", reasons)
+	}
+	results := make([]*JoinResult, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i, statement := range []struct {
+		gadget string
+		values []uint64
+	}{{"shuffle:2", []uint64{7, 8, 8, 7}}, {"range:16", []uint64{65535}}} {
+		wg.Add(1)
+		go func(i int, gadget string, values []uint64) {
+			defer wg.Done()
+			results[i], errs[i] = JoinGadget(context.Background(), d.url, session, gadget, values, nil, opts(i))
+		}(i, statement.gadget, statement.values)
+	}
+	wg.Wait()
+	for i := range errs {
+		if errs[i] != nil {
+			t.Fatalf("seat %d: %v", i, errs[i])
+		}
+	}
+	r := results[0]
+	if string(results[1].Proof) != string(r.Proof) || results[1].Position != 1 || r.Gadgets != gadgets ||
+		len(r.Commitments) != 5 {
+		t.Fatalf("results differ: %+v", results)
+	}
+	if err := R1CSVerify(r.Gadgets, r.Commitments, r.Proof, r.Label); err != nil {
+		t.Fatal(err)
+	}
+}

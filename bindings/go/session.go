@@ -86,6 +86,9 @@ type SessionRequest struct {
 	// party order (nil: each in [0, 2^Bits)); a value with both ends takes two positions.
 	ValuesPerParty []uint32
 	Bounds         []Bounds
+	// A gadget session instead (wire 1.5): one gadget per seat in seat order, as `bp r1cs`
+	// reads a list ("shuffle:3;range:32"); Parties must be its number of items, Bits is not used.
+	Gadgets string
 }
 
 // Bounds are public bounds on a value: v >= Min, and v <= Max when HasMax.
@@ -154,6 +157,11 @@ func CreateSession(dealerURL string, req SessionRequest, opts *Options) (string,
 		owned = append(owned, unsafe.Pointer(b))
 		r.bounds, r.bounds_count = b, C.size_t(len(req.Bounds))
 	}
+	if req.Gadgets != "" {
+		p := C.CString(req.Gadgets)
+		owned = append(owned, unsafe.Pointer(p))
+		r.gadgets = p
+	}
 	o := opts.toC()
 	defer o.release()
 	url := C.CString(dealerURL)
@@ -179,11 +187,12 @@ type JoinResult struct {
 	Proof           []byte
 	DealerSignature [64]byte
 	Session         string `json:"session"`
+	Gadgets         string // a gadget session's list ("": a range session); Position is then our seat
 }
 
 func takeResult(r *C.bp_join_result) *JoinResult {
 	defer C.bp_join_result_free(r)
-	m := int(C.bp_join_result_positions(r))
+	m := int(C.bp_join_result_commitment_count(r))
 	var proofLen C.size_t
 	proof := C.bp_join_result_proof(r, &proofLen)
 	out := &JoinResult{
@@ -200,6 +209,9 @@ func takeResult(r *C.bp_join_result) *JoinResult {
 		copy(out.Commitments[j][:], points[32*j:])
 	}
 	copy(out.DealerSignature[:], C.GoBytes(unsafe.Pointer(C.bp_join_result_dealer_signature(r)), 64))
+	if g := C.bp_join_result_gadgets(r); g != nil {
+		out.Gadgets = C.GoString(g)
+	}
 	var fields struct {
 		Session string `json:"session"`
 	}
@@ -292,6 +304,15 @@ func JoinStatementAndProve(ctx context.Context, dealerURL, sessionID string, val
 		v.bounds = b
 	}
 	v.bits = C.size_t(statement.Bits)
+	return runJoin(ctx, func(user unsafe.Pointer, join **C.bp_join_handle, e *C.bp_error) C.int {
+		return C.bp_join_values_start(url, session, &v, &o.c, C.bp_join_callback(C.bp_go_join_done), user, join, e)
+	})
+}
+
+// runJoin starts a background join with start (given the callback's user pointer) and waits
+// for its outcome; cancelling ctx cancels the join.
+func runJoin(ctx context.Context,
+	start func(user unsafe.Pointer, join **C.bp_join_handle, e *C.bp_error) C.int) (*JoinResult, error) {
 	done := make(chan joinOutcome, 1)
 	handle := cgo.NewHandle(done)
 	defer handle.Delete()
@@ -300,8 +321,7 @@ func JoinStatementAndProve(ctx context.Context, dealerURL, sessionID string, val
 	*(*C.uintptr_t)(user) = C.uintptr_t(handle)
 	var join *C.bp_join_handle
 	var e C.bp_error
-	if err := fromC(C.bp_join_values_start(url, session, &v, &o.c,
-		C.bp_join_callback(C.bp_go_join_done), user, &join, &e), &e); err != nil {
+	if err := fromC(start(user, &join, &e), &e); err != nil {
 		return nil, err
 	}
 	defer C.bp_join_handle_free(join)
@@ -313,4 +333,46 @@ func JoinStatementAndProve(ctx context.Context, dealerURL, sessionID string, val
 		outcome := <-done
 		return outcome.result, outcome.err
 	}
+}
+
+// JoinGadget joins a gadget session proving gadget (one list item: "range:32", "shuffle:3",
+// ...) over values, one per commitment of the gadget in its order, each with its blinding
+// (nil: random ones), and returns the session's one R1CS proof (Gadgets, Label, every seat's
+// Commitments), checked with the dealer's signature. Values that do not satisfy the gadget
+// are refused before connecting; a seat of another gadget, or a label not this session's,
+// before anything is committed, whatever the values are. Cancelling ctx cancels the join.
+func JoinGadget(ctx context.Context, dealerURL, sessionID, gadget string, values []uint64, blindings [][32]byte,
+	opts *Options) (*JoinResult, error) {
+	if len(values) == 0 || (blindings != nil && len(blindings) != len(values)) {
+		return nil, invalid("one value at least, and one blinding per value if given")
+	}
+	o := opts.toC()
+	defer o.release()
+	url, session, cGadget := C.CString(dealerURL), C.CString(sessionID), C.CString(gadget)
+	defer C.free(unsafe.Pointer(url))
+	defer C.free(unsafe.Pointer(session))
+	defer C.free(unsafe.Pointer(cGadget))
+	var g C.bp_join_gadget
+	C.bp_join_gadget_init(&g)
+	cValues := C.calloc(C.size_t(len(values)), 8)
+	copy(unsafe.Slice((*uint64)(cValues), len(values)), values)
+	defer func() {
+		C.memset(cValues, 0, C.size_t(8*len(values)))
+		C.free(cValues)
+	}()
+	g.gadget, g.values, g.count = cGadget, (*C.uint64_t)(cValues), C.size_t(len(values))
+	if blindings != nil {
+		cBlindings := C.calloc(C.size_t(len(values)), 32)
+		for i := range blindings {
+			copy(unsafe.Slice((*byte)(cBlindings), 32*len(values))[32*i:], blindings[i][:])
+		}
+		defer func() {
+			C.memset(cBlindings, 0, C.size_t(32*len(values)))
+			C.free(cBlindings)
+		}()
+		g.blindings = (*C.uint8_t)(cBlindings)
+	}
+	return runJoin(ctx, func(user unsafe.Pointer, join **C.bp_join_handle, e *C.bp_error) C.int {
+		return C.bp_join_gadget_start(url, session, &g, &o.c, C.bp_join_callback(C.bp_go_join_done), user, join, e)
+	})
 }

@@ -13,6 +13,7 @@
 #include <sodium.h>
 
 #include "bp/client/party_client.hpp"
+#include "bp/r1cs_gadget_list.hpp"
 #include "bp/random.hpp"
 #include "bp/wire/json.hpp"
 #include "edge.hpp"
@@ -23,7 +24,9 @@ using bp::c_abi::guarded;
 using bp::c_abi::succeed;
 
 struct bp_join_result {
-  bp::client::PartyOutcome outcome;
+  bp::client::PartyOutcome outcome;                   // a range session's (empty for a gadget one)
+  std::optional<bp::client::GadgetOutcome> gadget{};  // a gadget session's
+  size_t seats = 0;                                   // a gadget session's
   std::string json;
   std::vector<uint8_t> commitments;
   std::vector<uint8_t> proof;
@@ -96,6 +99,7 @@ struct JoinArgs {
   std::string session_id;
   bp::client::PartyValues input;
   bp::client::Options options;
+  std::string gadget;  // a gadget join's statement (empty: a range join)
   JoinArgs() = default;
   JoinArgs(const JoinArgs&) = delete;
   JoinArgs& operator=(const JoinArgs&) = delete;
@@ -112,11 +116,11 @@ bp::ValueBounds to_bounds(const bp_value_bounds& b) {
 
 int read_join_args(const char* url, const char* session_id, const uint64_t* values, size_t count,
                    const uint8_t* blindings, const bp_value_bounds* bounds, const bp_client_options* options,
-                   JoinArgs& args, bp_error* err) {
+                   JoinArgs& args, bp_error* err, size_t most_values = bp::wire::kMaxPositions) {
   if (url == nullptr || session_id == nullptr)
     return fail(err, BP_ERR_INVALID_ARGUMENT, "dealer_url or session_id is NULL");
-  if (values == nullptr || count == 0 || count > bp::wire::kMaxPositions)
-    return fail(err, BP_ERR_INVALID_ARGUMENT, "values must hold 1 to 256 values");
+  if (values == nullptr || count == 0 || count > most_values)
+    return fail(err, BP_ERR_INVALID_ARGUMENT, "values must hold 1 to " + std::to_string(most_values) + " values");
   if (int status = read_target(url, options, args.dealer, args.options, err)) return status;
   args.session_id = session_id;
   args.input.values.assign(values, values + count);
@@ -165,6 +169,44 @@ bp_join_result* make_result(bp::client::PartyOutcome&& outcome) {
   return result.release();
 }
 
+bp_join_result* make_result(bp::client::GadgetOutcome&& outcome) {
+  auto result = std::make_unique<bp_join_result>();
+  result->json = bp::wire::r1cs_result_json(outcome.result, outcome.seat);
+  for (const auto& c : outcome.result.commitments)
+    result->commitments.insert(result->commitments.end(), c.bytes.begin(), c.bytes.end());
+  result->proof = outcome.result.proof.to_bytes();
+  result->outcome.position = outcome.seat;
+  const auto list = bp::GadgetList::parse(outcome.result.gadgets);  // the client read it already
+  result->seats = list ? list->items().size() : 0;
+  result->outcome.result.label = outcome.result.label;
+  result->outcome.result.n = 0;
+  if (outcome.result.attestation) result->outcome.attestation = *outcome.result.attestation;
+  result->gadget = std::move(outcome);
+  return result.release();
+}
+
+// A bp_join_gadget from the caller: its values and blindings read as a range join's are
+// (checked, copied, wiped with the args), and the gadget's text kept beside them.
+int read_join_gadget(const char* url, const char* session_id, const bp_join_gadget* gadget,
+                     const bp_client_options* options, JoinArgs& args, bp_error* err) {
+  if (gadget == nullptr || gadget->size != sizeof *gadget || gadget->gadget == nullptr)
+    return fail(err, BP_ERR_INVALID_ARGUMENT,
+                "gadget is NULL, names no gadget or its size is wrong (call bp_join_gadget_init)");
+  const size_t most = bp::wire::Limits{}.max_r1cs_commitments;
+  if (int status = read_join_args(url, session_id, gadget->values, gadget->count, gadget->blindings, nullptr, options,
+                                  args, err, most))
+    return status;
+  args.gadget = gadget->gadget;
+  return BP_OK;
+}
+
+// The party's gadget statement, moved out of the args (which wipe what is left).
+bp::client::PartyGadget gadget_of(JoinArgs&& args) {
+  return bp::client::PartyGadget{args.gadget, std::move(args.input.values), std::move(args.input.blindings)};
+}
+
+bp_join_handle* start_range_join(std::shared_ptr<JoinArgs> args, bp_join_callback done, void* user);
+
 int join_blocking(JoinArgs& args, bp_join_result** out, bp_error* err) {
   auto outcome = bp::client::join_and_prove(args.dealer, args.session_id, std::move(args.input), args.options);
   args.wipe();
@@ -173,7 +215,10 @@ int join_blocking(JoinArgs& args, bp_join_result** out, bp_error* err) {
   return succeed(err);
 }
 
-bp_join_handle* start_join(std::shared_ptr<JoinArgs> args, bp_join_callback done, void* user);
+// Runs `launch(ioc, handler)` (an asynchronous join on the handle's io_context) on a thread of
+// its own; `done` hears its outcome once. `args` holds the caller's copied secrets.
+template <class Outcome, class Launch>
+bp_join_handle* start_join(std::shared_ptr<JoinArgs> args, bp_join_callback done, void* user, Launch launch);
 
 }  // namespace
 
@@ -205,11 +250,12 @@ int bp_create_session(const char* dealer_url, const bp_session_request* request,
   return guarded(err, [&] {
     if (dealer_url == nullptr || session_id_out == nullptr)
       return fail(err, BP_ERR_INVALID_ARGUMENT, "dealer_url or session_id_out is NULL");
-    // A caller built against ABI 0.2 passes the struct without the 0.3 fields.
+    // A caller built against ABI 0.2 passes the struct without the 0.3 fields, one built
+    // against 0.3 to 0.5 without the 0.6 field.
     constexpr size_t kAbi02Size = offsetof(bp_session_request, values_per_party);
     if (request == nullptr || request->size < kAbi02Size || request->size > sizeof *request)
       return fail(err, BP_ERR_INVALID_ARGUMENT, "request is NULL or its size is wrong (call bp_session_request_init)");
-    const bool has_values = request->size >= sizeof *request;
+    const bool has_values = request->size >= offsetof(bp_session_request, gadgets);
     bp::client::Endpoint endpoint;
     bp::client::Options converted;
     if (int status = read_target(dealer_url, options, endpoint, converted, err)) return status;
@@ -229,6 +275,8 @@ int bp_create_session(const char* dealer_url, const bp_session_request* request,
       wanted.values_per_party.assign(request->values_per_party, request->values_per_party + request->parties);
     if (has_values && request->bounds != nullptr)
       for (size_t i = 0; i < request->bounds_count; ++i) wanted.bounds.push_back(to_bounds(request->bounds[i]));
+    if (request->size >= offsetof(bp_session_request, gadgets) + sizeof request->gadgets && request->gadgets != nullptr)
+      wanted.gadgets = request->gadgets;
     auto created = bp::client::create_session(endpoint, wanted, converted);
     if (!created) return client_failure(err, created.error());
     std::memset(session_id_out, 0, 33);
@@ -266,6 +314,43 @@ int bp_join_values_and_prove(const char* dealer_url, const char* session_id, con
   });
 }
 
+void bp_join_gadget_init(bp_join_gadget* gadget) {
+  if (gadget == nullptr) return;
+  std::memset(gadget, 0, sizeof *gadget);
+  gadget->size = sizeof *gadget;
+}
+
+int bp_join_gadget_and_prove(const char* dealer_url, const char* session_id, const bp_join_gadget* gadget,
+                             const bp_client_options* options, bp_join_result** out, bp_error* err) {
+  return guarded(err, [&] {
+    if (out == nullptr) return fail(err, BP_ERR_INVALID_ARGUMENT, "out is NULL");
+    *out = nullptr;
+    JoinArgs args;
+    if (int status = read_join_gadget(dealer_url, session_id, gadget, options, args, err)) return status;
+    auto outcome =
+        bp::client::join_gadget_session(args.dealer, args.session_id, gadget_of(std::move(args)), args.options);
+    if (!outcome) return client_failure(err, outcome.error());
+    *out = make_result(std::move(*outcome));
+    return succeed(err);
+  });
+}
+
+int bp_join_gadget_start(const char* dealer_url, const char* session_id, const bp_join_gadget* gadget,
+                         const bp_client_options* options, bp_join_callback done, void* user, bp_join_handle** out,
+                         bp_error* err) {
+  return guarded(err, [&] {
+    if (out == nullptr || done == nullptr) return fail(err, BP_ERR_INVALID_ARGUMENT, "out or done is NULL");
+    *out = nullptr;
+    auto args = std::make_shared<JoinArgs>();
+    if (int status = read_join_gadget(dealer_url, session_id, gadget, options, *args, err)) return status;
+    *out = start_join<bp::client::GadgetOutcome>(args, done, user, [args](boost::asio::io_context& ioc, auto handler) {
+      bp::client::async_join_gadget_session(ioc, args->dealer, args->session_id, gadget_of(std::move(*args)),
+                                            args->options, std::move(handler));
+    });
+    return succeed(err);
+  });
+}
+
 int bp_join_start(const char* dealer_url, const char* session_id, uint64_t value, const uint8_t* blinding,
                   const bp_client_options* options, bp_join_callback done, void* user, bp_join_handle** out,
                   bp_error* err) {
@@ -275,7 +360,7 @@ int bp_join_start(const char* dealer_url, const char* session_id, uint64_t value
     auto args = std::make_shared<JoinArgs>();
     if (int status = read_join_args(dealer_url, session_id, &value, 1, blinding, nullptr, options, *args, err))
       return status;
-    *out = start_join(std::move(args), done, user);
+    *out = start_range_join(std::move(args), done, user);
     return succeed(err);
   });
 }
@@ -288,7 +373,7 @@ int bp_join_values_start(const char* dealer_url, const char* session_id, const b
     *out = nullptr;
     auto args = std::make_shared<JoinArgs>();
     if (int status = read_join_values(dealer_url, session_id, values, options, *args, err)) return status;
-    *out = start_join(std::move(args), done, user);
+    *out = start_range_join(std::move(args), done, user);
     return succeed(err);
   });
 }
@@ -297,13 +382,14 @@ int bp_join_values_start(const char* dealer_url, const char* session_id, const b
 
 namespace {
 
-bp_join_handle* start_join(std::shared_ptr<JoinArgs> args, bp_join_callback done, void* user) {
+template <class Outcome, class Launch>
+bp_join_handle* start_join(std::shared_ptr<JoinArgs> args, bp_join_callback done, void* user, Launch launch) {
   auto handle = std::make_unique<bp_join_handle>();
   bp_join_handle* h = handle.get();
   // The join runs on the handle's own io_context and thread. Cancelling stops that
   // io_context: run() returns without calling the client's handler, the sockets close
   // with the context, and the thread reports BP_ERR_CANCELLED.
-  h->thread = std::thread([h, args, done, user] {
+  h->thread = std::thread([h, args, done, user, launch = std::move(launch)] {
     bool reported = false;
     auto report = [&](int status, bp_join_result* result, const bp_error* e) {
       reported = true;
@@ -313,18 +399,17 @@ bp_join_handle* start_join(std::shared_ptr<JoinArgs> args, bp_join_callback done
       }
     };
     try {
-      bp::client::async_join_and_prove(h->ioc, args->dealer, args->session_id, std::move(args->input), args->options,
-                                       [&](bp::client::ClientResult<bp::client::PartyOutcome> r) {
-                                         args->wipe();
-                                         if (h->cancelled.load()) return;  // reported below
-                                         bp_error e{};
-                                         if (!r) {
-                                           const int kind = client_failure(&e, r.error());
-                                           report(kind, nullptr, &e);
-                                         } else {
-                                           report(BP_OK, make_result(std::move(*r)), nullptr);
-                                         }
-                                       });
+      launch(h->ioc, [&](bp::client::ClientResult<Outcome> r) {
+        args->wipe();
+        if (h->cancelled.load()) return;  // reported below
+        bp_error e{};
+        if (!r) {
+          const int kind = client_failure(&e, r.error());
+          report(kind, nullptr, &e);
+        } else {
+          report(BP_OK, make_result(std::move(*r)), nullptr);
+        }
+      });
       h->ioc.run();
     } catch (const std::exception& ex) {
       if (!reported) {
@@ -339,6 +424,13 @@ bp_join_handle* start_join(std::shared_ptr<JoinArgs> args, bp_join_callback done
     }
   });
   return handle.release();
+}
+
+bp_join_handle* start_range_join(std::shared_ptr<JoinArgs> args, bp_join_callback done, void* user) {
+  return start_join<bp::client::PartyOutcome>(args, done, user, [args](boost::asio::io_context& ioc, auto handler) {
+    bp::client::async_join_and_prove(ioc, args->dealer, args->session_id, std::move(args->input), args->options,
+                                     std::move(handler));
+  });
 }
 
 }  // namespace
@@ -359,10 +451,17 @@ void bp_join_handle_free(bp_join_handle* handle) {
 
 const char* bp_join_result_json(const bp_join_result* r) { return r ? r->json.c_str() : nullptr; }
 size_t bp_join_result_position(const bp_join_result* r) { return r ? r->outcome.position : 0; }
-size_t bp_join_result_position_count(const bp_join_result* r) { return r ? r->outcome.positions : 0; }
-size_t bp_join_result_positions(const bp_join_result* r) { return r ? r->outcome.result.commitments.size() : 0; }
+size_t bp_join_result_position_count(const bp_join_result* r) { return r ? r->outcome.positions : 0; }  // 1 for a seat
+size_t bp_join_result_positions(const bp_join_result* r) {
+  if (r == nullptr) return 0;
+  return r->gadget ? r->seats : r->outcome.result.commitments.size();
+}
 size_t bp_join_result_parties(const bp_join_result* r) { return bp_join_result_positions(r); }
 size_t bp_join_result_bits(const bp_join_result* r) { return r ? r->outcome.result.n : 0; }
+size_t bp_join_result_commitment_count(const bp_join_result* r) { return r ? r->commitments.size() / 32 : 0; }
+const char* bp_join_result_gadgets(const bp_join_result* r) {
+  return r && r->gadget ? r->gadget->result.gadgets.c_str() : nullptr;
+}
 const char* bp_join_result_label(const bp_join_result* r) { return r ? r->outcome.result.label.c_str() : nullptr; }
 const uint8_t* bp_join_result_commitments(const bp_join_result* r) { return r ? r->commitments.data() : nullptr; }
 const uint8_t* bp_join_result_proof(const bp_join_result* r, size_t* len) {

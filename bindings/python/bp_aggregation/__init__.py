@@ -152,6 +152,16 @@ def verify(proof: bytes, commitments: Sequence[bytes], bits: int = 64, label: st
                                  ctypes.byref(err)), err)
 
 
+def r1cs_verify(gadgets: str, commitments: Sequence[bytes], proof: bytes, label: str = "bp") -> None:
+    """Returns if the proof shows the gadget list ("shuffle:3;range:32") holds over the
+    commitments under the label (as `bp r1cs verify` checks it); raises VerificationError if
+    not, InvalidArgumentError for a bad list, count or proof bytes."""
+    err = _native.Error()
+    joined = b"".join(commitments)
+    _check(_native.lib.bp_r1cs_verify(gadgets.encode(), joined, len(commitments), proof, len(proof), label.encode(),
+                                      ctypes.byref(err)), err)
+
+
 def verify_batch(items: Sequence[tuple]) -> List[int]:
     """items: (proof, commitments, bits, label) tuples. Returns the indices of those that fail."""
     count = len(items)
@@ -221,12 +231,17 @@ def create_session(dealer_url: str, bits: int = 64, parties: int = 1, label: str
                    round_timeout_ms: int = 0, session_id: Optional[str] = None,
                    allowed_parties: Optional[Sequence[bytes]] = None,
                    values_per_party: Optional[Sequence[int]] = None,
-                   bounds: Optional[Sequence[Bounds]] = None, **options) -> str:
+                   bounds: Optional[Sequence[Bounds]] = None, gadgets: Optional[str] = None, **options) -> str:
     """Opens a session (signed by options' identity) and returns its id. values_per_party:
     how many values each party proves (default one each); bounds: one (min, max or None) per
-    value in party order (a value with both ends takes two positions)."""
+    value in party order (a value with both ends takes two positions). gadgets: a gadget
+    session instead, one gadget per seat in seat order ("shuffle:3;range:32"); parties is
+    then the list's items and bits is not used."""
     request = _native.SessionRequest()
     _native.lib.bp_session_request_init(ctypes.byref(request))
+    if gadgets is not None:
+        parties = len(gadgets.split(";"))
+        request.gadgets = gadgets.encode()
     request.bits, request.parties, request.label = bits, parties, label.encode()
     request.round_timeout_ms = round_timeout_ms
     counts = None
@@ -266,12 +281,14 @@ class JoinResult:
     dealer_signature: bytes
     fields: dict = field(default_factory=dict)
     position_count: int = 1  # how many positions were ours (a value each; two for one with both bounds)
+    gadgets: Optional[str] = None  # a gadget session's list (position is then our seat, bits 0)
 
 
 def _take_result(handle) -> JoinResult:
     try:
         lib = _native.lib
-        m = lib.bp_join_result_positions(handle)
+        m = lib.bp_join_result_commitment_count(handle)
+        gadgets = lib.bp_join_result_gadgets(handle)
         proof_len = ctypes.c_size_t()
         proof_ptr = lib.bp_join_result_proof(handle, ctypes.byref(proof_len))
         points = ctypes.string_at(lib.bp_join_result_commitments(handle), 32 * m)
@@ -281,7 +298,8 @@ def _take_result(handle) -> JoinResult:
                           commitments=[points[32 * j:32 * j + 32] for j in range(m)],
                           proof=ctypes.string_at(proof_ptr, proof_len.value),
                           dealer_signature=ctypes.string_at(lib.bp_join_result_dealer_signature(handle), 64),
-                          fields=json.loads(text), position_count=lib.bp_join_result_position_count(handle))
+                          fields=json.loads(text), position_count=lib.bp_join_result_position_count(handle),
+                          gadgets=None if gadgets is None else gadgets.decode())
     finally:
         _native.lib.bp_join_result_free(handle)
 
@@ -331,6 +349,30 @@ def join_and_prove(dealer_url: str, session_id: str, value: Union[int, Sequence[
                                                       ctypes.byref(c_options), ctypes.byref(out), ctypes.byref(err))
     finally:
         values.wipe()
+    del keep
+    _check(status, err)
+    return _take_result(out.value)
+
+
+def join_gadget(dealer_url: str, session_id: str, gadget: str, values: Sequence[int],
+                blindings: Optional[Sequence[bytes]] = None, **options) -> JoinResult:
+    """Joins a gadget session proving `gadget` (one list item: "range:32", "shuffle:3", ...)
+    over `values`, one per commitment of the gadget in its order, and returns the session's
+    one R1CS proof (result.gadgets, result.label, result.commitments of every seat, checked
+    with the dealer's signature). Values that do not satisfy the gadget are refused before
+    connecting; a seat of another gadget, or a label not this session's, before anything is
+    committed, whatever the values are. Blocks (releases the GIL)."""
+    joined = _JoinValues(list(values), None if blindings is None else list(blindings), None, 64)
+    c = _native.JoinGadget()
+    _native.lib.bp_join_gadget_init(ctypes.byref(c))
+    c.gadget, c.values, c.count, c.blindings = gadget.encode(), joined.values, len(values), joined.blindings
+    c_options, keep = _options(**options)
+    out, err = ctypes.c_void_p(), _native.Error()
+    try:
+        status = _native.lib.bp_join_gadget_and_prove(dealer_url.encode(), session_id.encode(), ctypes.byref(c),
+                                                      ctypes.byref(c_options), ctypes.byref(out), ctypes.byref(err))
+    finally:
+        joined.wipe()
     del keep
     _check(status, err)
     return _take_result(out.value)

@@ -57,6 +57,7 @@ class SessionRequest(ctypes.Structure):
         ("values_per_party", ctypes.POINTER(ctypes.c_uint32)),  # ABI 0.3
         ("bounds", ctypes.POINTER(ValueBounds)),
         ("bounds_count", ctypes.c_size_t),
+        ("gadgets", ctypes.c_char_p),  # ABI 0.6
     ]
 
 
@@ -68,6 +69,16 @@ class JoinValues(ctypes.Structure):  # ABI 0.3
         ("blindings", ctypes.c_char_p),
         ("bounds", ctypes.POINTER(ValueBounds)),
         ("bits", ctypes.c_size_t),  # ABI 0.4
+    ]
+
+
+class JoinGadget(ctypes.Structure):  # ABI 0.6
+    _fields_ = [
+        ("size", ctypes.c_size_t),
+        ("gadget", ctypes.c_char_p),
+        ("values", ctypes.POINTER(ctypes.c_uint64)),
+        ("count", ctypes.c_size_t),
+        ("blindings", ctypes.c_char_p),
     ]
 
 
@@ -128,6 +139,13 @@ _SIGNATURES = {
                                             ctypes.POINTER(ClientOptions), JOIN_CALLBACK, _P, ctypes.POINTER(_P),
                                             _ERR]),
     "bp_join_result_position_count": (_SZ, [_P]),
+    "bp_r1cs_verify": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_char_p, _SZ, ctypes.c_char_p, _SZ, ctypes.c_char_p,
+                                      _ERR]),
+    "bp_join_gadget_init": (None, [ctypes.POINTER(JoinGadget)]),
+    "bp_join_gadget_and_prove": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(JoinGadget),
+                                                ctypes.POINTER(ClientOptions), ctypes.POINTER(_P), _ERR]),
+    "bp_join_result_commitment_count": (_SZ, [_P]),
+    "bp_join_result_gadgets": (ctypes.c_char_p, [_P]),
     "bp_join_cancel": (None, [_P]),
     "bp_join_handle_free": (None, [_P]),
 }

@@ -162,3 +162,40 @@ def test_a_seat_of_other_terms_is_refused_alike_whatever_the_value(dealer):
         bp.join_and_prove(dealer.url, session, 300, identity=dealer.parties[0], bits=8, timeout_ms=10000)
     with pytest.raises(bp.InvalidArgumentError):
         bp.join_and_prove(dealer.url, session, 3, identity=dealer.parties[0], bits=7, timeout_ms=10000)
+
+
+def test_a_gadget_session_gives_one_r1cs_proof_and_refuses_another_gadget_before_committing(dealer):
+    gadgets = "shuffle:2;range:16"
+    session = bp.create_session(dealer.url, gadgets=gadgets, label="python gadgets", identity=dealer.operator,
+                                dealer_key=dealer.key.public_key,
+                                allowed_parties=[k.public_key for k in dealer.parties[:2]])
+    common = dict(dealer_key=dealer.key.public_key, timeout_ms=30000)
+    # Seat 1 is range:16: a party stating range:8 is refused, the same whatever its value.
+    reasons = []
+    for value in (5, 200):
+        with pytest.raises(bp.AbortedError) as refused:
+            bp.join_gadget(dealer.url, session, "range:8", [value], identity=dealer.parties[1], **common)
+        reasons.append(refused.value.message)
+    assert reasons[0] == reasons[1] and "the party states range:8" in reasons[0]
+    with pytest.raises(bp.RefusedError):  # not a shuffle of its inputs: never connects
+        bp.join_gadget(dealer.url, session, "shuffle:2", [1, 2, 3, 4], identity=dealer.parties[0], **common)
+    results = {}
+
+    def party(i, gadget, values):
+        results[i] = bp.join_gadget(dealer.url, session, gadget, values, identity=dealer.parties[i], **common)
+
+    threads = [threading.Thread(target=party, args=(0, "shuffle:2", [7, 8, 8, 7])),
+               threading.Thread(target=party, args=(1, "range:16", [65535]))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results[0].proof == results[1].proof and results[1].position == 1
+    result = results[0]
+    assert result.gadgets == gadgets and len(result.commitments) == 5 and result.bits == 0
+    bp.r1cs_verify(result.gadgets, result.commitments, result.proof, label=result.label)
+    fields = result.fields
+    subprocess.run([str(CLI), "r1cs", "verify", "--gadgets", gadgets, "--commitments", ",".join(fields["commitments"]),
+                    "--proof", fields["proof"], "--label", fields["label"], "--session", fields["session"],
+                    "--dealer-key", dealer.key.public_key_hex, "--signature", fields["dealer_signature"]],
+                   check=True, capture_output=True)

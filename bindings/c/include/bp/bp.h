@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define BP_ABI_MAJOR 0
-#define BP_ABI_MINOR 5
+#define BP_ABI_MINOR 6
 
 /* Version of the library actually loaded: major * 1000 + minor. */
 BP_API int bp_abi_version(void);
@@ -195,6 +195,10 @@ typedef struct bp_session_request {
   const uint32_t* values_per_party; /* `parties` counts, the values each brings; NULL: one each */
   const bp_value_bounds* bounds;    /* bounds_count bounds, one per value in party order; NULL: none */
   size_t bounds_count;
+  /* ABI 0.6 (wire 1.5 dealers only): a gadget session instead, one gadget per seat in seat
+   * order as bp r1cs reads a list ("shuffle:3;range:32;range:32"); `parties` must be its
+   * number of items, and bits, values_per_party and bounds are not used. NULL: ranges. */
+  const char* gadgets;
 } bp_session_request;
 
 BP_API void bp_session_request_init(bp_session_request* request);
@@ -237,7 +241,28 @@ BP_API void bp_join_values_init(bp_join_values* values);
 BP_API int bp_join_values_and_prove(const char* dealer_url, const char* session_id, const bp_join_values* values,
                                     const bp_client_options* options, bp_join_result** out, bp_error* err);
 
-/* The result: the same JSON line `bp-party join` prints; and its parts. */
+/* ABI 0.6: proves one gadget (one list item: "range:32", "shuffle:3", "member:1|5|10", ...)
+ * over `count` values, one per commitment of the gadget in its order, with their blindings
+ * (count × 32 bytes, canonical; NULL: random ones), in a gadget session's seat of that
+ * gadget. Values that do not satisfy the gadget are refused before connecting
+ * (BP_ERR_REFUSED); a seat of another gadget, or a label not this session's over its list,
+ * before anything is committed, the same whatever the values are. The result is one R1CS
+ * proof of the session's list, checked: it verifies, holds our commitments in our seat, and
+ * is signed by the dealer. The library wipes its copies of values and blindings. */
+typedef struct bp_join_gadget {
+  size_t size; /* sizeof(bp_join_gadget) */
+  const char* gadget;
+  const uint64_t* values;
+  size_t count;
+  const uint8_t* blindings;
+} bp_join_gadget;
+
+BP_API void bp_join_gadget_init(bp_join_gadget* gadget);
+BP_API int bp_join_gadget_and_prove(const char* dealer_url, const char* session_id, const bp_join_gadget* gadget,
+                                    const bp_client_options* options, bp_join_result** out, bp_error* err);
+
+/* The result: the same JSON line `bp-party join` prints; and its parts. A gadget session's
+ * result: its position is the seat, position_count 1, bits 0, and the proof R1CS bytes. */
 BP_API const char* bp_join_result_json(const bp_join_result* result);
 BP_API size_t bp_join_result_position(const bp_join_result* result);       /* the first of ours */
 BP_API size_t bp_join_result_position_count(const bp_join_result* result); /* ABI 0.3: how many were ours */
@@ -250,6 +275,11 @@ BP_API const char* bp_join_result_label(const bp_join_result* result); /* the tr
 BP_API const uint8_t* bp_join_result_commitments(const bp_join_result* result);
 BP_API const uint8_t* bp_join_result_proof(const bp_join_result* result, size_t* len);
 BP_API const uint8_t* bp_join_result_dealer_signature(const bp_join_result* result);
+/* ABI 0.6: how many 32-byte commitments bp_join_result_commitments holds (a range
+ * session's positions; a gadget session's commitments of every seat), and a gadget
+ * session's list (NULL for a range session). */
+BP_API size_t bp_join_result_commitment_count(const bp_join_result* result);
+BP_API const char* bp_join_result_gadgets(const bp_join_result* result);
 BP_API void bp_join_result_free(bp_join_result* result);
 
 /* The background form: returns at once; `done` is called exactly once, from a library
@@ -266,6 +296,10 @@ BP_API int bp_join_start(const char* dealer_url, const char* session_id, uint64_
 BP_API void bp_join_cancel(bp_join_handle* handle);
 /* ABI 0.3: the background form of bp_join_values_and_prove. */
 BP_API int bp_join_values_start(const char* dealer_url, const char* session_id, const bp_join_values* values,
+                                const bp_client_options* options, bp_join_callback done, void* user,
+                                bp_join_handle** out, bp_error* err);
+/* ABI 0.6: the background form of bp_join_gadget_and_prove. */
+BP_API int bp_join_gadget_start(const char* dealer_url, const char* session_id, const bp_join_gadget* gadget,
                                 const bp_client_options* options, bp_join_callback done, void* user,
                                 bp_join_handle** out, bp_error* err);
 /* Waits until `done` has returned, then frees the handle. Accepts NULL. Not from `done`. */

@@ -1,6 +1,9 @@
 // One party of a session, from Go: join with a key and a value, print the result line.
 //
 //	party DEALER_URL SESSION_ID VALUE KEY_FILE DEALER_KEY_HEX [CA_FILE]
+//
+// VALUE is one value (a range session), or GADGET=V1,V2,... (a gadget session: the gadget
+// this party proves, "shuffle:2=3,9,9,3", and its values).
 package main
 
 import (
@@ -11,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"time"
 
 	bp "bpaggregation"
@@ -21,10 +25,18 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: party DEALER_URL SESSION_ID VALUE KEY_FILE DEALER_KEY_HEX [CA_FILE]")
 		os.Exit(64)
 	}
-	value, err := strconv.ParseUint(os.Args[3], 10, 64)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bad value:", err)
-		os.Exit(64)
+	gadget, valueText, isGadget := strings.Cut(os.Args[3], "=")
+	if !isGadget {
+		valueText = gadget
+	}
+	var values []uint64
+	for _, text := range strings.Split(valueText, ",") {
+		v, err := strconv.ParseUint(text, 10, 64)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bad value:", err)
+			os.Exit(64)
+		}
+		values = append(values, v)
 	}
 	key, err := bp.LoadKey(os.Args[4])
 	if err != nil {
@@ -45,7 +57,12 @@ func main() {
 	// Ctrl-C cancels the join (the connection is closed, the dealer sees us leave).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	result, err := bp.JoinAndProve(ctx, os.Args[1], os.Args[2], value, nil, opts)
+	var result *bp.JoinResult
+	if isGadget {
+		result, err = bp.JoinGadget(ctx, os.Args[1], os.Args[2], gadget, values, nil, opts)
+	} else {
+		result, err = bp.JoinAndProve(ctx, os.Args[1], os.Args[2], values[0], nil, opts)
+	}
 	var e *bp.Error
 	if errors.As(err, &e) {
 		fmt.Fprintf(os.Stderr, "%s: %s (blamed %v)\n", e.Kind, e.Message, e.Blamed)
@@ -54,7 +71,11 @@ func main() {
 		}
 		os.Exit(1)
 	}
-	if err := bp.Verify(result.Proof, result.Commitments, result.Bits, result.Label); err != nil {
+	check := func() error { return bp.Verify(result.Proof, result.Commitments, result.Bits, result.Label) }
+	if isGadget {
+		check = func() error { return bp.R1CSVerify(result.Gadgets, result.Commitments, result.Proof, result.Label) }
+	}
+	if err := check(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
