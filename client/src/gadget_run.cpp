@@ -82,9 +82,8 @@ class GadgetRun final : public detail::RejoiningRun {
   }
 
   void refuse_now(ClientError error) {
-    asio::post(ioc_, [self = self_as<GadgetRun>(), error = std::move(error)]() mutable {
-      self->finish(std::move(error));
-    });
+    asio::post(ioc_,
+               [self = self_as<GadgetRun>(), error = std::move(error)]() mutable { self->finish(std::move(error)); });
   }
 
   wire::Message opening(const wire::ChannelContext& channel) override {
@@ -102,9 +101,9 @@ class GadgetRun final : public detail::RejoiningRun {
   }
 
  private:
-  using State = std::variant<std::monostate, mpc::R1CSPartyAwaitingSeat, mpc::R1CSPartyAwaitingFirstPhases,
-                             mpc::R1CSPartyAwaitingSecondPhases, mpc::R1CSPartyAwaitingPolys,
-                             mpc::R1CSPartyAwaitingResult>;
+  using State =
+      std::variant<std::monostate, mpc::R1CSPartyAwaitingSeat, mpc::R1CSPartyAwaitingFirstPhases,
+                   mpc::R1CSPartyAwaitingSecondPhases, mpc::R1CSPartyAwaitingPolys, mpc::R1CSPartyAwaitingResult>;
 
   ClientResult<Step> handle(const wire::JoinedMsg& joined, const wire::ChannelContext& channel) {
     end_outage();

@@ -77,6 +77,7 @@ for doc, body in referrers.items():
             errors.append(f"{doc} points to {target}#{frag}, which is no heading there")
 
 for example in ("client/examples/join_and_prove.cpp", "client/examples/prove_balances.cpp",
+                "client/examples/prove_solvency.cpp",
                 "bindings/python/examples/party.py",
                 "bindings/go/examples/party/main.go"):
     if open(os.path.join(root, example), encoding="utf-8").read().strip() not in text["docs/embedding.md"]:

@@ -99,7 +99,8 @@ TEST_CASE("a party stating another gadget than its seat's is refused before it c
   // Anonymous seats go to the first that fits: range:16 fits none.
   std::vector<std::string> reasons;
   for (uint64_t value : {5, 60000}) {
-    auto refused = client::join_gadget_session(dealer.endpoint(), session, {"range:16", {value}, {Scalar::from_u64(1)}});
+    auto refused =
+        client::join_gadget_session(dealer.endpoint(), session, {"range:16", {value}, {Scalar::from_u64(1)}});
     REQUIRE_FALSE(refused.ok());
     CHECK(refused.error().kind == client::ClientErrorKind::Aborted);
     reasons.push_back(refused.error().detail);
@@ -121,7 +122,9 @@ TEST_CASE("a party stating another gadget than its seat's is refused before it c
   CHECK(gadget_in_ranges.error().detail.find("proves ranges") != std::string::npos);
   // The refusals took no seat: the right parties still complete the session.
   GadgetResult a = not_yet(), b = not_yet();
-  std::thread first([&] { a = client::join_gadget_session(dealer.endpoint(), session, {"range:32", {7}, {Scalar::from_u64(3)}}); });
+  std::thread first([&] {
+    a = client::join_gadget_session(dealer.endpoint(), session, {"range:32", {7}, {Scalar::from_u64(3)}});
+  });
   b = client::join_gadget_session(dealer.endpoint(), session, {"range:8", {200}, {Scalar::from_u64(4)}});
   first.join();
   REQUIRE_MESSAGE(a.ok(), client::describe(a.error()));
