@@ -32,6 +32,7 @@
 #include "modes.hpp"
 #include "record_latency.hpp"
 #include "positions.hpp"
+#include "gadgets.hpp"
 #include "sessions.hpp"
 #include "bp/client/party_client.hpp"
 #include "bp/random.hpp"
@@ -48,6 +49,8 @@ constexpr const char* kUsage =
     "usage: bp-netbench [--quick] [--latency-ms N] [--bandwidth-kbps N] [--load-seconds N] [--record FILE|URL]\n"
     "       bp-netbench --positions [--quick]   (sessions of 64, 128, 256 positions: 1 value per party, and 4\n"
     "           parties of many; wall ms, dealer CPU ms per session, bytes of the busiest party)\n"
+    "       bp-netbench --gadgets [--quick]   (gadget sessions of 2, 4, 16 parties, every seat range:64 or\n"
+    "           shuffle:8; wall ms, dealer CPU ms per session, bytes of one party)\n"
     "       bp-netbench --sweep-in-flight [--quick] [--json] [--load-seconds N] [--record FILE|URL]\n"
     "       bp-netbench --soak N [--bits B] [--parties M] [--parallel P] [--max-slope-kib K] [--dealer PATH]\n"
     "       bp-netbench --load-table [--load-seconds N] [--dealer PATH]\n"
@@ -58,7 +61,7 @@ constexpr const char* kUsage =
 
 int main(int argc, char** argv) {
   if (sodium_init() < 0) return 1;
-  bool quick = false, load_table = false, sweep_in_flight = false, json = false, positions = false;
+  bool quick = false, load_table = false, sweep_in_flight = false, json = false, positions = false, gadgets = false;
   std::string target;
   bp::client::Options options;
   bp::client::LinkEmulation link;
@@ -98,6 +101,8 @@ int main(int argc, char** argv) {
       soak.dealer_path = argv[++i];
     else if (a == "--positions")
       positions = true;
+    else if (a == "--gadgets")
+      gadgets = true;
     else if (a == "--sweep-in-flight")
       sweep_in_flight = true;
     else if (a == "--json")
@@ -156,8 +161,9 @@ int main(int argc, char** argv) {
   };
   // The sweep prints its own machine line (JSON or text); every other table starts here.
   if (!sweep_in_flight) std::printf("%s\n", bp::tools::machine_lines().c_str());
-  if (positions) {
-    const int status = bp::netbench::run_positions_rows(dealer, dealer_cpu_ms, quick);
+  if (positions || gadgets) {
+    const int status = positions ? bp::netbench::run_positions_rows(dealer, dealer_cpu_ms, quick)
+                                 : bp::netbench::run_gadget_rows(dealer, dealer_cpu_ms, quick);
     server.stop();
     dealer_thread.join();
     return status;
