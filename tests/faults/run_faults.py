@@ -4,7 +4,8 @@ got and what the record holds.
 
 Three bp-dealer replicas behind nginx (rendered as the Ingress routes), each reaching a
 PostgreSQL primary with a synchronous standby through its own TCP gate; a steady load of
-sessions (m = 2..8, real bp-party processes, each logging its events); and a nemesis that,
+sessions (m = 2..8, real bp-party processes, each logging its events; about a third of them
+gadget sessions of range:8 and shuffle:2 seats); and a nemesis that,
 in an order the seed fixes, SIGKILLs a replica and restarts it, SIGSTOPs one past the
 takeover bound and resumes it, SIGTERMs one (a rolling restart), takes one out of nginx's
 ring and puts it back, cuts one off from the database and reconnects it, and last kills the
@@ -155,34 +156,37 @@ class Load:
         for t in self.threads:
             t.join()
 
-    def create(self, sid, m, dealer=None):
+    def create(self, sid, m, dealer=None, gadgets=None):
         """True once the session exists (a create that lands on a failing replica is asked again)."""
         party = str(self.build / "client/bp-party")
+        terms = ["--gadgets", ";".join(gadgets)] if gadgets else ["--bits", "8", "--parties", str(m)]
         for _ in range(8):
-            r = subprocess.run(["timeout", "20", party, "create-session", "--dealer", dealer or self.url, "--bits", "8",
-                                "--parties", str(m), "--session-id", sid, "--round-timeout-ms", str(ROUND_TIMEOUT_MS)],
+            r = subprocess.run(["timeout", "20", party, "create-session", "--dealer", dealer or self.url, *terms,
+                                "--session-id", sid, "--round-timeout-ms", str(ROUND_TIMEOUT_MS)],
                                capture_output=True, text=True)
             if r.returncode == 0:
                 return True
             time.sleep(0.5)
         return False
 
-    def join_party(self, sid, position, value):
+    def join_party(self, sid, position, value, gadget=None):
+        """A range party of one 8-bit value, or a gadget party of `gadget` over the values in `value`."""
         events = self.work / "events" / f"{sid}.{position}.jsonl"
+        statement = ["--gadget", gadget] if gadget else ["--bits", "8"]
         return events, subprocess.Popen(
-            ["timeout", str(PARTY_TIMEOUT_S), str(self.build / "client/bp-party"), "join", "--bits", "8", "--dealer", self.url,
+            ["timeout", str(PARTY_TIMEOUT_S), str(self.build / "client/bp-party"), "join", *statement, "--dealer", self.url,
              "--session", sid, "--value", str(value), "--timeout-ms", str((PARTY_TIMEOUT_S - 10) * 1000),
              "--reconnect-give-up-ms", "60000", "--events", str(events)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
-    def collect(self, sid, m, start, procs, tag=None):
+    def collect(self, sid, m, start, procs, tag=None, gadgets=None):
         parties = []
         for events, p in procs:
             out, err = p.communicate()
             parties.append({"rc": p.returncode, "out": out.strip(), "err": err.strip()[-400:], "events": events})
         with self.lock:
             self.sessions.append({"id": sid, "m": m, "start": start, "end": time.monotonic(), "parties": parties,
-                                  "tag": tag})
+                                  "tag": tag, "gadgets": gadgets})
 
     def run(self, slot):
         while not self.stop.is_set():
@@ -191,8 +195,12 @@ class Load:
                 values = [self.rng.randrange(256) for _ in range(m)]
                 # Parties arrive over a second or so: sessions wait in every phase, joining included.
                 gaps = [self.rng.uniform(0, 0.8) for _ in range(m)]
+                # A third are gadget sessions: each seat a range:8 of its value, or a shuffle:2 of
+                # (value, value + 1) into the reverse order.
+                gadgets = [self.rng.choice(["range:8", "shuffle:2"]) for _ in range(m)] \
+                    if self.rng.random() < 0.35 else None
             sid = secrets.token_hex(16)
-            if not self.create(sid, m):
+            if not self.create(sid, m, gadgets=gadgets):
                 with self.lock:
                     self.refused_creates += 1
                 continue
@@ -200,8 +208,11 @@ class Load:
             procs = []
             for j, v in enumerate(values):
                 time.sleep(gaps[j])
-                procs.append(self.join_party(sid, j, v))
-            self.collect(sid, m, start, procs)
+                if gadgets and gadgets[j] == "shuffle:2":
+                    procs.append(self.join_party(sid, j, f"{v},{v + 1},{v + 1},{v}", gadgets[j]))
+                else:
+                    procs.append(self.join_party(sid, j, v, gadgets[j] if gadgets else None))
+            self.collect(sid, m, start, procs, gadgets=gadgets)
 
     def probes(self, victim, db, count=2):
         """Sessions the balancer sends to `victim`, each with one party seated and the other on
@@ -337,7 +348,11 @@ def check(load, windows, db, build, work, dealer_pub):
                 fail(f"session {s['id']}: its parties' proofs differ, or differ from the record's")
             if got:
                 r = got[0]
-                v = subprocess.run([str(build / "tools/bp"), "verify", "--bits", str(r["bits"]), "--commitments",
+                statement = ["r1cs", "verify", "--gadgets", r["gadgets"]] if s.get("gadgets") else \
+                    ["verify", "--bits", str(r["bits"])]
+                if s.get("gadgets") and r["gadgets"] != ";".join(s["gadgets"]):
+                    fail(f"session {s['id']}: its result is over {r['gadgets']}, not the list it was opened with")
+                v = subprocess.run([str(build / "tools/bp"), *statement, "--commitments",
                                     ",".join(r["commitments"]), "--proof", r["proof"], "--label", r["label"],
                                     "--session", s["id"], "--dealer-key", str(dealer_pub), "--signature",
                                     r["dealer_signature"]], capture_output=True, text=True)
@@ -462,7 +477,8 @@ def main():
         load.finish()
         for t in probe_threads:
             t.join()
-        log(f"{len(load.sessions)} sessions in {time.monotonic() - started:.0f} s; "
+        log(f"{len(load.sessions)} sessions ({sum(1 for s in load.sessions if s.get('gadgets'))} of them gadget "
+            f"sessions) in {time.monotonic() - started:.0f} s; "
             f"{load.refused_creates} creates refused eight times over")
         failures = check(load, windows, db, build, work, work / "dealer.key.pub")
         logs = "".join((work / f"{r.name}.log").read_text() for r in replicas)
