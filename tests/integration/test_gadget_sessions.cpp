@@ -165,6 +165,72 @@ TEST_CASE("a party whose first phase is not its gadget's size is named, and so i
   CHECK(honest.error().detail.find("MalformedBitCommitments") != std::string::npos);
 }
 
+namespace {
+
+// The next message of type T a raw party receives (skipping nothing else: any other ends it).
+template <class T>
+std::optional<T> next_of(RawParty& raw) {
+  auto m = raw.receive();
+  if (!m || !std::holds_alternative<T>(*m)) return std::nullopt;
+  return std::get<T>(std::move(*m));
+}
+
+}  // namespace
+
+TEST_CASE("a party whose share does not fit its own commitments is named, and nothing is handed out") {
+  DealerProcess dealer;
+  const std::string list_text = "shuffle:2;range:16";
+  const std::string session = create_gadget_session(dealer, list_text);
+  GadgetResult honest = not_yet();
+  std::thread party([&] {
+    honest = client::join_gadget_session(
+        dealer.endpoint(), session,
+        {"shuffle:2",
+         {4, 5, 5, 4},
+         {Scalar::from_u64(1), Scalar::from_u64(2), Scalar::from_u64(3), Scalar::from_u64(4)}});
+  });
+  // The liar runs the real protocol on range:16, then changes its t_x before sending it.
+  RawParty raw(dealer.port());
+  auto join = raw.join_message(session, {}, nullptr);
+  join.gadget = "range:16";
+  raw.send(join);
+  auto joined = next_of<wire::JoinedMsg>(raw);
+  REQUIRE(joined.has_value());
+  const auto list = GadgetList::parse(list_text);
+  auto seat = mpc::R1CSPartyAwaitingSeat::create(list->items()[1], {300}, {Scalar::from_u64(8)});
+  REQUIRE(seat.ok());
+  auto first = std::move(*seat).take_seat(*list, joined->position, joined->transcript_label);
+  REQUIRE(first.ok());
+  raw.send(first->second);
+  auto firsts = next_of<wire::R1CSFirstPhases>(raw);
+  REQUIRE(firsts.has_value());
+  auto second = std::move(first->first).apply(firsts->items);
+  REQUIRE(second.ok());
+  raw.send(second->second);
+  auto seconds = next_of<wire::R1CSSecondPhases>(raw);
+  REQUIRE(seconds.has_value());
+  auto polys = std::move(second->first).apply(seconds->items);
+  REQUIRE(polys.ok());
+  raw.send(polys->second);
+  auto all_polys = next_of<wire::R1CSPolyShares>(raw);
+  REQUIRE(all_polys.has_value());
+  auto share = std::move(polys->first).apply(all_polys->items);
+  REQUIRE(share.ok());
+  R1CSProofShare lying = share->second;
+  lying.t_x = lying.t_x + Scalar::from_u64(1);
+  raw.send(lying);
+  auto verdict = next_of<wire::AbortMsg>(raw);
+  party.join();
+  REQUIRE(verdict.has_value());
+  CHECK(verdict->blamed == std::vector<size_t>{joined->position});
+  CHECK(verdict->reason.find("MalformedProofShares") != std::string::npos);
+  REQUIRE_FALSE(honest.ok());
+  CHECK(honest.error().blamed == std::vector<size_t>{joined->position});
+  const auto [status, body] = http_get(dealer.port(), "/v1/sessions/" + session);
+  CHECK(status == 200);
+  CHECK(body.find("\"status\":\"aborted\"") != std::string::npos);
+}
+
 TEST_CASE("a dealer restarted on its record mid-session goes on with a gadget session where it was") {
   char dir_template[] = "/tmp/bp-gadget-restart-XXXXXX";
   REQUIRE(mkdtemp(dir_template) != nullptr);
