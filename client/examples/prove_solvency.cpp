@@ -47,8 +47,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", bp::client::describe(outcome.error()).c_str());
     return 1;
   }
-  std::fprintf(stderr, "seat %zu of \"%s\": %zu commitments in a %zu-byte proof, signed by the dealer\n",
-               outcome->seat, outcome->result.gadgets.c_str(), outcome->result.commitments.size(),
+  std::fprintf(stderr, "seat %zu of \"%s\": %zu commitments in a %zu-byte proof, signed by the dealer\n", outcome->seat,
+               outcome->result.gadgets.c_str(), outcome->result.commitments.size(),
                outcome->result.proof.serialized_size());
   std::printf("%s\n", bp::wire::r1cs_result_json(outcome->result, outcome->seat).c_str());
   return 0;

@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
   bp_join_gadget_init(&gadget);
   gadget.gadget = argv[3];
   gadget.values = values;
-  gadget.count = count;  /* blindings NULL: random ones */
+  gadget.count = count; /* blindings NULL: random ones */
   bp_join_result* result = NULL;
   const int status = bp_join_gadget_and_prove(argv[1], argv[2], &gadget, &options, &result, &err);
   memset(values, 0, sizeof values);
@@ -57,9 +57,9 @@ int main(int argc, char** argv) {
   /* The result is checked already; a verifier elsewhere checks it the same way. */
   size_t proof_len = 0;
   const uint8_t* proof = bp_join_result_proof(result, &proof_len);
-  const int verified = bp_r1cs_verify(bp_join_result_gadgets(result), bp_join_result_commitments(result),
-                                      bp_join_result_commitment_count(result), proof, proof_len,
-                                      bp_join_result_label(result), &err);
+  const int verified =
+      bp_r1cs_verify(bp_join_result_gadgets(result), bp_join_result_commitments(result),
+                     bp_join_result_commitment_count(result), proof, proof_len, bp_join_result_label(result), &err);
   if (verified == BP_OK) printf("%s\n", bp_join_result_json(result));
   bp_join_result_free(result);
   return verified == BP_OK ? 0 : 1;
