@@ -357,6 +357,21 @@ TEST_CASE("the record in memory: the contract for one replica, bounded") {
   }
   CHECK_FALSE(store->find(ids[0])->has_value());  // the oldest closed record gave way
   CHECK(store->find(ids[2])->has_value());
+  // A bound of 16 is kept an eighth at a time: never more than 18 closed records, and the
+  // newest 16 always there.
+  auto bounded = sqlite_store(":memory:", "m", random_hex(8), 16);
+  ids.clear();
+  for (int i = 0; i < 60; ++i) {
+    ids.push_back(random_hex(16));
+    REQUIRE(bounded->claim(claim_of(ids.back())).ok());
+    REQUIRE(bounded->close(ids.back(), kFirstEpoch, true, "{}").ok());
+    std::this_thread::sleep_for(2ms);
+    size_t kept = 0;
+    for (const auto& id : ids) kept += bounded->find(id)->has_value();
+    CHECK(kept <= 18);
+    for (size_t k = ids.size() >= 16 ? ids.size() - 16 : 0; k < ids.size(); ++k)
+      CHECK(bounded->find(ids[k])->has_value());
+  }
 }
 
 TEST_CASE("SQLite record: two replicas sharing one file; takeover, expiry, restart, prune") {

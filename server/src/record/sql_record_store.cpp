@@ -1,5 +1,6 @@
 #include "record/sql_record_store.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "bp/hex.hpp"
@@ -293,13 +294,25 @@ class SqlRecordStore final : public RecordStore {
     return Ok{};
   }
 
-  // In memory, the oldest closed records give way to the newest `keep_closed`.
+  // In memory, the oldest closed records give way to the newest `keep_closed`, an eighth
+  // of it at a time: every keep_closed / 8 closes, the closed rows are counted and the oldest
+  // beyond the bound go in one statement, through the index on recorded_at. (Bounding on
+  // every close with "NOT IN (the newest keep_closed)" read every kept row each time: 5.8 ms
+  // a close at 4096 kept, the whole of the record thread at 170 sessions a second, which is
+  // what held a dealer on eight cores to half of them with the record in memory.)
   RecordResult<Ok> keep_bound() {
     if (options_.keep_closed == 0) return Ok{};
+    if (++closes_since_bound_ < std::max<size_t>(1, options_.keep_closed / 8)) return Ok{};
+    closes_since_bound_ = 0;
+    auto counted = db_->run("SELECT COUNT(*) FROM bp_sessions WHERE NOT open", {});
+    if (!counted) return in("counting the records kept in memory", counted.error());
+    if (counted->rows.empty()) return Ok{};
+    const auto closed = static_cast<size_t>(counted->rows[0].integer(0));
+    if (closed <= options_.keep_closed) return Ok{};
     auto bounded = db_->run(
-        "DELETE FROM bp_sessions WHERE NOT open AND id NOT IN"
-        " (SELECT id FROM bp_sessions WHERE NOT open ORDER BY recorded_at DESC, id LIMIT $1)",
-        {static_cast<int64_t>(options_.keep_closed)});
+        "DELETE FROM bp_sessions WHERE id IN"
+        " (SELECT id FROM bp_sessions WHERE NOT open ORDER BY recorded_at, id LIMIT $1)",
+        {static_cast<int64_t>(closed - options_.keep_closed)});
     if (!bounded) return in("bounding the records kept in memory", bounded.error());
     return Ok{};
   }
@@ -332,6 +345,7 @@ class SqlRecordStore final : public RecordStore {
   bool ready_ = false;
   bool beaten_ = false;
   bool shared_name_ = false;
+  size_t closes_since_bound_ = 0;  // keep_bound's count (one store per thread: no lock)
 };
 
 }  // namespace
