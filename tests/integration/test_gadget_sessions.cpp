@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -177,29 +178,27 @@ std::optional<T> next_of(RawParty& raw) {
 
 }  // namespace
 
-TEST_CASE("a party whose share does not fit its own commitments is named, and nothing is handed out") {
-  DealerProcess dealer;
-  const std::string list_text = "shuffle:2;range:16";
-  const std::string session = create_gadget_session(dealer, list_text);
-  GadgetResult honest = not_yet();
-  std::thread party([&] {
-    honest = client::join_gadget_session(
-        dealer.endpoint(), session,
-        {"shuffle:2",
-         {4, 5, 5, 4},
-         {Scalar::from_u64(1), Scalar::from_u64(2), Scalar::from_u64(3), Scalar::from_u64(4)}});
-  });
-  // The liar runs the real protocol on range:16, then changes its t_x before sending it.
-  RawParty raw(dealer.port());
+namespace {
+
+// A party on a raw connection that runs the real R1CS rounds for seat `gadget` of `list`,
+// and may change its share before sending it; what it was told last, and its Joined.
+struct RawGadgetRun {
+  std::optional<wire::JoinedMsg> joined;
+  std::optional<wire::Message> last;
+};
+RawGadgetRun run_raw_gadget(RawParty& raw, const std::string& session, const std::string& list_text,
+                            const std::string& gadget, uint64_t value,
+                            const std::function<void(R1CSProofShare&)>& tamper = {}) {
+  RawGadgetRun out;
   auto join = raw.join_message(session, {}, nullptr);
-  join.gadget = "range:16";
+  join.gadget = gadget;
   raw.send(join);
-  auto joined = next_of<wire::JoinedMsg>(raw);
-  REQUIRE(joined.has_value());
+  out.joined = next_of<wire::JoinedMsg>(raw);
+  REQUIRE(out.joined.has_value());
   const auto list = GadgetList::parse(list_text);
-  auto seat = mpc::R1CSPartyAwaitingSeat::create(list->items()[1], {300}, {Scalar::from_u64(8)});
+  auto seat = mpc::R1CSPartyAwaitingSeat::create(list->items()[out.joined->position], {value}, {Scalar::from_u64(8)});
   REQUIRE(seat.ok());
-  auto first = std::move(*seat).take_seat(*list, joined->position, joined->transcript_label);
+  auto first = std::move(*seat).take_seat(*list, out.joined->position, out.joined->transcript_label);
   REQUIRE(first.ok());
   raw.send(first->second);
   auto firsts = next_of<wire::R1CSFirstPhases>(raw);
@@ -216,19 +215,69 @@ TEST_CASE("a party whose share does not fit its own commitments is named, and no
   REQUIRE(all_polys.has_value());
   auto share = std::move(polys->first).apply(all_polys->items);
   REQUIRE(share.ok());
-  R1CSProofShare lying = share->second;
-  lying.t_x = lying.t_x + Scalar::from_u64(1);
-  raw.send(lying);
-  auto verdict = next_of<wire::AbortMsg>(raw);
+  if (tamper) tamper(share->second);
+  raw.send(share->second);
+  out.last = raw.receive();
+  return out;
+}
+
+client::PartyGadget shuffle_of_four_and_five() {
+  return {
+      "shuffle:2", {4, 5, 5, 4}, {Scalar::from_u64(1), Scalar::from_u64(2), Scalar::from_u64(3), Scalar::from_u64(4)}};
+}
+
+}  // namespace
+
+TEST_CASE("a party whose share does not fit its own commitments is named, and nothing is handed out") {
+  DealerProcess dealer;
+  const std::string list_text = "shuffle:2;range:16";
+  const std::string session = create_gadget_session(dealer, list_text);
+  GadgetResult honest = not_yet();
+  std::thread party(
+      [&] { honest = client::join_gadget_session(dealer.endpoint(), session, shuffle_of_four_and_five()); });
+  // The liar runs the real protocol on range:16, then changes its t_x before sending it.
+  RawParty raw(dealer.port());
+  const auto run = run_raw_gadget(raw, session, list_text, "range:16", 300,
+                                  [](R1CSProofShare& share) { share.t_x = share.t_x + Scalar::from_u64(1); });
   party.join();
-  REQUIRE(verdict.has_value());
-  CHECK(verdict->blamed == std::vector<size_t>{joined->position});
-  CHECK(verdict->reason.find("MalformedProofShares") != std::string::npos);
+  REQUIRE(run.last.has_value());
+  REQUIRE(std::holds_alternative<wire::AbortMsg>(*run.last));
+  const auto& verdict = std::get<wire::AbortMsg>(*run.last);
+  CHECK(verdict.blamed == std::vector<size_t>{run.joined->position});
+  CHECK(verdict.reason.find("MalformedProofShares") != std::string::npos);
   REQUIRE_FALSE(honest.ok());
-  CHECK(honest.error().blamed == std::vector<size_t>{joined->position});
+  CHECK(honest.error().blamed == std::vector<size_t>{run.joined->position});
   const auto [status, body] = http_get(dealer.port(), "/v1/sessions/" + session);
   CHECK(status == 200);
   CHECK(body.find("\"status\":\"aborted\"") != std::string::npos);
+}
+
+TEST_CASE("a gadget party back after its session ended gets the signed result from the record") {
+  DealerProcess dealer;
+  const std::string list_text = "shuffle:2;range:16";
+  const std::string session = create_gadget_session(dealer, list_text);
+  GadgetResult other = not_yet();
+  std::thread party(
+      [&] { other = client::join_gadget_session(dealer.endpoint(), session, shuffle_of_four_and_five()); });
+  RawParty raw(dealer.port());
+  const auto run = run_raw_gadget(raw, session, list_text, "range:16", 300);
+  party.join();
+  REQUIRE_MESSAGE(other.ok(), client::describe(other.error()));
+  REQUIRE(run.last.has_value());
+  REQUIRE(std::holds_alternative<wire::R1CSResultMsg>(*run.last));
+  // As if the result had been lost with the connection: the seat's token gets the record's.
+  RawParty back(dealer.port());
+  back.send(wire::JoinSessionMsg{session, run.joined->resume_token, std::nullopt});
+  auto answer = back.receive();
+  REQUIRE(answer.has_value());
+  REQUIRE(std::holds_alternative<wire::R1CSResultMsg>(*answer));
+  const auto& from_record = std::get<wire::R1CSResultMsg>(*answer);
+  CHECK(wire::attestation_valid(from_record));
+  CHECK(from_record.proof.to_bytes() == other->result.proof.to_bytes());
+  CHECK(from_record.commitments == other->result.commitments);
+  CHECK(from_record.gadgets == list_text);
+  CHECK(verify_gadget_list(*GadgetList::parse(list_text), from_record.label, from_record.commitments, from_record.proof)
+            .ok());
 }
 
 TEST_CASE("a dealer restarted on its record mid-session goes on with a gadget session where it was") {
