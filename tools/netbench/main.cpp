@@ -32,6 +32,7 @@
 #include "modes.hpp"
 #include "record_latency.hpp"
 #include "positions.hpp"
+#include "record_capacity.hpp"
 #include "gadgets.hpp"
 #include "sessions.hpp"
 #include "bp/client/party_client.hpp"
@@ -51,6 +52,8 @@ constexpr const char* kUsage =
     "           parties of many; wall ms, dealer CPU ms per session, bytes of the busiest party)\n"
     "       bp-netbench --gadgets [--quick]   (gadget sessions of 2, 4, 16 parties, every seat range:64 or\n"
     "           shuffle:8; wall ms, dealer CPU ms per session, bytes of one party)\n"
+    "       bp-netbench --record-capacity FILE|URL [--parallel P] [--load-seconds N]   (sessions/s the record\n"
+    "           alone takes: P synthetic sessions at once, each a claim, 3 checkpoints and a close)\n"
     "       bp-netbench --sweep-in-flight [--quick] [--json] [--load-seconds N] [--record FILE|URL]\n"
     "       bp-netbench --soak N [--bits B] [--parties M] [--parallel P] [--max-slope-kib K] [--dealer PATH]\n"
     "       bp-netbench --load-table [--load-seconds N] [--dealer PATH]\n"
@@ -66,7 +69,7 @@ int main(int argc, char** argv) {
   bp::client::Options options;
   bp::client::LinkEmulation link;
   double load_seconds = 5;
-  std::string record;
+  std::string record, record_capacity;
   bp::netbench::SoakOptions soak;
   soak.dealer_path = BP_DEALER_PATH;
   soak.sessions = 0;
@@ -113,6 +116,8 @@ int main(int argc, char** argv) {
       target = argv[++i];
     else if (a == "--record" && i + 1 < argc)
       record = argv[++i];
+    else if (a == "--record-capacity" && i + 1 < argc)
+      record_capacity = argv[++i];
     else {
       std::fputs(kUsage, stderr);
       return 64;
@@ -123,6 +128,10 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("bp-netbench"));
   try {
     if (soak.sessions != 0) return bp::netbench::run_soak(soak);
+    if (!record_capacity.empty()) {
+      spdlog::set_level(spdlog::level::warn);
+      return bp::netbench::run_record_capacity(record_capacity, soak.parallel, load_seconds);
+    }
     if (load_table) {  // the bp-dealer child inherits this process's BP_BACKEND
       std::printf("%s\n", bp::tools::machine_lines().c_str());
       return bp::netbench::run_load_table(soak.dealer_path, load_seconds);
