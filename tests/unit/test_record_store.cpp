@@ -90,6 +90,27 @@ void check_contract(const Opener& open, bool shared) {
   CHECK((*batch)[0].ok());
   CHECK(fenced((*batch)[1]));
   if (shared) CHECK(fenced(b->checkpoint(checkpoint_of(id, kFirstEpoch, {6}))));  // a replica that does not hold it
+  // Claims, checkpoints and closes of several sessions in one transaction, each answered as
+  // alone: a new id claimed, a held one taken, a checkpoint and a close of sessions it holds,
+  // a close at an epoch it does not hold refused.
+  {
+    const std::string fresh = random_hex(16), ending = random_hex(16);
+    REQUIRE(a->claim(claim_of(ending, owner)).ok());
+    WriteBatch writes;
+    writes.claims = {claim_of(fresh, owner), claim_of(id, owner)};
+    writes.checkpoints = {checkpoint_of(id, kFirstEpoch, {4, 5}, "proof_shares", 2)};
+    writes.closes = {CloseRequest{ending, kFirstEpoch, true, "{\"status\":\"completed\"}"},
+                     CloseRequest{fresh, kFirstEpoch + 1, true, "{}"}};
+    auto answers = a->write_batch(writes);
+    REQUIRE(answers.ok());
+    CHECK(*answers->claims[0] == ClaimOutcome::Claimed);
+    CHECK(*answers->claims[1] == ClaimOutcome::Taken);
+    CHECK(answers->checkpoints[0].ok());
+    CHECK(answers->closes[0].ok());
+    CHECK(fenced(answers->closes[1]));  // claimed in this batch at epoch 1, so not at 2
+    CHECK((*other.find(ending))->json == "{\"status\":\"completed\"}");
+    REQUIRE(a->close(fresh, kFirstEpoch, false, "{}").ok());
+  }
 
   // A cancel asked on any replica reaches the one running the session, once.
   CHECK(other.request_cancel("addr:10.0.0.1", {id})->empty());  // not the owner

@@ -19,25 +19,23 @@ RecordService::RecordService(Factory factory, RecordServiceOptions options, Metr
       auto own = store;
       while (true) {
         Job job;
-        std::vector<PendingCheckpoint> batch;
+        PendingWrites writes;
         {
           std::unique_lock lock(mutex_);
           work_ready_.wait(
-              lock, [this] { return stopping_ || !priority_.empty() || !checkpoints_.empty() || !admitted_.empty(); });
-          if (stopping_ && priority_.empty() && checkpoints_.empty() && admitted_.empty()) return;
-          if (priority_.empty() && !checkpoints_.empty()) {
-            while (!checkpoints_.empty() && batch.size() < kCheckpointBatch) {
-              batch.push_back(std::move(checkpoints_.front()));
-              checkpoints_.pop_front();
-            }
+              lock, [this] { return stopping_ || !priority_.empty() || writes_waiting() || !admitted_.empty(); });
+          if (stopping_ && priority_.empty() && !writes_waiting() && admitted_.empty()) return;
+          // Heartbeats and releases first, then the sessions' writes together, then the rest.
+          if (priority_.empty() && writes_waiting()) {
+            writes = take_writes();
           } else {
             auto& from = !priority_.empty() ? priority_ : admitted_;
             job = std::move(from.front());
             from.pop_front();
           }
         }
-        if (!batch.empty()) {
-          write_checkpoints(*own, std::move(batch));
+        if (!writes.empty()) {
+          write_batch(*own, std::move(writes));
           continue;
         }
         if (Clock::now() >= job.deadline)
@@ -54,7 +52,7 @@ RecordService::~RecordService() { stop(); }
 
 void RecordService::stop() {
   std::deque<Job> unrun;
-  std::deque<PendingCheckpoint> unwritten;
+  PendingWrites unwritten;
   {
     std::lock_guard lock(mutex_);
     if (stopping_) return;
@@ -63,11 +61,19 @@ void RecordService::stop() {
     for (auto& job : admitted_) unrun.push_back(std::move(job));
     priority_.clear();
     admitted_.clear();
-    unwritten.swap(checkpoints_);
+    while (writes_waiting()) {
+      auto more = take_writes();
+      for (auto& c : more.claims) unwritten.claims.push_back(std::move(c));
+      for (auto& c : more.checkpoints) unwritten.checkpoints.push_back(std::move(c));
+      for (auto& c : more.closes) unwritten.closes.push_back(std::move(c));
+    }
   }
   // What nobody will run gets its answer now.
-  for (auto& job : unrun) job.expire(RecordError{"the dealer is stopping"});
-  for (auto& c : unwritten) c.done(RecordError{"the dealer is stopping"});
+  const RecordError stopping{"the dealer is stopping"};
+  for (auto& job : unrun) job.expire(stopping);
+  for (auto& c : unwritten.claims) c.done(stopping);
+  for (auto& c : unwritten.checkpoints) c.done(stopping);
+  for (auto& c : unwritten.closes) c.done(stopping);
   work_ready_.notify_all();
   tick_.notify_all();
   for (auto& t : threads_) t.join();
@@ -131,10 +137,18 @@ bool RecordService::push(Job job, bool priority) {
 }
 
 bool RecordService::claim(ClaimRequest request, std::function<void(RecordResult<ClaimOutcome>)> done) {
-  return push(
-      make_job<ClaimOutcome>(
-          "claim", [request = std::move(request)](RecordStore& s) { return s.claim(request); }, std::move(done)),
-      false);
+  {
+    std::unique_lock lock(mutex_);
+    if (!stopping_) {
+      if (admitted_.size() + claims_.size() >= options_.queue) return false;
+      claims_.push_back({std::move(request), Clock::now(), std::move(done)});
+      lock.unlock();
+      work_ready_.notify_one();
+      return true;
+    }
+  }
+  done(RecordError{"the dealer is stopping"});
+  return true;
 }
 
 bool RecordService::take_over(std::string id, std::function<void(RecordResult<Takeover>)> done) {
@@ -188,39 +202,79 @@ void RecordService::checkpoint(Checkpoint checkpoint, std::function<void(RecordR
   done(RecordError{"the dealer is stopping"});
 }
 
-void RecordService::write_checkpoints(RecordStore& store, std::vector<PendingCheckpoint> batch) {
-  // Those past their deadline are answered so; the rest go in together.
-  std::vector<PendingCheckpoint> due;
-  std::vector<Checkpoint> writes;
-  for (auto& c : batch) {
-    if (Clock::now() - c.started >= options_.timeout) {
-      RecordResult<Ok> late(
-          RecordError{"the record did not answer within " + std::to_string(options_.timeout.count()) + " ms"});
-      observe("checkpoint", c.started, late);
-      c.done(std::move(late));
+RecordService::PendingWrites RecordService::take_writes() {
+  PendingWrites out;
+  const auto take = [](auto& queue, auto& into) {
+    while (!queue.empty() && into.size() < kWriteBatch) {
+      into.push_back(std::move(queue.front()));
+      queue.pop_front();
+    }
+  };
+  take(claims_, out.claims);
+  take(checkpoints_, out.checkpoints);
+  take(closes_, out.closes);
+  return out;
+}
+
+namespace {
+
+// Answers the writes whose deadline has passed, and returns the others' requests.
+template <class Pending, class Observe>
+auto due_requests(std::vector<Pending>& pending, std::chrono::milliseconds timeout, const char* operation,
+                  Observe&& observe) {
+  std::vector<std::decay_t<decltype(pending.front().request)>> requests;
+  std::vector<Pending> due;
+  for (auto& p : pending) {
+    if (Clock::now() - p.started >= timeout) {
+      auto done = std::move(p.done);
+      auto late = RecordError{"the record did not answer within " + std::to_string(timeout.count()) + " ms"};
+      observe(operation, p.started, late);
+      done(std::move(late));
       continue;
     }
-    writes.push_back(c.checkpoint);
-    due.push_back(std::move(c));
+    requests.push_back(p.request);
+    due.push_back(std::move(p));
   }
-  if (due.empty()) return;
-  auto answers = store.checkpoints(writes);
-  for (size_t i = 0; i < due.size(); ++i) {
-    RecordResult<Ok> answer = answers ? std::move((*answers)[i]) : RecordResult<Ok>(answers.error());
-    observe("checkpoint", due[i].started, answer);
-    due[i].done(std::move(answer));
-  }
+  pending = std::move(due);
+  return requests;
+}
+
+}  // namespace
+
+void RecordService::write_batch(RecordStore& store, PendingWrites pending) {
+  const auto observe_error = [this](const char* operation, Clock::time_point started, const RecordError& e) {
+    observe(operation, started, RecordResult<Ok>(e));
+  };
+  WriteBatch batch;
+  batch.claims = due_requests(pending.claims, options_.timeout, "claim", observe_error);
+  batch.checkpoints = due_requests(pending.checkpoints, options_.timeout, "checkpoint", observe_error);
+  batch.closes = due_requests(pending.closes, options_.timeout, "close", observe_error);
+  if (batch.size() == 0) return;
+  auto answers = store.write_batch(batch);
+  const auto answer_all = [&](auto& waiting, auto* answered, const char* operation) {
+    for (size_t i = 0; i < waiting.size(); ++i) {
+      auto answer = answers ? std::move((*answered)[i]) : std::decay_t<decltype((*answered)[i])>(answers.error());
+      observe(operation, waiting[i].started, answer);
+      waiting[i].done(std::move(answer));
+    }
+  };
+  answer_all(pending.claims, answers ? &answers->claims : nullptr, "claim");
+  answer_all(pending.checkpoints, answers ? &answers->checkpoints : nullptr, "checkpoint");
+  answer_all(pending.closes, answers ? &answers->closes : nullptr, "close");
 }
 
 void RecordService::close(std::string id, uint64_t epoch, bool ok, std::string json,
                           std::function<void(RecordResult<Ok>)> done) {
-  push(make_job<Ok>(
-           "close",
-           [id = std::move(id), epoch, ok, json = std::move(json)](RecordStore& s) {
-             return s.close(id, epoch, ok, json);
-           },
-           std::move(done)),
-       true);
+  {
+    std::unique_lock lock(mutex_);
+    if (!stopping_) {
+      closes_.push_back({CloseRequest{std::move(id), epoch, ok, std::move(json)}, Clock::now(), std::move(done)});
+      lock.unlock();
+      work_ready_.notify_one();
+      return;
+    }
+  }
+  done(RecordError{"the dealer is stopping"});
 }
 
 void RecordService::release(std::string id, uint64_t epoch, std::function<void(RecordResult<Ok>)> done) {

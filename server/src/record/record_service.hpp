@@ -107,16 +107,30 @@ class RecordService {
   std::condition_variable work_ready_;
   std::condition_variable tick_;
   std::deque<Job> priority_, admitted_;
-  // Checkpoints wait apart: a store thread takes all that wait (up to kCheckpointBatch) and
-  // writes them in one transaction, so sessions that checkpoint together share one commit.
-  struct PendingCheckpoint {
-    Checkpoint checkpoint;
+  // Claims, checkpoints and closes wait apart: a store thread takes all that wait (up to
+  // kWriteBatch of each) and writes them in one transaction, so sessions that write
+  // together share one commit. With a SQLite file each commit is an fsync (about 1 ms on a
+  // cloud disk): one per claim and one per close held a dealer to about 400 sessions a
+  // second, whatever its cores.
+  template <class Request, class Answer>
+  struct Pending {
+    Request request;
     std::chrono::steady_clock::time_point started;
-    std::function<void(RecordResult<Ok>)> done;
+    std::function<void(RecordResult<Answer>)> done;
   };
-  static constexpr size_t kCheckpointBatch = 32;
-  std::deque<PendingCheckpoint> checkpoints_;
-  void write_checkpoints(RecordStore& store, std::vector<PendingCheckpoint> batch);
+  struct PendingWrites {
+    std::vector<Pending<ClaimRequest, ClaimOutcome>> claims;
+    std::vector<Pending<Checkpoint, Ok>> checkpoints;
+    std::vector<Pending<CloseRequest, Ok>> closes;
+    bool empty() const { return claims.empty() && checkpoints.empty() && closes.empty(); }
+  };
+  static constexpr size_t kWriteBatch = 32;
+  std::deque<Pending<ClaimRequest, ClaimOutcome>> claims_;
+  std::deque<Pending<Checkpoint, Ok>> checkpoints_;
+  std::deque<Pending<CloseRequest, Ok>> closes_;
+  bool writes_waiting() const { return !claims_.empty() || !checkpoints_.empty() || !closes_.empty(); }
+  PendingWrites take_writes();  // under mutex_
+  void write_batch(RecordStore& store, PendingWrites pending);
   bool stopping_ = false;
   bool healthy_ = true;
   std::string failure_;

@@ -62,6 +62,28 @@ struct Checkpoint {
   uint32_t joined = 0;
 };
 
+// A session's end, as close() takes it.
+struct CloseRequest {
+  std::string id;
+  uint64_t epoch = kFirstEpoch;
+  bool ok = false;
+  std::string json;
+};
+
+// Writes of several sessions that go to the record together, in one transaction: one commit
+// (one fsync) for them all, where each alone would wait for its own. Each is answered on its
+// own, as the single call would answer it.
+struct WriteBatch {
+  std::vector<ClaimRequest> claims;
+  std::vector<Checkpoint> checkpoints;
+  std::vector<CloseRequest> closes;
+  size_t size() const { return claims.size() + checkpoints.size() + closes.size(); }
+};
+struct WriteAnswers {
+  std::vector<RecordResult<ClaimOutcome>> claims;
+  std::vector<RecordResult<Ok>> checkpoints, closes;
+};
+
 struct Takeover {
   enum class Kind {
     Taken,    // ours now, at `epoch`, rebuilt from `checkpoint`
@@ -117,6 +139,11 @@ class RecordStore {
   // Closes a session this replica holds at that epoch with its outcome (else Fenced). Closing
   // again with the same outcome succeeds: a retry after an answer lost on the way.
   virtual RecordResult<Ok> close(const std::string& id, uint64_t epoch, bool ok, const std::string& json) = 0;
+  // The batch in one transaction, its writes in the order of their session ids (so two
+  // batches on two connections take row locks in one order), a session's claim before its
+  // checkpoint before its close; or one error for all when the transaction fails. This
+  // default runs each on its own, for a store without transactions.
+  virtual RecordResult<WriteAnswers> write_batch(const WriteBatch& batch);
   // Gives a session up (a drain, or another replica asked for it): it stays open with its
   // checkpoint, and the next replica a party reaches takes it over at once.
   virtual RecordResult<Ok> release(const std::string& id, uint64_t epoch) = 0;

@@ -1,6 +1,8 @@
 #include "record/sql_record_store.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <tuple>
 #include <stdexcept>
 
 #include "bp/hex.hpp"
@@ -38,8 +40,12 @@ class SqlRecordStore final : public RecordStore {
   }
 
   RecordResult<ClaimOutcome> claim(const ClaimRequest& r) override {
-    const std::string what = "claiming session " + r.id;
     if (auto ready = ensure_ready(); !ready) return ready.error();
+    return claim_row(r);
+  }
+
+  RecordResult<ClaimOutcome> claim_row(const ClaimRequest& r) {
+    const std::string what = "claiming session " + r.id;
     auto inserted = db_->run(
         "INSERT INTO bp_sessions (id, replica, instance, open, owner, bits, parties, json, checkpoint, claimed_at)"
         " SELECT $1, $2, $3, TRUE, $4, $5, $6, $7, $8, {now}"
@@ -76,8 +82,58 @@ class SqlRecordStore final : public RecordStore {
   }
 
   RecordResult<Ok> close(const std::string& id, uint64_t epoch, bool ok, const std::string& json) override {
-    const std::string what = "recording session " + id;
     if (auto ready = ensure_ready(); !ready) return ready.error();
+    return close_row(id, epoch, ok, json);
+  }
+
+  // One transaction, its writes in session id order (claim, then checkpoint, then close of
+  // one id), so that batches on two PostgreSQL connections take row locks in one order and
+  // never wait on each other in a cycle.
+  RecordResult<WriteAnswers> write_batch(const WriteBatch& batch) override {
+    if (auto ready = ensure_ready(); !ready) return ready.error();
+    struct Step {
+      const std::string* id;
+      int kind;  // 0 claim, 1 checkpoint, 2 close
+      size_t index;
+    };
+    std::vector<Step> steps;
+    steps.reserve(batch.size());
+    for (size_t i = 0; i < batch.claims.size(); ++i) steps.push_back({&batch.claims[i].id, 0, i});
+    for (size_t i = 0; i < batch.checkpoints.size(); ++i) steps.push_back({&batch.checkpoints[i].id, 1, i});
+    for (size_t i = 0; i < batch.closes.size(); ++i) steps.push_back({&batch.closes[i].id, 2, i});
+    std::sort(steps.begin(), steps.end(),
+              [](const Step& a, const Step& b) { return std::tie(*a.id, a.kind) < std::tie(*b.id, b.kind); });
+    WriteAnswers answers;
+    answers.claims.assign(batch.claims.size(), RecordError{});
+    answers.checkpoints.assign(batch.checkpoints.size(), RecordError{});
+    answers.closes.assign(batch.closes.size(), RecordError{});
+    std::optional<SqlTransaction> tx;
+    if (steps.size() > 1) {
+      tx.emplace(*db_);
+      if (auto begun = tx->begin(); !begun) return in("writing sessions", begun.error());
+    }
+    // A failure of the record itself ends the transaction, and answers every write with it.
+    const auto down = [](const auto& answer) { return !answer && answer.error().down(); };
+    for (const Step& step : steps) {
+      if (step.kind == 0) {
+        auto& answer = answers.claims[step.index] = claim_row(batch.claims[step.index]);
+        if (down(answer)) return answer.error();
+      } else if (step.kind == 1) {
+        auto& answer = answers.checkpoints[step.index] = write_checkpoint(batch.checkpoints[step.index]);
+        if (down(answer)) return answer.error();
+      } else {
+        const CloseRequest& c = batch.closes[step.index];
+        auto& answer = answers.closes[step.index] = close_row(c.id, c.epoch, c.ok, c.json);
+        if (down(answer)) return answer.error();
+      }
+    }
+    if (tx)
+      if (auto committed = tx->commit(); !committed) return in("writing sessions", committed.error());
+    return answers;
+  }
+
+  RecordResult<Ok> close_row(const std::string& id, uint64_t epoch, bool ok, const std::string& json) {
+    const std::string what = "recording session " + id;
     auto updated = db_->run(
         // The checkpoint goes with the session's end: only an open session is taken over, and
         // kept it would double each record's size on disk.
