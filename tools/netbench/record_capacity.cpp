@@ -62,18 +62,20 @@ class SyntheticSession : public std::enable_shared_from_this<SyntheticSession> {
 
 int run_record_capacity(const std::string& record, size_t in_flight, double seconds) {
   const bool shared = record.rfind("postgres", 0) == 0 || record.find("host=") != std::string::npos;
-  const SqlRecordOptions options{"capacity", "bench", 0};
+  // In memory, as the dealer without --record keeps it: its last 4096 outcomes.
+  const SqlRecordOptions options{"capacity", "bench", record == ":memory:" ? size_t{4096} : 0};
   const auto timeout = std::chrono::milliseconds(10000);
   RecordService::Factory factory = [&] {
-    if (shared) return make_sql_record_store(make_postgres_connection(PostgresOptions{record, timeout}), options, false);
+    if (shared)
+      return make_sql_record_store(make_postgres_connection(PostgresOptions{record, timeout}), options, false);
     return make_sql_record_store(open_sqlite_connection(record, timeout), options, true);
   };
   Metrics metrics;
-  RecordService service(factory,
-                        RecordServiceOptions{"capacity", shared ? 2u : 1u, 100000, timeout,
-                                             std::chrono::milliseconds(1000), std::chrono::milliseconds(6000),
-                                             std::chrono::seconds(60), std::chrono::seconds(0)},
-                        metrics);
+  RecordService service(
+      factory,
+      RecordServiceOptions{"capacity", shared ? 2u : 1u, 100000, timeout, std::chrono::milliseconds(1000),
+                           std::chrono::milliseconds(6000), std::chrono::seconds(60), std::chrono::seconds(0)},
+      metrics);
   std::mutex mutex;
   std::condition_variable changed;
   size_t running = 0, completed = 0, failed = 0;
