@@ -23,16 +23,11 @@
 namespace bp::client {
 
 namespace asio = boost::asio;
+using detail::from_mpc;
 using detail::protocol_error;
 using detail::Step;
 
 namespace {
-
-ClientError from_mpc(const mpc::MpcError& e) {
-  const auto kind =
-      e.kind == mpc::MpcErrorKind::MaliciousDealer ? ClientErrorKind::MaliciousDealer : ClientErrorKind::Refused;
-  return {kind, mpc::describe(e), e.blamed};
-}
 
 ClientError malicious(std::string why) { return {ClientErrorKind::MaliciousDealer, std::move(why), {}}; }
 
@@ -49,10 +44,7 @@ class GadgetRun final : public detail::RejoiningRun {
   GadgetRun(asio::io_context& ioc, Endpoint dealer, std::string session_id, Options options, LinkEmulation link,
             std::function<void(ClientResult<GadgetOutcome>)> handler)
       : RejoiningRun(ioc, std::move(dealer), std::move(session_id), std::move(options), link),
-        handler_(std::move(handler)),
-        seat_token_(wire::kResumeTokenBytes) {
-    randombytes_buf(seat_token_.data(), seat_token_.size());
-  }
+        handler_(std::move(handler)) {}
 
   // The gadget reads as one item, the values are one per commitment and satisfy it: checked
   // here, before any connection (the caller learns the answer anyway). Nothing after this
@@ -87,8 +79,7 @@ class GadgetRun final : public detail::RejoiningRun {
   }
 
   wire::Message opening(const wire::ChannelContext& channel) override {
-    wire::JoinSessionMsg join{session_id_, resume_token_, std::nullopt, {}};
-    if (resume_token_.empty() && channel.dealer_minor_version >= 3) join.seat_token = seat_token_;
+    wire::JoinSessionMsg join = join_message(channel);
     join.values = static_cast<uint32_t>(gadget_.commitments());
     join.gadget = gadget_.text();
     join.party_auth = detail::signed_by(
@@ -114,7 +105,7 @@ class GadgetRun final : public detail::RejoiningRun {
         return malicious("resumed in another seat or session: seat " + std::to_string(joined.position));
       resume_token_ = joined.resume_token;
       emit({PartyEvent::Kind::Resumed, 0, position_, 0, {}, {}, {}});
-      return last_sent_ ? send(*last_sent_) : Step{};
+      return send_last_again();
     }
     if (auto refusal = seat_refusal(joined, channel)) return withdraw(std::move(*refusal));
     auto first = std::move(std::get<mpc::R1CSPartyAwaitingSeat>(state_)).take_seat(*list_, joined.position, label_);
@@ -202,17 +193,6 @@ class GadgetRun final : public detail::RejoiningRun {
     return protocol_error("an unexpected message from the dealer");
   }
 
-  ClientResult<Step> withdraw(ClientError error) {
-    Step step{{wire::Message{wire::AbortMsg{"the party withdraws: " + error.detail, {}}}}, true};
-    step.fail_after = std::move(error);
-    return step;
-  }
-
-  Step send(wire::Message m) {
-    last_sent_ = m;
-    return Step{{std::move(m)}, false};
-  }
-
   void finish_failed(ClientError e) override { finish(std::move(e)); }
 
   void finish(ClientResult<GadgetOutcome> outcome) {
@@ -231,9 +211,6 @@ class GadgetRun final : public detail::RejoiningRun {
   std::string list_text_, label_;
   std::array<std::vector<uint8_t>, 3> answered_;  // each round's broadcast we answered, encoded
   std::array<wire::Message, 3> replies_;          // and what we answered it with
-  std::vector<uint8_t> seat_token_;
-  std::vector<uint8_t> resume_token_;
-  std::optional<wire::Message> last_sent_;
 };
 
 }  // namespace

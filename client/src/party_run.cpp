@@ -26,6 +26,7 @@
 namespace bp::client {
 
 namespace asio = boost::asio;
+using detail::from_mpc;
 using detail::protocol_error;
 using detail::Step;
 
@@ -46,12 +47,6 @@ const PedersenGens& pedersen() {
   return pc;
 }
 
-ClientError from_mpc(const mpc::MpcError& e) {
-  const auto kind =
-      e.kind == mpc::MpcErrorKind::MaliciousDealer ? ClientErrorKind::MaliciousDealer : ClientErrorKind::Refused;
-  return {kind, mpc::describe(e), e.blamed};
-}
-
 std::string hex_of(std::initializer_list<const Scalar*> scalars) {
   std::string out;
   for (const Scalar* s : scalars) out += to_hex(s->to_bytes());
@@ -68,10 +63,7 @@ class PartyRun final : public detail::RejoiningRun {
            LinkEmulation link, std::function<void(ClientResult<PartyOutcome>)> handler)
       : RejoiningRun(ioc, std::move(dealer), std::move(session_id), std::move(options), link),
         input_(std::move(input)),
-        handler_(std::move(handler)),
-        seat_token_(wire::kResumeTokenBytes) {
-    randombytes_buf(seat_token_.data(), seat_token_.size());
-  }
+        handler_(std::move(handler)) {}
   ~PartyRun() override { wipe_input(); }
 
   // What the input allows before anything is sent: a value per blinding, at most a session's
@@ -110,10 +102,7 @@ class PartyRun final : public detail::RejoiningRun {
   }
 
   wire::Message opening(const wire::ChannelContext& channel) override {
-    wire::JoinSessionMsg join{session_id_, resume_token_, std::nullopt, {}};
-    // Before we have a seat, we name the token we want for it (a 1.3 dealer takes it): a join
-    // again after a Joined lost on the way then finds the seat it made.
-    if (resume_token_.empty() && channel.dealer_minor_version >= 3) join.seat_token = seat_token_;
+    wire::JoinSessionMsg join = join_message(channel);
     // 1.4: the number of values we bring, which the dealer fits to a seat.
     if (channel.dealer_minor_version >= 4) join.values = static_cast<uint32_t>(input_.values.size());
     join.party_auth = detail::signed_by(
@@ -141,7 +130,7 @@ class PartyRun final : public detail::RejoiningRun {
                            {}};
       resume_token_ = joined.resume_token;
       emit({PartyEvent::Kind::Resumed, 0, position_, 0, {}, {}, {}});
-      return last_sent_ ? send(*last_sent_) : Step{};
+      return send_last_again();
     }
     if (auto refusal = seat_refusal(joined, channel)) return withdraw(std::move(*refusal));
     // The seat is the statement we checked our values against before connecting: the witness
@@ -326,23 +315,12 @@ class PartyRun final : public detail::RejoiningRun {
     if constexpr (std::is_same_v<Item, ProofShare>) return wire::Message{wire::ProofShares{std::move(items)}};
   }
 
-  // We give up before our values take part: the dealer hears why (and ends the session at
-  // once, blaming us) rather than waiting out our seat.
   ClientResult<Step> withdraw(ClientErrorKind kind, std::string why) { return withdraw(ClientError{kind, why, {}}); }
-  ClientResult<Step> withdraw(ClientError error) {
-    Step step{{wire::Message{wire::AbortMsg{"the party withdraws: " + error.detail, {}}}}, true};
-    step.fail_after = std::move(error);
-    return step;
-  }
+  using RejoiningRun::withdraw;
 
   void wipe_input() {
     if (!input_.values.empty()) sodium_memzero(input_.values.data(), input_.values.size() * sizeof input_.values[0]);
     for (auto& b : input_.blindings) b.wipe();
-  }
-
-  Step send(wire::Message m) {
-    last_sent_ = m;
-    return Step{{std::move(m)}, false};
   }
 
   void finish_failed(ClientError e) override { finish(std::move(e)); }
@@ -361,9 +339,6 @@ class PartyRun final : public detail::RejoiningRun {
   std::string label_;
   std::vector<ValueBounds> statement_;       // what we prove: one per value ({0, none}: below 2^bits)
   std::vector<ValueBounds> session_bounds_;  // every value's, as the label names them (empty: none)
-  std::vector<uint8_t> seat_token_;          // picked once: the seat we ask for, until a Joined names ours
-  std::vector<uint8_t> resume_token_;
-  std::optional<wire::Message> last_sent_;
 };
 
 }  // namespace

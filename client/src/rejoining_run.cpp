@@ -26,7 +26,33 @@ RejoiningRun::RejoiningRun(asio::io_context& ioc, Endpoint dealer, std::string s
       session_id_(std::move(session_id)),
       options_(std::move(options)),
       link_(link),
-      retry_timer_(ioc) {}
+      retry_timer_(ioc),
+      seat_token_(wire::kResumeTokenBytes) {
+  randombytes_buf(seat_token_.data(), seat_token_.size());
+}
+
+ClientError from_mpc(const mpc::MpcError& e) {
+  const auto kind =
+      e.kind == mpc::MpcErrorKind::MaliciousDealer ? ClientErrorKind::MaliciousDealer : ClientErrorKind::Refused;
+  return {kind, mpc::describe(e), e.blamed};
+}
+
+wire::JoinSessionMsg RejoiningRun::join_message(const wire::ChannelContext& channel) const {
+  wire::JoinSessionMsg join{session_id_, resume_token_, std::nullopt, {}};
+  if (resume_token_.empty() && channel.dealer_minor_version >= 3) join.seat_token = seat_token_;
+  return join;
+}
+
+Step RejoiningRun::send(wire::Message m) {
+  last_sent_ = m;
+  return Step{{std::move(m)}, false};
+}
+
+ClientResult<Step> RejoiningRun::withdraw(ClientError error) {
+  Step step{{wire::Message{wire::AbortMsg{"the party withdraws: " + error.detail, {}}}}, true};
+  step.fail_after = std::move(error);
+  return step;
+}
 
 void RejoiningRun::connect() {
   const auto now = std::chrono::steady_clock::now();

@@ -1,7 +1,8 @@
 // What every party run shares, range or gadget: the connections it takes to one session.
 // When a connection drops, or the dealer asks it to join again (a replica hands the session
 // over, or restarts), it connects again within its reconnect policy; Options::timeout bounds
-// the whole run. What to say on each connection is the derived run's (a Dialogue).
+// the whole run. It keeps the seat's tokens and the last message sent (resent on a resumed
+// seat); what to say is the derived run's (a Dialogue).
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -13,9 +14,13 @@
 
 #include "bp/client/link_emulation.hpp"
 #include "bp/client/party_client.hpp"
+#include "bp/mpc/errors.hpp"
 #include "conversation.hpp"
 
 namespace bp::client::detail {
+
+// An mpc refusal as the client reports it: MaliciousDealer for the dealer's, Refused for ours.
+ClientError from_mpc(const mpc::MpcError& e);
 
 class RejoiningRun : public Dialogue, public std::enable_shared_from_this<RejoiningRun> {
  public:
@@ -41,6 +46,15 @@ class RejoiningRun : public Dialogue, public std::enable_shared_from_this<Rejoin
   std::shared_ptr<Derived> self_as() {
     return std::static_pointer_cast<Derived>(shared_from_this());
   }
+  // A join of this session: the resume token once seated, else (to a 1.3 dealer or later) the
+  // seat token we picked, so a join again after a lost Joined finds the seat it made.
+  wire::JoinSessionMsg join_message(const wire::ChannelContext& channel) const;
+  // Sends `m` and keeps it: a resumed seat sends it again.
+  Step send(wire::Message m);
+  Step send_last_again() const { return last_sent_ ? Step{{*last_sent_}, false} : Step{}; }
+  // We give up before our values take part: the dealer hears why (and ends the session at
+  // once, blaming us) rather than waiting out our seat.
+  static ClientResult<Step> withdraw(ClientError error);
 
   boost::asio::io_context& ioc_;
   const Endpoint dealer_;
@@ -52,6 +66,7 @@ class RejoiningRun : public Dialogue, public std::enable_shared_from_this<Rejoin
   size_t position_ = 0;                         // our first position (our seat in a gadget session)
   size_t bytes_sent_ = 0, bytes_received_ = 0;  // of the connections that ended
   bool finished_ = false;
+  std::vector<uint8_t> resume_token_;  // from our Joined
 
  private:
   // The outage we are in, if any: since when, and how many connections it has taken.
@@ -60,6 +75,8 @@ class RejoiningRun : public Dialogue, public std::enable_shared_from_this<Rejoin
   size_t connections_ = 0;
   unsigned outage_connections_ = 0;
   std::chrono::milliseconds next_delay_{0};
+  std::vector<uint8_t> seat_token_;  // picked once: the seat we ask for, until a Joined names ours
+  std::optional<wire::Message> last_sent_;
 };
 
 }  // namespace bp::client::detail
