@@ -206,12 +206,15 @@ expect "any replica says where an open session runs ($open_on)" grep -qE '^open 
 echo "== C: a replica SIGKILLed under load: its sessions go on elsewhere"
 # Sessions waiting for their second party, spread over the replicas; then full sessions
 # running while one replica dies; then the second parties come.
+# Their join deadline (40 s) outlasts the set-up on a loaded 2-core machine: nine creates,
+# nine lookups and the load take 1 s each there while the sanitizer trees build beside
+# this stage, and with 15 s the first sessions' deadlines passed before the kill.
 waiting=()
 for _ in $(seq 9); do
   id=$(new_id)
   waiting+=("$id")
   timeout 30 "$party" create-session --dealer "$ws_lb" --bits 8 --parties 2 --session-id "$id" \
-    --round-timeout-ms 15000 >"$work/s/$id.created" 2>"$work/s/$id.create.err"
+    --round-timeout-ms 40000 >"$work/s/$id.created" 2>"$work/s/$id.create.err"
   timeout 60 "$party" join --bits 8 --dealer "$ws_lb" --session "$id" --value 1 --timeout-ms 50000 \
     >"$work/s/$id.p0.json" 2>"$work/s/$id.p0.err" &
   echo $! >"$work/s/$id.pid"
