@@ -613,7 +613,9 @@ TEST_CASE("the largest bounded session fits every decoder: 256 positions, record
   client::ClientResult<client::PartyOutcome> first = client::ClientError{client::ClientErrorKind::Transport, "", {}};
   std::thread waiting(
       [&] { first = client::join_and_prove(dealer->endpoint(), created->session_id, party_values(2), patient); });
-  for (int i = 0; i < 400 && !joined; ++i) std::this_thread::sleep_for(25ms);
+  // Before its Joined event the party builds the generators of 256 positions: about 4 s of
+  // CPU on a 2-core VM, many times that under ThreadSanitizer.
+  for (int i = 0; i < 3600 && !joined; ++i) std::this_thread::sleep_for(25ms);
   REQUIRE(joined);
   dealer->kill_hard();  // mid-session: the first party has committed, the second not come
   std::vector<std::string> again = flags;
