@@ -14,6 +14,8 @@
 #include <set>
 #include <thread>
 
+#include <sqlite3.h>
+
 #include "bp/hex.hpp"
 #include "bp/mpc/r1cs.hpp"
 #include "bp/mpc/session.hpp"
@@ -133,37 +135,56 @@ TEST_CASE("a party stating another gadget than its seat's is refused before it c
   CHECK(b->seat == 1);
 }
 
+// When the honest party of a session with a lying one joins: the abort's reason and culprit
+// reach it in every case, from the session or from the record, never a bare refusal.
+enum class HonestJoins { WithTheLiar, AsTheLieArrives, AfterTheAbort };
+
 TEST_CASE("a party whose first phase is not its gadget's size is named, and so is its share") {
-  DealerProcess dealer;
-  const std::string session = create_gadget_session(dealer, "range:8;range:8");
-  GadgetResult honest = not_yet();
-  std::thread party([&] {
-    honest = client::join_gadget_session(dealer.endpoint(), session, {"range:8", {7}, {Scalar::from_u64(3)}});
-  });
-  RawParty raw(dealer.port());
-  auto join = raw.join_message(session, {}, nullptr);
-  join.gadget = "range:8";
-  raw.send(join);
-  std::optional<wire::Message> joined;
-  do joined = raw.receive();
-  while (joined && !std::holds_alternative<wire::JoinedMsg>(*joined));
-  REQUIRE(joined.has_value());
-  const size_t seat = std::get<wire::JoinedMsg>(*joined).position;
-  // A real first phase of range:8, with a second commitment its gadget does not have.
-  auto slice =
-      mpc::R1CSPartyAwaitingSeat::create(GadgetList::parse("range:8")->items().front(), {9}, {Scalar::from_u64(5)});
-  REQUIRE(slice.ok());
-  auto list = GadgetList::parse("range:8;range:8");
-  auto first = std::move(*slice).take_seat(*list, seat, std::get<wire::JoinedMsg>(*joined).transcript_label);
-  REQUIRE(first.ok());
-  R1CSFirstPhaseShare lying = first->second;
-  lying.V.push_back(lying.V.front());
-  raw.send(lying);
-  party.join();
-  REQUIRE_FALSE(honest.ok());
-  CHECK(honest.error().kind == client::ClientErrorKind::Aborted);
-  CHECK(honest.error().blamed == std::vector<size_t>{seat});
-  CHECK(honest.error().detail.find("MalformedBitCommitments") != std::string::npos);
+  for (const auto when : {HonestJoins::WithTheLiar, HonestJoins::AsTheLieArrives, HonestJoins::AfterTheAbort}) {
+    CAPTURE(static_cast<int>(when));
+    DealerProcess dealer;
+    const std::string session = create_gadget_session(dealer, "range:8;range:8");
+    GadgetResult honest = not_yet();
+    const auto join_honestly = [&] {
+      honest = client::join_gadget_session(dealer.endpoint(), session, {"range:8", {7}, {Scalar::from_u64(3)}});
+    };
+    std::thread party;
+    if (when == HonestJoins::WithTheLiar) party = std::thread(join_honestly);
+    RawParty raw(dealer.port());
+    auto join = raw.join_message(session, {}, nullptr);
+    join.gadget = "range:8";
+    raw.send(join);
+    std::optional<wire::Message> joined;
+    do joined = raw.receive();
+    while (joined && !std::holds_alternative<wire::JoinedMsg>(*joined));
+    REQUIRE(joined.has_value());
+    const size_t seat = std::get<wire::JoinedMsg>(*joined).position;
+    // A real first phase of range:8, with a second commitment its gadget does not have.
+    auto slice =
+        mpc::R1CSPartyAwaitingSeat::create(GadgetList::parse("range:8")->items().front(), {9}, {Scalar::from_u64(5)});
+    REQUIRE(slice.ok());
+    auto list = GadgetList::parse("range:8;range:8");
+    auto first = std::move(*slice).take_seat(*list, seat, std::get<wire::JoinedMsg>(*joined).transcript_label);
+    REQUIRE(first.ok());
+    R1CSFirstPhaseShare lying = first->second;
+    lying.V.push_back(lying.V.front());
+    raw.send(lying);
+    if (when == HonestJoins::AsTheLieArrives) party = std::thread(join_honestly);
+    if (when == HonestJoins::AfterTheAbort) {
+      // The liar hears its abort once the record holds it; by then the session is the record's.
+      auto told = raw.receive();
+      REQUIRE(told.has_value());
+      REQUIRE(std::holds_alternative<wire::AbortMsg>(*told));
+      CHECK(std::get<wire::AbortMsg>(*told).blamed == std::vector<size_t>{seat});
+      party = std::thread(join_honestly);
+    }
+    party.join();
+    REQUIRE_FALSE(honest.ok());
+    INFO(client::describe(honest.error()));
+    CHECK(honest.error().kind == client::ClientErrorKind::Aborted);
+    CHECK(honest.error().blamed == std::vector<size_t>{seat});
+    CHECK(honest.error().detail.find("MalformedBitCommitments") != std::string::npos);
+  }
 }
 
 namespace {
@@ -417,4 +438,45 @@ TEST_CASE("a second, different broadcast for a round the party answered is refus
   REQUIRE_FALSE(outcome.ok());
   CHECK(outcome.error().kind == client::ClientErrorKind::MaliciousDealer);
   CHECK(outcome.error().detail.find("different broadcast") != std::string::npos);
+}
+
+TEST_CASE("a party that joins while an abort is being recorded hears it, with its culprit, once recorded") {
+  // The test holds the SQLite record's write lock: the abort cannot reach the record until it
+  // lets go, so the honest party's join falls in that window every time.
+  char dir_template[] = "/tmp/bp-db-XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  const std::string db = std::string(dir_template) + "/outcomes.db";
+  DealerProcess dealer({"--record", db});
+  const std::string session = create_gadget_session(dealer, "range:8;range:8");
+  RawParty raw(dealer.port());
+  auto join = raw.join_message(session, {}, nullptr);
+  join.gadget = "range:8";
+  raw.send(join);
+  auto joined = next_of<wire::JoinedMsg>(raw);
+  REQUIRE(joined.has_value());
+  sqlite3* holder = nullptr;
+  REQUIRE(sqlite3_open(db.c_str(), &holder) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(holder, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr) == SQLITE_OK);
+  R1CSFirstPhaseShare lying;  // two commitments: its gadget has one
+  lying.A_I1 = lying.A_O1 = lying.S1 = RistrettoPoint::basepoint().compress();
+  lying.V = {lying.A_I1, lying.A_I1};
+  raw.send(lying);
+  std::this_thread::sleep_for(300ms);  // the dealer has the lie and writes the abort
+  std::atomic<bool> answered{false};
+  GadgetResult honest = not_yet();
+  std::thread party([&] {
+    honest = client::join_gadget_session(dealer.endpoint(), session, {"range:8", {7}, {Scalar::from_u64(3)}});
+    answered = true;
+  });
+  std::this_thread::sleep_for(500ms);
+  CHECK_FALSE(answered.load());  // nobody hears of an outcome the record does not hold
+  REQUIRE(sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(holder);
+  party.join();
+  REQUIRE_FALSE(honest.ok());
+  INFO(client::describe(honest.error()));
+  CHECK(honest.error().kind == client::ClientErrorKind::Aborted);
+  CHECK(honest.error().blamed == std::vector<size_t>{joined->position});
+  CHECK(honest.error().detail.find("MalformedBitCommitments") != std::string::npos);
+  std::filesystem::remove_all(dir_template);
 }

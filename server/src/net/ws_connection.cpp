@@ -218,10 +218,12 @@ void WsConnection<Stream>::join(const wire::JoinSessionMsg& request) {
 
 template <class Stream>
 void WsConnection<Stream>::turn_away(const Refusal& refusal, bool resuming) {
-  if (refusal.outcome_json && resuming) {
+  if (refusal.outcome_json) {
     // A party back after its session ended gets what the record holds: the signed result it
-    // may have missed (it checks it as it would have then), or the abort.
-    if (auto outcome = wire::parse_outcome_record(*refusal.outcome_json)) {
+    // may have missed (it checks it as it would have then), or the abort. One that never had
+    // a seat hears an abort too (its reason and culprits are public), never a signed result.
+    auto outcome = wire::parse_outcome_record(*refusal.outcome_json);
+    if (outcome && (resuming || std::holds_alternative<wire::AbortMsg>(*outcome))) {
       log::info("told a returning party how its session ended", {{"remote", peer_}});
       request_deadline_.cancel();
       std::visit([&](const auto& told) { enqueue(std::make_shared<const std::vector<uint8_t>>(wire::encode(told))); },

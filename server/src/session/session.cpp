@@ -498,6 +498,7 @@ void AggregationSession::finish_gadgets_ok(R1CSAggregate aggregate) {
                                     {"parties", seats_.size()},
                                     {"epoch", epoch_}});
     broadcast(frame_of(signed_result));
+    answer_late_joiners(last_broadcast_);
     close_all();
   });
 }
@@ -530,6 +531,7 @@ void AggregationSession::finish_ok(mpc::AggregationResult result) {
                                     {"positions", params_.positions},
                                     {"epoch", epoch_}});
     broadcast(frame_of(signed_result));
+    answer_late_joiners(last_broadcast_);
     close_all();
   });
 }
@@ -544,8 +546,22 @@ void AggregationSession::abort(AbortKind kind, const std::string& reason, std::v
     log::warn("session aborted",
               {{"session", id()}, {"kind", abort_kind_label(kind)}, {"reason", reason}, {"blamed", blamed}});
     broadcast(frame_of(wire::AbortMsg{reason, blamed}));
+    answer_late_joiners(last_broadcast_);
     close_all();
   });
+}
+
+void AggregationSession::answer_late_joiners(const Frame& announced) {
+  const bool aborted = ended_reason_.has_value();
+  for (auto& late : late_joiners_) {
+    // A stranger is not handed a signed result; an abort's reason and culprits are public.
+    if (aborted || late.resuming)
+      late.link->send(announced);
+    else
+      late.link->send(frame_of(wire::AbortMsg{refusal::kSessionEnded, {}}));
+    late.link->close();
+  }
+  late_joiners_.clear();
 }
 
 void AggregationSession::close_all() {

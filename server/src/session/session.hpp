@@ -202,6 +202,7 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   void finish_ok(mpc::AggregationResult result);  // signs it, records it, tells everyone
   void abort(AbortKind kind, const std::string& reason, std::vector<size_t> blamed);
   void close_all();
+  void answer_late_joiners(const Frame& announced);  // the outcome the record holds, or where to go
   static const char* phase_name(Phase p);
   // The round whose messages a phase takes, as round_items numbers them (session.cpp); 0: none.
   static int round_of(Phase now, bool gadgets);
@@ -247,7 +248,14 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   std::vector<std::vector<uint8_t>> last_accepted_;  // each seat's last accepted round, encoded
   std::optional<std::string> ended_reason_;          // an abort the record holds, for parties that come after it
   std::vector<size_t> ended_blamed_;
-  Frame last_broadcast_;                                                // resent to a resuming party
+  Frame last_broadcast_;  // resent to a resuming party
+  // Parties that joined while the outcome was on its way to the record: they hear it once the
+  // record holds it (or are sent on with the others), never a bare refusal meanwhile.
+  struct LateJoiner {
+    std::shared_ptr<PartyLink> link;
+    bool resuming = false;  // presented a seat's token: may be handed the signed result
+  };
+  std::vector<LateJoiner> late_joiners_;
   bool writing_ = false;                                                // a checkpoint is with the record
   std::vector<std::function<void()>> waiting_;                          // what runs once the next checkpoint is written
   std::optional<std::chrono::steady_clock::time_point> failing_since_;  // the record's first refusal in a row

@@ -188,6 +188,7 @@ void AggregationSession::move_on(const std::string& reason) {
   finished_flag_ = true;  // before the parties hear it: one that joins again at once finds the record
   for (auto& seat : seats_)
     if (seat.link) seat.link->send(again);
+  answer_late_joiners(again);
   close_all();
 }
 

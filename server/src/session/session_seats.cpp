@@ -129,6 +129,12 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
         frame_of(wire::AbortMsg{"the session moves to another dealer replica: join again", {}, kReconnectAfterMs}));
     return link->close();
   }
+  if (phase() == Phase::Done && !finished_flag_) {
+    // The outcome is being checked or written: whatever it is, this party hears it as the
+    // seated ones do once the record holds it (a refusal now would hide an abort's culprit).
+    late_joiners_.push_back({link, !token.empty() || !seat_token.empty()});
+    return;
+  }
   if (phase() == Phase::Done) {
     if (!ended_reason_) return refuse(refusal::kSessionEnded);
     // A party that comes after the abort hears it as the seated ones did: why, and whom.
