@@ -1,5 +1,6 @@
 #include "bp/r1cs_gadget_list.hpp"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -250,6 +251,35 @@ Result<Ok, R1CSError> verify_gadget_list(const GadgetList& list, std::string_vie
   for (const auto& V : commitments) vars.push_back(verifier.commit(V));
   if (auto built = list.build(verifier, vars, std::nullopt); !built) return built.error();
   return std::move(verifier).verify(proof, pedersen(), generators(list.generators_capacity()));
+}
+
+R1CSBatchOutcome verify_gadget_lists(std::span<const GadgetListStatement> statements) {
+  size_t capacity = 1;
+  for (const auto& s : statements) capacity = std::max(capacity, s.list->generators_capacity());
+  const BulletproofGens& gens = generators(capacity);
+  R1CSBatchOutcome out;
+  std::vector<R1CSEquation> equations;
+  std::vector<size_t> statement_of;  // equation -> statement
+  for (size_t k = 0; k < statements.size(); ++k) {
+    const auto& s = statements[k];
+    Transcript transcript(s.label);
+    s.list->append_prefixes(transcript);
+    R1CSVerifier verifier(transcript);
+    std::vector<Variable> vars;
+    for (const auto& V : s.commitments) vars.push_back(verifier.commit(V));
+    auto equation = s.commitments.size() == s.list->commitments() && s.list->build(verifier, vars, std::nullopt)
+                        ? std::move(verifier).equation(*s.proof, gens)
+                        : Result<R1CSEquation, R1CSError>(wrong_count(*s.list, s.commitments.size()));
+    if (!equation) {
+      out.failed.push_back(k);
+      continue;
+    }
+    equations.push_back(std::move(*equation));
+    statement_of.push_back(k);
+  }
+  for (size_t e : verify_r1cs_batch(equations, pedersen(), gens).failed) out.failed.push_back(statement_of[e]);
+  std::sort(out.failed.begin(), out.failed.end());
+  return out;
 }
 
 }  // namespace bp

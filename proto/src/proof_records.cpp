@@ -11,9 +11,64 @@
 
 namespace bp::wire {
 
+namespace {
+
+// Hex strings of 32 bytes, at most `limit` of them (at least one).
+Result<std::vector<CompressedRistretto>, std::string> points_of(const nlohmann::json& list, size_t limit) {
+  if (!list.is_array() || list.empty() || list.size() > limit)
+    return "commitments: an array of 1 to " + std::to_string(limit);
+  std::vector<CompressedRistretto> out;
+  for (const auto& c : list) {
+    const auto bytes = c.is_string() ? from_hex(c.get<std::string>()) : std::nullopt;
+    if (!bytes || bytes->size() != 32) return std::string("commitments: not 32 bytes of hex");
+    CompressedRistretto point;
+    std::copy(bytes->begin(), bytes->end(), point.bytes.begin());
+    out.push_back(point);
+  }
+  return out;
+}
+
+// {"gadgets","label","commitments","proof"}: the list within the wire's limits, as many
+// commitments as it takes, an R1CS proof's bytes.
+Result<ProofRecord, std::string> parse_gadget_record(const nlohmann::json& doc) {
+  static const Limits limits;
+  const auto text = doc.find("gadgets");
+  if (!text->is_string() || text->get<std::string>().size() > kMaxGadgetsBytes)
+    return std::string("gadgets: a gadget list of at most ") + std::to_string(kMaxGadgetsBytes) + " bytes";
+  auto list = GadgetList::parse(text->get<std::string>());
+  if (!list) return "gadgets: " + list.error();
+  if (list->multipliers() > limits.max_r1cs_multipliers || list->commitments() > limits.max_r1cs_commitments)
+    return "gadgets: more than " + std::to_string(limits.max_r1cs_multipliers) + " multipliers or " +
+           std::to_string(limits.max_r1cs_commitments) + " commitments";
+  ProofRecord record;
+  if (const auto label = doc.find("label"); label != doc.end()) {
+    if (!label->is_string() || label->get<std::string>().size() > kMaxTranscriptLabelBytes)
+      return std::string("label: a string of at most ") + std::to_string(kMaxTranscriptLabelBytes) + " bytes";
+    record.label = label->get<std::string>();
+  }
+  const auto commitments = doc.find("commitments");
+  if (commitments == doc.end()) return std::string("commitments: missing");
+  auto points = points_of(*commitments, limits.max_r1cs_commitments);
+  if (!points) return points.error();
+  if (points->size() != list->commitments())
+    return "commitments: the list " + list->text() + " takes " + std::to_string(list->commitments());
+  record.commitments = std::move(*points);
+  const auto proof = doc.find("proof");
+  const auto bytes = proof != doc.end() && proof->is_string() ? from_hex(proof->get<std::string>()) : std::nullopt;
+  if (!bytes) return std::string("proof: not hex");
+  auto parsed = R1CSProof::from_bytes(*bytes);
+  if (!parsed) return "proof: not an R1CS proof (" + describe(parsed.error()) + ")";
+  record.r1cs_proof = std::move(*parsed);
+  record.gadgets = std::move(*list);
+  return record;
+}
+
+}  // namespace
+
 Result<ProofRecord, std::string> parse_proof_record(std::string_view text) {
   const auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) return std::string("not a JSON object");
+  if (doc.contains("gadgets")) return parse_gadget_record(doc);
   ProofRecord record;
   const auto bits = doc.find("bits");
   if (bits == doc.end() || !bits->is_number_unsigned() || !is_valid_bitsize(bits->get<size_t>()))
@@ -28,13 +83,9 @@ Result<ProofRecord, std::string> parse_proof_record(std::string_view text) {
   if (commitments == doc.end() || !commitments->is_array() || commitments->empty() ||
       commitments->size() > kMaxPositions || (!bounded && !is_power_of_two(commitments->size())))
     return std::string("commitments: an array of 1 to 256 (a power of two without bounds)");
-  for (const auto& c : *commitments) {
-    const auto bytes = c.is_string() ? from_hex(c.get<std::string>()) : std::nullopt;
-    if (!bytes || bytes->size() != 32) return std::string("commitments: not 32 bytes of hex");
-    CompressedRistretto point;
-    std::copy(bytes->begin(), bytes->end(), point.bytes.begin());
-    record.commitments.push_back(point);
-  }
+  auto points = points_of(*commitments, kMaxPositions);
+  if (!points) return points.error();
+  record.commitments = std::move(*points);
   if (bounded) {
     const auto& bounds = doc["bounds"];
     if (!bounds.is_array() || bounds.size() != record.commitments.size())
@@ -137,18 +188,14 @@ Result<OutcomeRecord, std::string> parse_outcome_record(std::string_view text) {
     const auto list = doc.find("commitments");
     const auto proof_bytes = from_hex(doc.value("proof", std::string()));
     if (gadgets.empty() || gadgets.size() > kMaxGadgetsBytes || label.size() > kMaxTranscriptLabelBytes ||
-        list == doc.end() || !list->is_array() || list->empty() || list->size() > 1024 || !proof_bytes)
+        list == doc.end() || !proof_bytes)
       return std::string("a gadget result needs gadgets, label, commitments and proof");
+    auto points = points_of(*list, Limits{}.max_r1cs_commitments);
+    if (!points) return points.error();
     R1CSResultMsg r1cs;
     r1cs.gadgets = gadgets;
     r1cs.label = label;
-    for (const auto& c : *list) {
-      const auto bytes = c.is_string() ? from_hex(c.get<std::string>()) : std::nullopt;
-      if (!bytes || bytes->size() != 32) return std::string("commitments: not 32 bytes of hex");
-      CompressedRistretto point;
-      std::copy(bytes->begin(), bytes->end(), point.bytes.begin());
-      r1cs.commitments.push_back(point);
-    }
+    r1cs.commitments = std::move(*points);
     auto proof = R1CSProof::from_bytes(*proof_bytes);
     if (!proof) return std::string("proof: not an R1CS proof");
     r1cs.proof = std::move(*proof);
@@ -177,7 +224,10 @@ Result<OutcomeRecord, std::string> parse_outcome_record(std::string_view text) {
   return OutcomeRecord{std::move(result)};
 }
 
-size_t ProofRecord::positions() const { return bounds.empty() ? commitments.size() : padded_positions(bounds); }
+size_t ProofRecord::positions() const {
+  if (gadgets) return 1;
+  return bounds.empty() ? commitments.size() : padded_positions(bounds);
+}
 
 BatchOutcome verify_records(const std::vector<ProofRecord>& records, const BulletproofGens& bp_gens,
                             const PedersenGens& pc_gens, unsigned threads) {
@@ -186,9 +236,16 @@ BatchOutcome verify_records(const std::vector<ProofRecord>& records, const Bulle
   std::vector<BatchItem> items;
   std::vector<size_t> record_of;  // batch item -> record index
   BatchOutcome outcome;
+  std::vector<GadgetListStatement> gadget_statements;
+  std::vector<size_t> record_of_statement;
   items.reserve(records.size());
   for (size_t k = 0; k < records.size(); ++k) {
     const auto& r = records[k];
+    if (r.gadgets) {
+      gadget_statements.push_back({&*r.gadgets, r.label, r.commitments, &r.r1cs_proof});
+      record_of_statement.push_back(k);
+      continue;
+    }
     if (r.bounds.empty()) {
       transcripts.emplace_back(r.label);
       items.push_back({&r.proof, r.commitments, r.n, &transcripts.back()});
@@ -204,7 +261,10 @@ BatchOutcome verify_records(const std::vector<ProofRecord>& records, const Bulle
     }
     record_of.push_back(k);
   }
-  for (size_t i : verify_batch(bp_gens, pc_gens, items, threads).failed) outcome.failed.push_back(record_of[i]);
+  if (!items.empty())
+    for (size_t i : verify_batch(bp_gens, pc_gens, items, threads).failed) outcome.failed.push_back(record_of[i]);
+  if (!gadget_statements.empty())
+    for (size_t i : verify_gadget_lists(gadget_statements).failed) outcome.failed.push_back(record_of_statement[i]);
   std::sort(outcome.failed.begin(), outcome.failed.end());
   return outcome;
 }

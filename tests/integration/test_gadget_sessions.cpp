@@ -20,6 +20,7 @@
 #include "bp/mpc/r1cs.hpp"
 #include "bp/mpc/session.hpp"
 #include "bp/r1cs_gadget_list.hpp"
+#include "bp/wire/json.hpp"
 #include "harness.hpp"
 #include "scripted_dealer.hpp"
 
@@ -94,6 +95,18 @@ TEST_CASE("a gadget session through the real dealer: one proof of the whole list
   CHECK(status == 200);
   CHECK(body.find("\"gadgets\":\"" + list->text() + "\"") != std::string::npos);
   CHECK(body.find("\"proof\":\"" + to_hex(results[0]->result.proof.to_bytes()) + "\"") != std::string::npos);
+  // The result as the party prints it is a line POST /v1/verify checks, beside a range proof;
+  // the same line under another label fails alone.
+  const std::string line = wire::r1cs_result_json(results[0]->result, 0);
+  auto relabelled = results[0]->result;
+  relabelled.label += " (not it)";
+  const auto [verified, answer] =
+      http_post(dealer.port(), "/v1/verify", line + "\n" + wire::r1cs_result_json(relabelled) + "\n" + line + "\n");
+  CHECK(verified == 200);
+  CHECK(answer.find("\"ok\":false") != std::string::npos);
+  CHECK(answer.find("\"proofs\":3") != std::string::npos);
+  CHECK(answer.find("\"failed\":[1]") != std::string::npos);
+  CHECK(http_post(dealer.port(), "/v1/verify", line).second.find("\"ok\":true") != std::string::npos);
 }
 
 TEST_CASE("a party stating another gadget than its seat's is refused before it commits, whatever its values") {

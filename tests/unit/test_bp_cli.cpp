@@ -256,6 +256,48 @@ TEST_CASE("bp verify --batch checks a JSON-lines file in one batch and names the
   std::remove(path.c_str());
 }
 
+TEST_CASE("bp verify --batch takes gadget lists' proofs beside range proofs, and names the bad ones") {
+  const std::string path = "/tmp/bp-cli-gadget-batch-" + std::to_string(::getpid()) + ".jsonl";
+  std::vector<std::string> lines;
+  for (const char* args : {"r1cs prove --gadgets \"shuffle:2;range:16\" --values 7,9,9,7,65535 --label a",
+                           "prove --bits 64 --values 5", "r1cs prove --gadgets \"range:64;geq:8\" --values 1,200,100",
+                           "r1cs prove --gadgets example --values 1,2,3,4,12"}) {
+    const Run proved = run(args);
+    REQUIRE(proved.exit_code == 0);
+    lines.push_back(proved.out.substr(0, proved.out.find('\n')));
+  }
+  auto write = [&](const std::vector<std::string>& rows) {
+    FILE* f = std::fopen(path.c_str(), "w");
+    for (const auto& r : rows) std::fprintf(f, "%s\n", r.c_str());
+    std::fclose(f);
+  };
+  write(lines);
+  CHECK(run("verify --batch " + path).out == "ok: 4 proofs\n");
+  // Under another label, or stated as another list of the same size, a proof fails alone.
+  auto relabelled = nlohmann::json::parse(lines[0]);
+  relabelled["label"] = "b";
+  auto restated = nlohmann::json::parse(lines[2]);
+  restated["gadgets"] = "range:64;geq:9";
+  write({lines[0], relabelled.dump(), lines[1], restated.dump(), lines[3]});
+  CHECK(run("verify --batch " + path + " --threads 2").out ==
+        "fail: 2 of 5 proofs do not verify: [1,3] (0-based, in file order)\n");
+  // Lists the parser refuses, and lists past the wire's limits (shuffle:300 has 599 multipliers).
+  auto unknown = nlohmann::json::parse(lines[3]);
+  unknown["gadgets"] = "square:3";
+  write({lines[3], unknown.dump()});
+  CHECK(run("verify --batch " + path).out.find("line 2: gadgets") != std::string::npos);
+  auto large = nlohmann::json::parse(lines[3]);
+  large["gadgets"] = "shuffle:300";
+  write({large.dump()});
+  CHECK(run("verify --batch " + path).out.find("line 1: gadgets: more than 512 multipliers") != std::string::npos);
+  auto short_of = nlohmann::json::parse(lines[0]);
+  short_of["commitments"].erase(0);
+  write({short_of.dump()});
+  CHECK(run("verify --batch " + path).out.find("line 1: commitments: the list shuffle:2;range:16 takes 5") !=
+        std::string::npos);
+  std::remove(path.c_str());
+}
+
 TEST_CASE("bp r1cs prove prints a gadget list's proof that bp r1cs verify accepts, for that statement only") {
   const std::string gadgets = "\"shuffle:2;range:16;member:5|10|20;sum:2;geq:8\"";
   const Run proved = run("r1cs prove --gadgets " + gadgets + " --values 7,9,9,7,65535,10,30,12,42,200,100 --label cli");

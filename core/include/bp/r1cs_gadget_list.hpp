@@ -78,4 +78,15 @@ Result<GadgetListProof, R1CSError> prove_gadget_list(const GadgetList& list, std
 Result<Ok, R1CSError> verify_gadget_list(const GadgetList& list, std::string_view label,
                                          std::span<const CompressedRistretto> commitments, const R1CSProof& proof);
 
+// Many proofs of gadget lists, each its own list and label, in one batch verification
+// (verify_r1cs_batch) over generators of the largest list's capacity: the indices of those
+// that do not verify, a wrong commitment count or a point that does not decode included.
+struct GadgetListStatement {
+  const GadgetList* list = nullptr;
+  std::string_view label;
+  std::span<const CompressedRistretto> commitments;
+  const R1CSProof* proof = nullptr;
+};
+R1CSBatchOutcome verify_gadget_lists(std::span<const GadgetListStatement> statements);
+
 }  // namespace bp

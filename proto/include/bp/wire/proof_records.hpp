@@ -1,9 +1,11 @@
 // Proofs as JSON lines, the form every front end prints ({"bits","label","commitments",
 // "proof"}, other keys ignored; a bounded statement adds "bounds", one {"min","max"} per
-// commitment, as `bp prove --min/--max` prints), and their batch verification: what
-// `bp verify --batch` and the dealer's POST /v1/verify share.
+// commitment, as `bp prove --min/--max` prints; a gadget list's proof is {"gadgets","label",
+// "commitments","proof"}, as `bp r1cs prove` and a gadget session print it), and their batch
+// verification: what `bp verify --batch` and the dealer's POST /v1/verify share.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -12,6 +14,7 @@
 #include "bp/batch_verification.hpp"
 #include "bp/bounds.hpp"
 #include "bp/errors.hpp"
+#include "bp/r1cs_gadget_list.hpp"
 #include "bp/wire/messages.hpp"
 
 namespace bp::wire {
@@ -22,9 +25,13 @@ struct ProofRecord {
   std::vector<CompressedRistretto> commitments;  // the values' own, bounded or not
   std::vector<ValueBounds> bounds;               // empty: each value in [0, 2^n)
   RangeProof proof;
+  // A gadget list's proof instead: the list, and its R1CS proof in place of `proof` (then
+  // `n` and `bounds` are unused). At most 512 multipliers and 1024 commitments, as on the wire.
+  std::optional<GadgetList> gadgets;
+  R1CSProof r1cs_proof;
 
-  // The positions the proof is over: the commitments, or the bounded positions padded to a
-  // power of two.
+  // The range positions the proof is over: the commitments, or the bounded positions padded
+  // to a power of two; 1 for a gadget list's (its generators are not the range proofs').
   size_t positions() const;
 };
 
@@ -44,8 +51,9 @@ using OutcomeRecord = std::variant<ResultMsg, AbortMsg, R1CSResultMsg>;
 Result<OutcomeRecord, std::string> parse_outcome_record(std::string_view json);
 
 // Each record under Transcript(label), a bounded one over the positions derived from its
-// commitments and bounds under bounded_label (one whose commitments do not decode fails);
-// the failed indices are record indices. The generators must cover every record's positions().
+// commitments and bounds under bounded_label (one whose commitments do not decode fails), a
+// gadget list's with the others of its kind (verify_gadget_lists); the failed indices are
+// record indices. The generators must cover every range record's positions().
 BatchOutcome verify_records(const std::vector<ProofRecord>& records, const BulletproofGens& bp_gens,
                             const PedersenGens& pc_gens, unsigned threads = 1);
 
