@@ -257,6 +257,14 @@ expect "every waiting session of the killed replica completes elsewhere (${#on_v
 expect "every other waiting session completes" test "$(count both_hold "${waiting[@]}")" = "${#waiting[@]}"
 expect "every session in flight during the kill completes ($(count both_hold "${ids_c[@]}") of ${#ids_c[@]})" \
   test "$(count both_hold "${ids_c[@]}")" = "${#ids_c[@]}"
+for id in "${ids_c[@]}"; do
+  both_hold "$id" && continue
+  # What each of its clients said, so that a failure here names its cause in the CI log.
+  for part in create p0 p1; do
+    echo "     $id $part: $(tail -c 300 "$work/s/$id.$part.err" 2>/dev/null | tr '\n' ' ')"
+  done
+  echo "     $id record: $(curl -s --max-time 5 "$lb/v1/sessions/$id" | head -c 300)"
+done
 taken_over=$(grep -h "session taken over" "$work"/dealer-*.log | grep -cFf <(printf '%s\n' "${on_victim[@]}") || true)
 expect "the killed replica's sessions were taken over by the survivors ($taken_over)" test "$taken_over" -ge "${#on_victim[@]}"
 survivors=()
