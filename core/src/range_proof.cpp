@@ -92,10 +92,19 @@ Scalar delta(size_t n, size_t m, const Scalar& y, const Scalar& z) {
 
 namespace detail {
 
+void append_equation_points(const RangeProof& proof, std::span<const CompressedRistretto> commitments,
+                            std::vector<CompressedRistretto>& out) {
+  out.insert(out.end(), {proof.A, proof.S, proof.T_1, proof.T_2});
+  out.insert(out.end(), proof.ipp.L_vec.begin(), proof.ipp.L_vec.end());
+  out.insert(out.end(), proof.ipp.R_vec.begin(), proof.ipp.R_vec.end());
+  out.insert(out.end(), commitments.begin(), commitments.end());
+}
+
 Result<VerificationEquation> verification_equation(const RangeProof& proof, const BulletproofGens& bp_gens,
                                                    Transcript& transcript,
                                                    std::span<const CompressedRistretto> commitments, size_t n,
-                                                   const Scalar& weight) {
+                                                   const Scalar& weight,
+                                                   std::span<const std::optional<RistrettoPoint>> decoded) {
   const size_t m = commitments.size();
   if (!is_valid_bitsize(n)) return ProofError::InvalidBitsize;
   if (bp_gens.gens_capacity() < n || bp_gens.party_capacity() < m) return ProofError::InvalidGeneratorsLength;
@@ -136,22 +145,27 @@ Result<VerificationEquation> verification_equation(const RangeProof& proof, cons
   eq.n = n;
   eq.m = m;
   eq.points.reserve(4 + 2 * lg + m);
-  // Points that come with the proof must decode; they are decoded together (four square
-  // roots at a time on the AVX2 backend).
-  std::vector<CompressedRistretto> encoded{proof.A, proof.S, proof.T_1, proof.T_2};
+  // The scalars in append_equation_points' order.
   eq.scalars = {weight, weight * x, weighted_c * x, weighted_c * x * x};
-  encoded.insert(encoded.end(), ipp.L_vec.begin(), ipp.L_vec.end());
   for (const Scalar& u : u_sq) eq.scalars.push_back(weight * u);
-  encoded.insert(encoded.end(), ipp.R_vec.begin(), ipp.R_vec.end());
   for (const Scalar& u : u_inv_sq) eq.scalars.push_back(weight * u);
   Scalar weighted_czz_zj = weighted_c * zz;
   for (size_t j = 0; j < m; ++j) {
-    encoded.push_back(commitments[j]);
     eq.scalars.push_back(weighted_czz_zj);
     weighted_czz_zj *= z;
   }
-  std::vector<std::optional<RistrettoPoint>> decoded(encoded.size());
-  RistrettoPoint::decompress_batch(encoded, decoded);
+  // Points that come with the proof must decode; they are decoded together (eight or four
+  // square roots at a time where the CPU has the vector units), here or by the caller.
+  std::vector<std::optional<RistrettoPoint>> decoded_here;
+  if (decoded.empty()) {
+    std::vector<CompressedRistretto> encoded;
+    encoded.reserve(eq.scalars.size());
+    append_equation_points(proof, commitments, encoded);
+    decoded_here.resize(encoded.size());
+    RistrettoPoint::decompress_batch(encoded, decoded_here);
+    decoded = decoded_here;
+  }
+  if (decoded.size() != eq.scalars.size()) return ProofError::VerificationError;
   for (const auto& p : decoded) {
     if (!p) return ProofError::VerificationError;
     eq.points.push_back(*p);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "avx2/field_batch.hpp"
+#include "ifma/field_batch_ifma.hpp"
 #include "bp/backend.hpp"
 #include "bp/msm.hpp"
 
@@ -65,26 +66,40 @@ std::optional<RistrettoPoint> RistrettoPoint::decompress(const CompressedRistret
   return decode_finish(d, fe_pow_p58(d.sqrt_base));
 }
 
+namespace {
+
+// Decodes in[first, first + used) with one Lanes-way exponentiation (used <= Lanes; the
+// spare lanes repeat the last base and are dropped).
+template <size_t Lanes, class Pow>
+void decode_group(std::span<const CompressedRistretto> in, std::span<std::optional<RistrettoPoint>> out, size_t first,
+                  size_t used, Pow pow) {
+  Decoding d[Lanes];
+  Fe bases[Lanes], powers[Lanes];
+  for (size_t lane = 0; lane < used; ++lane) {
+    d[lane] = decode_start(in[first + lane]);
+    bases[lane] = d[lane].sqrt_base;
+  }
+  for (size_t lane = used; lane < Lanes; ++lane) bases[lane] = bases[used - 1];
+  pow(bases, powers);
+  for (size_t lane = 0; lane < used; ++lane) out[first + lane] = decode_finish(d[lane], powers[lane]);
+}
+
+}  // namespace
+
 void RistrettoPoint::decompress_batch(std::span<const CompressedRistretto> in,
                                       std::span<std::optional<RistrettoPoint>> out) {
   const size_t n = std::min(in.size(), out.size());
-  // AVX2's four-way exponentiation wherever the CPU has AVX2, whichever backend runs the
-  // rest: it beats one-by-one decoding even on Zen 1, where the portable backend wins the
-  // multiscalar multiplications (docs/performance.md). A lone last point decodes alone
-  // rather than in a group of four padded lanes.
-  const bool four_way = backend_supported(Backend::avx2);
+  // The vector exponentiations wherever the CPU has them, whichever backend runs the rest:
+  // eight at a time on AVX-512 IFMA, four on AVX2 (which beats one-by-one decoding even on
+  // Zen 1, where the portable backend wins the multiscalar multiplications;
+  // docs/performance.md). A lone last point decodes alone rather than in padded lanes.
   size_t first = 0;
-  for (; four_way && first + 2 <= n; first += 4) {
-    Decoding d[4];
-    Fe bases[4], powers[4];
-    const size_t used = std::min<size_t>(4, n - first);
-    for (size_t lane = 0; lane < used; ++lane) {
-      d[lane] = decode_start(in[first + lane]);
-      bases[lane] = d[lane].sqrt_base;
-    }
-    for (size_t lane = used; lane < 4; ++lane) bases[lane] = bases[used - 1];  // a short last group pads its lanes
-    avx2::pow_p58_x4(bases, powers);
-    for (size_t lane = 0; lane < used; ++lane) out[first + lane] = decode_finish(d[lane], powers[lane]);
+  if (backend_supported(Backend::avx512ifma)) {
+    for (; first + 2 <= n; first += 8)
+      decode_group<8>(in, out, first, std::min<size_t>(8, n - first), ifma::pow_p58_x8);
+  } else if (backend_supported(Backend::avx2)) {
+    for (; first + 2 <= n; first += 4)
+      decode_group<4>(in, out, first, std::min<size_t>(4, n - first), avx2::pow_p58_x4);
   }
   for (size_t i = std::min(first, n); i < n; ++i) out[i] = decompress(in[i]);
 }

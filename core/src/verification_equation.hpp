@@ -5,6 +5,7 @@
 // random scalar, and evaluates the sum once.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "bp/range_proof.hpp"
@@ -19,14 +20,22 @@ struct VerificationEquation {
   std::vector<RistrettoPoint> points;  // the proof's points and the commitments, decoded
 };
 
+// Appends the points an equation multiplies, in its order: A, S, T_1, T_2, the L_k, the R_k,
+// then the commitments. Batch verification decodes many proofs' lists in one call.
+void append_equation_points(const RangeProof& proof, std::span<const CompressedRistretto> commitments,
+                            std::vector<CompressedRistretto>& out);
+
 // Runs the transcript and decodes every point; fails with the reference's error kinds.
 // Every scalar comes out multiplied by `weight` (batch verification's random weight): folded
 // into the few factors the scalars are built from, that costs about 2·lg(nm) + 8
-// multiplications instead of 2nm + 2lg(nm) + m + 6 afterwards.
+// multiplications instead of 2nm + 2lg(nm) + m + 6 afterwards. `decoded`, when not empty,
+// is append_equation_points' list already decoded (the caller decoded many proofs' points
+// together, so that every vector exponentiation is full); otherwise the points decode here.
 Result<VerificationEquation> verification_equation(const RangeProof& proof, const BulletproofGens& bp_gens,
                                                    Transcript& transcript,
                                                    std::span<const CompressedRistretto> commitments, size_t n,
-                                                   const Scalar& weight = Scalar::one());
+                                                   const Scalar& weight = Scalar::one(),
+                                                   std::span<const std::optional<RistrettoPoint>> decoded = {});
 
 // Whether B̃·B_blinding + B·B_scalar + sum over parties j < m and indices i < n of
 // G_(j,i)·G[j·n + i] + H_(j,i)·H[j·n + i], plus the points times their scalars, is the

@@ -12,8 +12,11 @@
 #include <vector>
 
 #include "avx2/edwards4.hpp"
+#include "avx2/field_batch.hpp"
 #include "ifma/ifma.hpp"
+#include "ifma/field_batch_ifma.hpp"
 #include "ifma/ifma_emulated.hpp"
+#include "ifma/v8_emulated.hpp"
 #include "ifma_emulated_kernels.hpp"
 #include "mulx/edwards64.hpp"
 #include "bp/backend.hpp"
@@ -161,7 +164,35 @@ Extended64 add(const Extended64& p, const Q& q) {
 #undef BP_TEST_LANES_FN
 }  // namespace mulx_lanes
 
+// The eight-lane field code of decoding (ifma/field52x8.inc) over emulated instructions.
+namespace ifma8_lanes {
+using namespace bp::detail::ifma_emulated;
+#define BP_LANES_INLINE inline
+#define BP_LANES_FN
+#include "ifma/field52x8.inc"
+#undef BP_LANES_FN
+#undef BP_LANES_INLINE
+}  // namespace ifma8_lanes
+
 namespace {
+
+// Checks a Lanes-way a^((p-5)/8) against fe_pow_p58 on the edge cases and random elements,
+// every element in every lane position.
+template <size_t Lanes, class Pow>
+void check_pow_p58(Pow pow) {
+  std::vector<Fe> inputs = edge_elements();
+  while (inputs.size() < 5 * Lanes) inputs.push_back(random_fe());
+  for (size_t shift = 0; shift < Lanes; ++shift)
+    for (size_t first = 0; first + Lanes <= inputs.size(); first += Lanes) {
+      Fe in[Lanes], out[Lanes];
+      for (size_t lane = 0; lane < Lanes; ++lane) in[lane] = inputs[(first + lane + shift) % inputs.size()];
+      pow(in, out);
+      for (size_t lane = 0; lane < Lanes; ++lane) {
+        CAPTURE(lane);
+        CHECK(bytes_of(out[lane]) == bytes_of(fe_pow_p58(in[lane])));
+      }
+    }
+}
 
 RistrettoPoint random_point() {
   CompressedRistretto c;
@@ -337,6 +368,15 @@ TEST_CASE("AVX2 field operations equal the portable ones on random and edge-case
 
 TEST_CASE("IFMA field operations (emulated instructions) equal the portable ones on random and edge-case elements") {
   check_field_ops(ifma_lanes::lanes_op);
+}
+
+TEST_CASE("decoding's vector exponentiations equal the portable one: IFMA eight lanes, AVX2 four") {
+  check_pow_p58<8>(ifma8_lanes::pow_p58_x8);
+  if (backend_supported(Backend::avx512ifma))
+    check_pow_p58<8>(bp::detail::ifma::pow_p58_x8);
+  else
+    MESSAGE("this CPU has no AVX-512 IFMA: the eight-lane exponentiation ran on emulated instructions only");
+  if (have_avx2()) check_pow_p58<4>(bp::detail::avx2::pow_p58_x4);
 }
 
 TEST_CASE("long chains of unreduced AVX2 field operations stay equal to the portable ones") {
