@@ -95,6 +95,8 @@ void RistrettoPoint::decompress_batch(std::span<const CompressedRistretto> in,
   // docs/performance.md). A lone last point decodes alone rather than in padded lanes.
   size_t first = 0;
   if (backend_supported(Backend::avx512ifma)) {
+    for (; first + 9 <= n; first += 16)
+      decode_group<16>(in, out, first, std::min<size_t>(16, n - first), ifma::pow_p58_x16);
     for (; first + 2 <= n; first += 8)
       decode_group<8>(in, out, first, std::min<size_t>(8, n - first), ifma::pow_p58_x8);
   } else if (backend_supported(Backend::avx2)) {

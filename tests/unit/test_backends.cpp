@@ -370,12 +370,15 @@ TEST_CASE("IFMA field operations (emulated instructions) equal the portable ones
   check_field_ops(ifma_lanes::lanes_op);
 }
 
-TEST_CASE("decoding's vector exponentiations equal the portable one: IFMA eight lanes, AVX2 four") {
+TEST_CASE("decoding's vector exponentiations equal the portable one: IFMA 8 and 16 lanes, AVX2 4") {
   check_pow_p58<8>(ifma8_lanes::pow_p58_x8);
-  if (backend_supported(Backend::avx512ifma))
+  check_pow_p58<16>(ifma8_lanes::pow_p58_x16);
+  if (backend_supported(Backend::avx512ifma)) {
     check_pow_p58<8>(bp::detail::ifma::pow_p58_x8);
-  else
+    check_pow_p58<16>(bp::detail::ifma::pow_p58_x16);
+  } else {
     MESSAGE("this CPU has no AVX-512 IFMA: the eight-lane exponentiation ran on emulated instructions only");
+  }
   if (have_avx2()) check_pow_p58<4>(bp::detail::avx2::pow_p58_x4);
 }
 

@@ -8,5 +8,7 @@ namespace bp::detail::ifma {
 
 // out[k] = in[k]^((p-5)/8), the exponentiation inside every square root and decoding.
 void pow_p58_x8(const Fe in[8], Fe out[8]);
+// The same for sixteen: two groups of eight interleaved, for nearly the time of one.
+void pow_p58_x16(const Fe in[16], Fe out[16]);
 
 }  // namespace bp::detail::ifma
