@@ -88,14 +88,41 @@ BatchOutcome verify_batch(const BulletproofGens& bp_gens, const PedersenGens& pc
     first_point[end - begin] = encoded.size();
     std::vector<std::optional<RistrettoPoint>> decoded(encoded.size());
     RistrettoPoint::decompress_batch(encoded, decoded);
+    // Every proof's challenges, then one inversion for all their u_k and y (an inversion
+    // costs as much as about three hundred multiplications; Montgomery's trick, three).
+    std::vector<std::optional<detail::EquationChallenges>> challenges(end - begin);
+    std::vector<Scalar> inverses;
+    std::vector<size_t> first_inverse(end - begin);
     for (size_t k = begin; k < end; ++k) {
       const auto& item = items[k];
+      if (!item.proof || !item.transcript) continue;
+      auto ch = detail::equation_challenges(*item.proof, bp_gens, *item.transcript, item.commitments, item.n);
+      if (!ch) continue;
+      const size_t first = inverses.size();
+      detail::append_values_to_invert(*ch, inverses);
+      // A zero (a hash output, so never in practice) would spoil the shared inversion.
+      if (std::any_of(inverses.begin() + static_cast<std::ptrdiff_t>(first), inverses.end(),
+                      [](const Scalar& v) { return v.is_zero(); })) {
+        inverses.resize(first);
+        continue;
+      }
+      first_inverse[k - begin] = first;
+      challenges[k - begin] = std::move(*ch);
+    }
+    Scalar::batch_invert_vartime(inverses);
+    for (size_t k = begin; k < end; ++k) {
+      const auto& item = items[k];
+      const auto& ch = challenges[k - begin];
+      if (!ch) {
+        failed_by_part[t].push_back(k);
+        continue;
+      }
       const auto points = std::span<const std::optional<RistrettoPoint>>(decoded).subspan(
           first_point[k - begin], first_point[k - begin + 1] - first_point[k - begin]);
-      auto eq = item.proof && item.transcript
-                    ? detail::verification_equation(*item.proof, bp_gens, *item.transcript, item.commitments, item.n,
-                                                    Scalar::random(rng), points)
-                    : Result<VerificationEquation>(ProofError::FormatError);
+      const auto own_inverses = std::span<const Scalar>(inverses).subspan(first_inverse[k - begin], ch->u.size() + 1);
+      const Scalar weight = Scalar::random(rng);
+      auto eq = detail::equation_from_challenges(*item.proof, item.commitments, *ch, own_inverses, weight,
+                                                 Scalar::random(rng), points);
       if (!eq) {
         failed_by_part[t].push_back(k);
         continue;

@@ -176,31 +176,35 @@ InnerProductProof InnerProductProof::create(Transcript& transcript, const Ristre
   return proof;
 }
 
-Result<InnerProductProof::VerificationScalars> InnerProductProof::verification_scalars(size_t n, Transcript& transcript,
-                                                                                       const Scalar& extra) const {
+Result<std::vector<Scalar>> InnerProductProof::verification_challenges(size_t n, Transcript& transcript) const {
   const size_t lg_n = L_vec.size();
   if (lg_n >= 32 || R_vec.size() != lg_n || n != (size_t{1} << lg_n)) return ProofError::VerificationError;
   innerproduct_domain_sep(transcript, n);
-
-  VerificationScalars out;
-  out.u_sq.reserve(lg_n);
+  std::vector<Scalar> u;
+  u.reserve(lg_n);
   for (size_t k = 0; k < lg_n; ++k) {
     if (!validate_and_append_point(transcript, "L", L_vec[k])) return ProofError::VerificationError;
     if (!validate_and_append_point(transcript, "R", R_vec[k])) return ProofError::VerificationError;
-    out.u_sq.push_back(challenge_scalar(transcript, "u"));
+    u.push_back(challenge_scalar(transcript, "u"));
   }
-  out.u_inv_sq = out.u_sq;
-  out.u_inv_sq.push_back(extra);
-  // The product of every inverse, times extra: prod_k u_k⁻¹.
-  const Scalar all_inv = Scalar::batch_invert_vartime(out.u_inv_sq) * extra;
-  out.extra_inv = out.u_inv_sq.back();
-  out.u_inv_sq.pop_back();
+  return u;
+}
+
+InnerProductProof::VerificationScalars InnerProductProof::scalars_from_challenges(std::span<const Scalar> u,
+                                                                                  std::span<const Scalar> u_inv) {
+  const size_t lg_n = u.size();
+  VerificationScalars out;
+  out.u_sq.reserve(lg_n);
+  out.u_inv_sq.reserve(lg_n);
+  Scalar all_inv = Scalar::one();  // prod_k u_k⁻¹
   for (size_t k = 0; k < lg_n; ++k) {
-    out.u_sq[k] = out.u_sq[k].square();
-    out.u_inv_sq[k] = out.u_inv_sq[k].square();
+    out.u_sq.push_back(u[k].square());
+    out.u_inv_sq.push_back(u_inv[k].square());
+    all_inv *= u_inv[k];
   }
   // s_i = prod_k u_k^(±1), the sign given by bit (lg_n-1-k) of i; built from s_0 = prod u_k⁻¹
   // by flipping one factor at a time (multiplying by u_k²).
+  const size_t n = size_t{1} << lg_n;
   out.s.resize(n);
   out.s[0] = all_inv;
   for (size_t i = 1; i < n; ++i) {
@@ -208,6 +212,19 @@ Result<InnerProductProof::VerificationScalars> InnerProductProof::verification_s
     const size_t k = size_t{1} << lg_i;
     out.s[i] = out.s[i - k] * out.u_sq[(lg_n - 1) - lg_i];
   }
+  return out;
+}
+
+Result<InnerProductProof::VerificationScalars> InnerProductProof::verification_scalars(size_t n, Transcript& transcript,
+                                                                                       const Scalar& extra) const {
+  auto u = verification_challenges(n, transcript);
+  if (!u) return u.error();
+  // The inverses of every u_k and of extra, from one inversion.
+  std::vector<Scalar> inverses = *u;
+  inverses.push_back(extra);
+  Scalar::batch_invert_vartime(inverses);
+  auto out = scalars_from_challenges(*u, std::span(inverses).first(u->size()));
+  out.extra_inv = inverses.back();
   return out;
 }
 

@@ -100,39 +100,70 @@ void append_equation_points(const RangeProof& proof, std::span<const CompressedR
   out.insert(out.end(), commitments.begin(), commitments.end());
 }
 
-Result<VerificationEquation> verification_equation(const RangeProof& proof, const BulletproofGens& bp_gens,
-                                                   Transcript& transcript,
-                                                   std::span<const CompressedRistretto> commitments, size_t n,
-                                                   const Scalar& weight,
-                                                   std::span<const std::optional<RistrettoPoint>> decoded) {
+Result<EquationChallenges> equation_challenges(const RangeProof& proof, const BulletproofGens& bp_gens,
+                                               Transcript& transcript, std::span<const CompressedRistretto> commitments,
+                                               size_t n) {
   const size_t m = commitments.size();
   if (!is_valid_bitsize(n)) return ProofError::InvalidBitsize;
   if (bp_gens.gens_capacity() < n || bp_gens.party_capacity() < m) return ProofError::InvalidGeneratorsLength;
-  const auto& ipp = proof.ipp;
 
+  EquationChallenges ch;
+  ch.n = n;
+  ch.m = m;
   rangeproof_domain_sep(transcript, n, m);
   // Commitments may be the identity (value 0 with blinding 0), as in the reference.
   for (const auto& V : commitments) append_point(transcript, "V", V);
   if (!validate_and_append_point(transcript, "A", proof.A)) return ProofError::VerificationError;
   if (!validate_and_append_point(transcript, "S", proof.S)) return ProofError::VerificationError;
-  const Scalar y = challenge_scalar(transcript, "y");
-  const Scalar z = challenge_scalar(transcript, "z");
+  ch.y = challenge_scalar(transcript, "y");
+  ch.z = challenge_scalar(transcript, "z");
   if (!validate_and_append_point(transcript, "T_1", proof.T_1)) return ProofError::VerificationError;
   if (!validate_and_append_point(transcript, "T_2", proof.T_2)) return ProofError::VerificationError;
-  const Scalar x = challenge_scalar(transcript, "x");
+  ch.x = challenge_scalar(transcript, "x");
   append_scalar(transcript, "t_x", proof.t_x);
   append_scalar(transcript, "t_x_blinding", proof.t_x_blinding);
   append_scalar(transcript, "e_blinding", proof.e_blinding);
-  const Scalar w = challenge_scalar(transcript, "w");
+  ch.w = challenge_scalar(transcript, "w");
+  auto u = proof.ipp.verification_challenges(n * m, transcript);
+  if (!u) return u.error();
+  ch.u = std::move(*u);
+  return ch;
+}
 
+void append_values_to_invert(const EquationChallenges& ch, std::vector<Scalar>& out) {
+  out.insert(out.end(), ch.u.begin(), ch.u.end());
+  out.push_back(ch.y);
+}
+
+Result<VerificationEquation> verification_equation(const RangeProof& proof, const BulletproofGens& bp_gens,
+                                                   Transcript& transcript,
+                                                   std::span<const CompressedRistretto> commitments, size_t n,
+                                                   const Scalar& weight,
+                                                   std::span<const std::optional<RistrettoPoint>> decoded) {
+  auto ch = equation_challenges(proof, bp_gens, transcript, commitments, n);
+  if (!ch) return ch.error();
+  std::vector<Scalar> inverses;
+  append_values_to_invert(*ch, inverses);
+  Scalar::batch_invert_vartime(inverses);
   // A random weight folds the two verification equations into one multiscalar multiplication.
   SystemRandom rng;
-  const Scalar c = Scalar::random(rng);
+  return equation_from_challenges(proof, commitments, *ch, inverses, weight, Scalar::random(rng), decoded);
+}
 
-  const size_t nm = n * m;
-  auto ipp_scalars = ipp.verification_scalars(nm, transcript, y);
-  if (!ipp_scalars) return ipp_scalars.error();
-  const auto& [u_sq, u_inv_sq, s, y_inv] = *ipp_scalars;
+Result<VerificationEquation> equation_from_challenges(const RangeProof& proof,
+                                                      std::span<const CompressedRistretto> commitments,
+                                                      const EquationChallenges& ch, std::span<const Scalar> inverses,
+                                                      const Scalar& weight, const Scalar& c,
+                                                      std::span<const std::optional<RistrettoPoint>> decoded) {
+  const auto& ipp = proof.ipp;
+  const size_t n = ch.n, m = ch.m, nm = n * m;
+  const Scalar &y = ch.y, &z = ch.z, &x = ch.x, &w = ch.w;
+  if (inverses.size() != ch.u.size() + 1) return ProofError::VerificationError;
+  const Scalar& y_inv = inverses.back();
+  const auto ipp_scalars = InnerProductProof::scalars_from_challenges(ch.u, inverses.first(ch.u.size()));
+  const auto& u_sq = ipp_scalars.u_sq;
+  const auto& u_inv_sq = ipp_scalars.u_inv_sq;
+  const auto& s = ipp_scalars.s;
   const size_t lg = u_sq.size();
   const Scalar& a = ipp.a;
   const Scalar& b = ipp.b;

@@ -37,6 +37,25 @@ Result<VerificationEquation> verification_equation(const RangeProof& proof, cons
                                                    const Scalar& weight = Scalar::one(),
                                                    std::span<const std::optional<RistrettoPoint>> decoded = {});
 
+// verification_equation in three steps, so that a batch of proofs can share one inversion:
+// the transcript's challenges; the values to invert (the inner product's u_k, then y); and
+// the equation from the challenges, those values' inverses, the weight and the random c
+// that folds the equation's two parts into one.
+struct EquationChallenges {
+  size_t n = 0, m = 0;
+  Scalar y, z, x, w;
+  std::vector<Scalar> u;
+};
+Result<EquationChallenges> equation_challenges(const RangeProof& proof, const BulletproofGens& bp_gens,
+                                               Transcript& transcript, std::span<const CompressedRistretto> commitments,
+                                               size_t n);
+void append_values_to_invert(const EquationChallenges& ch, std::vector<Scalar>& out);
+Result<VerificationEquation> equation_from_challenges(const RangeProof& proof,
+                                                      std::span<const CompressedRistretto> commitments,
+                                                      const EquationChallenges& ch, std::span<const Scalar> inverses,
+                                                      const Scalar& weight, const Scalar& c,
+                                                      std::span<const std::optional<RistrettoPoint>> decoded = {});
+
 // Whether B̃·B_blinding + B·B_scalar + sum over parties j < m and indices i < n of
 // G_(j,i)·G[j·n + i] + H_(j,i)·H[j·n + i], plus the points times their scalars, is the
 // identity: the last step of single and batch verification. The generators go through

@@ -49,6 +49,11 @@ struct InnerProductProof {
   // needs 1/y, and one inversion costs as much as three hundred multiplications.
   Result<VerificationScalars> verification_scalars(size_t n, Transcript& transcript,
                                                    const Scalar& extra = Scalar::one()) const;
+  // verification_scalars in two halves, so that a batch of proofs can share one inversion:
+  // the transcript's round challenges u_k, then the scalars from the u_k and their inverses
+  // (extra_inv left at zero).
+  Result<std::vector<Scalar>> verification_challenges(size_t n, Transcript& transcript) const;
+  static VerificationScalars scalars_from_challenges(std::span<const Scalar> u, std::span<const Scalar> u_inv);
 
   size_t serialized_size() const { return (L_vec.size() * 2 + 2) * 32; }
   void append_bytes(std::vector<uint8_t>& out) const;
