@@ -178,6 +178,11 @@ namespace detail {
 
 const MsmKernels* ifma_msm_kernels() { return ifma_kernels().load(std::memory_order_acquire); }
 
+bool cpu_executes_ifma() {
+  static const bool has = cpu_has_avx512ifma();
+  return has;
+}
+
 void use_ifma_msm_kernels(const MsmKernels* kernels) { ifma_kernels().store(kernels, std::memory_order_release); }
 
 const MsmKernels* mulx_msm_kernels() { return mulx_kernels().load(std::memory_order_acquire); }

@@ -44,6 +44,10 @@ const MsmKernels* active_msm_kernels();
 // emulated instructions (ifma/v4_emulated.hpp), so that it is checked on every machine.
 const MsmKernels* ifma_msm_kernels();
 void use_ifma_msm_kernels(const MsmKernels* kernels);
+// Whether this CPU itself executes AVX-512 IFMA (avx512ifma, avx512vl), whatever kernels a
+// test installed: code that runs the instructions directly (decoding's exponentiations)
+// asks this, never backend_supported, which emulated kernels make true.
+bool cpu_executes_ifma();
 
 // The mulx kernels when the CPU reports BMI2 and ADX (and they pass
 // msm_kernels_agree_with_portable), otherwise none. Valgrind runs both instructions but

@@ -8,6 +8,7 @@
 #include "ifma/field_batch_ifma.hpp"
 #include "bp/backend.hpp"
 #include "bp/msm.hpp"
+#include "msm_kernels.hpp"
 
 namespace bp {
 
@@ -94,7 +95,7 @@ void RistrettoPoint::decompress_batch(std::span<const CompressedRistretto> in,
   // Zen 1, where the portable backend wins the multiscalar multiplications;
   // docs/performance.md). A lone last point decodes alone rather than in padded lanes.
   size_t first = 0;
-  if (backend_supported(Backend::avx512ifma)) {
+  if (detail::cpu_executes_ifma()) {
     for (; first + 9 <= n; first += 16)
       decode_group<16>(in, out, first, std::min<size_t>(16, n - first), ifma::pow_p58_x16);
     for (; first + 2 <= n; first += 8)
