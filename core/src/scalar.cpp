@@ -37,6 +37,16 @@ inline __attribute__((always_inline)) void reduce_once(uint64_t r[4], const uint
   for (int i = 0; i < 4; ++i) r[i] = (t[i] & keep_t) | (d[i] & ~keep_t);
 }
 
+// Addition and subtraction: carry chains through the add/subtract-with-carry intrinsics,
+// and the final select kept out of GCC's vectorizer, which paired the limbs in SSE
+// registers through the stack; the store-forwarding stalls made an addition mod l cost
+// 20 ns instead of 12 (6% of a batch verification).
+#if defined(__GNUC__) && !defined(__clang__)
+#define BP_SCALAR_NO_VECTORIZE __attribute__((optimize("no-tree-vectorize")))
+#else
+#define BP_SCALAR_NO_VECTORIZE
+#endif
+
 // Montgomery product a·b/2^256 mod l for a < 2^256 and b < l (result < 2l before the final step).
 // One CIOS round: t = (t + x·b + m·l) / 2^64 with m chosen so the division is exact.
 // Products through u128 (one mul each), sums through explicit add-with-carry chains, and
@@ -168,37 +178,34 @@ Scalar::Bytes Scalar::to_bytes() const {
   return out;
 }
 
-Scalar Scalar::operator+(const Scalar& o) const {
-  uint64_t t[5];
-  uint64_t carry = 0;
-  for (int i = 0; i < 4; ++i) {
-    const u128 s = (u128)m_[i] + o.m_[i] + carry;
-    t[i] = (uint64_t)s;
-    carry = (uint64_t)(s >> 64);
-  }
+BP_SCALAR_NO_VECTORIZE Scalar Scalar::operator+(const Scalar& o) const {
+  unsigned long long t[5];
+  unsigned char carry = _addcarry_u64(0, m_[0], o.m_[0], &t[0]);
+  carry = _addcarry_u64(carry, m_[1], o.m_[1], &t[1]);
+  carry = _addcarry_u64(carry, m_[2], o.m_[2], &t[2]);
+  carry = _addcarry_u64(carry, m_[3], o.m_[3], &t[3]);
   t[4] = carry;
+  const uint64_t limbs[5] = {t[0], t[1], t[2], t[3], t[4]};
   Scalar r;
-  reduce_once(r.m_, t);
+  reduce_once(r.m_, limbs);
   return r;
 }
 
-Scalar Scalar::operator-(const Scalar& o) const {
-  uint64_t d[4];
-  uint64_t borrow = 0;
-  for (int i = 0; i < 4; ++i) {
-    const u128 diff = (u128)m_[i] - o.m_[i] - borrow;
-    d[i] = (uint64_t)diff;
-    borrow = (uint64_t)(diff >> 64) & 1;
-  }
+BP_SCALAR_NO_VECTORIZE Scalar Scalar::operator-(const Scalar& o) const {
+  unsigned long long d[4];
+  unsigned char borrow = _subborrow_u64(0, m_[0], o.m_[0], &d[0]);
+  borrow = _subborrow_u64(borrow, m_[1], o.m_[1], &d[1]);
+  borrow = _subborrow_u64(borrow, m_[2], o.m_[2], &d[2]);
+  borrow = _subborrow_u64(borrow, m_[3], o.m_[3], &d[3]);
   // Add l back when the subtraction wrapped.
-  const uint64_t mask = 0 - borrow;
+  const uint64_t mask = 0 - static_cast<uint64_t>(borrow);
   Scalar r;
-  uint64_t carry = 0;
-  for (int i = 0; i < 4; ++i) {
-    const u128 s = (u128)d[i] + (kL[i] & mask) + carry;
-    r.m_[i] = (uint64_t)s;
-    carry = (uint64_t)(s >> 64);
-  }
+  unsigned long long sum[4];
+  unsigned char carry = _addcarry_u64(0, d[0], kL[0] & mask, &sum[0]);
+  carry = _addcarry_u64(carry, d[1], kL[1] & mask, &sum[1]);
+  carry = _addcarry_u64(carry, d[2], kL[2] & mask, &sum[2]);
+  _addcarry_u64(carry, d[3], kL[3] & mask, &sum[3]);
+  for (int i = 0; i < 4; ++i) r.m_[i] = sum[i];
   return r;
 }
 
