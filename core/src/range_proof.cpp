@@ -185,7 +185,7 @@ Result<VerificationEquation> equation_from_challenges(const RangeProof& proof,
     eq.scalars.push_back(weighted_czz_zj);
     weighted_czz_zj *= z;
   }
-  // Points that come with the proof must decode; they are decoded together (eight or four
+  // Points that come with the proof must decode; they are decoded together (sixteen or four
   // square roots at a time where the CPU has the vector units), here or by the caller.
   std::vector<std::optional<RistrettoPoint>> decoded_here;
   if (decoded.empty()) {

@@ -91,7 +91,7 @@ void RistrettoPoint::decompress_batch(std::span<const CompressedRistretto> in,
                                       std::span<std::optional<RistrettoPoint>> out) {
   const size_t n = std::min(in.size(), out.size());
   // The vector exponentiations wherever the CPU has them, whichever backend runs the rest:
-  // eight at a time on AVX-512 IFMA, four on AVX2 (which beats one-by-one decoding even on
+  // sixteen (or eight) at a time on AVX-512 IFMA, four on AVX2 (which beats one-by-one decoding even on
   // Zen 1, where the portable backend wins the multiscalar multiplications;
   // docs/performance.md). A lone last point decodes alone rather than in padded lanes.
   size_t first = 0;

@@ -37,16 +37,6 @@ inline __attribute__((always_inline)) void reduce_once(uint64_t r[4], const uint
   for (int i = 0; i < 4; ++i) r[i] = (t[i] & keep_t) | (d[i] & ~keep_t);
 }
 
-// Addition and subtraction: carry chains through the add/subtract-with-carry intrinsics,
-// and the final select kept out of GCC's vectorizer, which paired the limbs in SSE
-// registers through the stack; the store-forwarding stalls made an addition mod l cost
-// 20 ns instead of 12 (6% of a batch verification).
-#if defined(__GNUC__) && !defined(__clang__)
-#define BP_SCALAR_NO_VECTORIZE __attribute__((optimize("no-tree-vectorize")))
-#else
-#define BP_SCALAR_NO_VECTORIZE
-#endif
-
 // Montgomery product a·b/2^256 mod l for a < 2^256 and b < l (result < 2l before the final step).
 // One CIOS round: t = (t + x·b + m·l) / 2^64 with m chosen so the division is exact.
 // Products through u128 (one mul each), sums through explicit add-with-carry chains, and
@@ -177,6 +167,16 @@ Scalar::Bytes Scalar::to_bytes() const {
   sodium_memzero(plain, sizeof plain);
   return out;
 }
+
+// Addition and subtraction: carry chains through the add/subtract-with-carry intrinsics,
+// and the final select kept out of GCC's vectorizer, which paired the limbs in SSE
+// registers through the stack; the store-forwarding stalls made an addition mod l cost
+// 20 ns instead of 12 (6% of a batch verification).
+#if defined(__GNUC__) && !defined(__clang__)
+#define BP_SCALAR_NO_VECTORIZE __attribute__((optimize("no-tree-vectorize")))
+#else
+#define BP_SCALAR_NO_VECTORIZE
+#endif
 
 BP_SCALAR_NO_VECTORIZE Scalar Scalar::operator+(const Scalar& o) const {
   unsigned long long t[5];
