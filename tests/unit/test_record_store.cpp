@@ -349,6 +349,47 @@ void check_upgrade(std::unique_ptr<SqlConnection> old_db,
   CHECK(*schema_version(*version_check) == kSchemaVersion);
 }
 
+// Several statements at once (the batched writes' run_all): answered in order, each as
+// run() answers it; one that fails fails the call with its reason, and the connection
+// serves the next call. On PostgreSQL this is pipeline mode, a failure in the middle
+// included (the server skips the rest up to the sync).
+void check_run_all(SqlConnection& db) {
+  const std::string table = "t_" + random_hex(6);
+  REQUIRE(db.run("CREATE TABLE " + table + " (k INTEGER PRIMARY KEY, v TEXT)").ok());
+  auto answers = db.run_all({{"INSERT INTO " + table + " (k, v) VALUES ($1, $2)", {1, "one"}},
+                             {"INSERT INTO " + table + " (k, v) VALUES ($1, $2)", {2, "two"}},
+                             {"UPDATE " + table + " SET v = $2 WHERE k > $1", {5, "none"}},
+                             {"SELECT v FROM " + table + " WHERE k = $1", {2}},
+                             {"SELECT k FROM " + table + " ORDER BY k", {}}});
+  REQUIRE(answers.ok());
+  REQUIRE(answers->size() == 5);
+  CHECK((*answers)[0].affected == 1);
+  CHECK((*answers)[2].affected == 0);
+  REQUIRE((*answers)[3].rows.size() == 1);
+  CHECK((*answers)[3].rows[0].text(0) == "two");
+  REQUIRE((*answers)[4].rows.size() == 2);
+  CHECK((*answers)[4].rows[1].integer(0) == 2);
+  CHECK(db.run_all({})->empty());
+
+  {
+    SqlTransaction tx(db);
+    REQUIRE(tx.begin().ok());
+    auto failed = db.run_all({{"INSERT INTO " + table + " (k, v) VALUES ($1, $2)", {3, "three"}},
+                              {"INSERT INTO " + table + " (k, v) VALUES ($1, $2)", {1, "again"}},
+                              {"INSERT INTO " + table + " (k, v) VALUES ($1, $2)", {4, "four"}}});
+    REQUIRE_FALSE(failed.ok());
+    CHECK(failed.error().down());
+    const std::string& why = failed.error().reason;
+    CAPTURE(why);
+    CHECK((why.find("unique") != std::string::npos || why.find("UNIQUE") != std::string::npos));
+  }  // rolled back: nothing of the failed batch stays
+  auto after = db.run("SELECT k FROM " + table + " ORDER BY k");
+  REQUIRE(after.ok());
+  REQUIRE(after->rows.size() == 2);
+  CHECK(after->rows[1].integer(0) == 2);
+  REQUIRE(db.run("DROP TABLE " + table).ok());
+}
+
 std::unique_ptr<RecordStore> sqlite_store(const std::string& path, const std::string& replica,
                                           const std::string& instance, size_t keep_closed = 0) {
   return make_sql_record_store(open_sqlite_connection(path, 2000ms), SqlRecordOptions{replica, instance, keep_closed},
@@ -362,6 +403,10 @@ TEST_CASE("SQL statements are written once and rendered for each engine") {
         "SELECT $1, $12 WHERE t < (now() - make_interval(secs => CAST($2 AS double precision) / 1000))");
   CHECK(render_sql("UPDATE x SET at = {now} WHERE id = $1", SqlDialect::Sqlite) ==
         "UPDATE x SET at = strftime('%Y-%m-%d %H:%M:%f', 'now') WHERE id = ?1");
+}
+
+TEST_CASE("several statements at once: in order, and one failure fails them all (SQLite)") {
+  check_run_all(*open_sqlite_connection(":memory:", 1000ms));
 }
 
 TEST_CASE("the record in memory: the contract for one replica, bounded") {
@@ -447,6 +492,7 @@ TEST_CASE("PostgreSQL record: two replicas sharing one database; takeover, expir
   check_all([&](const std::string& replica, const std::string& instance) {
     return make_sql_record_store(connect(url), SqlRecordOptions{replica, instance, 0}, false);
   });
+  check_run_all(*connect(url));
   // The previous schema in a schema of its own, so the shared tables stay as they are.
   const std::string schema = "v1_" + random_hex(6);
   REQUIRE(connect(url)->run("CREATE SCHEMA " + schema).ok());

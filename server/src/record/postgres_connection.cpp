@@ -29,16 +29,9 @@ std::string one_line(std::string why) {
   return out;
 }
 
-class PostgresConnection final : public SqlConnection {
- public:
-  explicit PostgresConnection(PostgresOptions options) : options_(std::move(options)) {}
-  ~PostgresConnection() override { disconnect(); }
-
-  SqlDialect dialect() const override { return SqlDialect::Postgres; }
-
-  RecordResult<SqlResult> run(const std::string& sql, const SqlParams& params) override {
-    std::vector<std::string> texts(params.size());
-    std::vector<const char*> values(params.size(), nullptr);
+// A statement's parameters as libpq takes them: text, or NULL.
+struct TextParams {
+  explicit TextParams(const SqlParams& params) : texts(params.size()), values(params.size(), nullptr) {
     for (size_t i = 0; i < params.size(); ++i) {
       const auto& v = params[i].value;
       if (const auto* text = std::get_if<std::string>(&v))
@@ -48,22 +41,89 @@ class PostgresConnection final : public SqlConnection {
       else if (const auto* flag = std::get_if<bool>(&v))
         values[i] = *flag ? "true" : "false";
     }
-    auto result = exec(render_sql(sql, SqlDialect::Postgres), values, false);
-    if (!result) return result.error();
-    PGresult* r = result->get();
-    SqlResult out;
-    for (int row = 0; row < PQntuples(r); ++row) {
-      std::vector<std::optional<std::string>> cells;
-      for (int col = 0; col < PQnfields(r); ++col) {
-        if (PQgetisnull(r, row, col))
-          cells.emplace_back(std::nullopt);
-        else
-          cells.emplace_back(std::string(PQgetvalue(r, row, col), static_cast<size_t>(PQgetlength(r, row, col))));
-      }
-      out.rows.emplace_back(std::move(cells));
+  }
+  std::vector<std::string> texts;  // the integers' text, which values point into
+  std::vector<const char*> values;
+};
+
+SqlResult to_sql_result(PGresult* r) {
+  SqlResult out;
+  for (int row = 0; row < PQntuples(r); ++row) {
+    std::vector<std::optional<std::string>> cells;
+    for (int col = 0; col < PQnfields(r); ++col) {
+      if (PQgetisnull(r, row, col))
+        cells.emplace_back(std::nullopt);
+      else
+        cells.emplace_back(std::string(PQgetvalue(r, row, col), static_cast<size_t>(PQgetlength(r, row, col))));
     }
-    out.affected = std::strtoull(PQcmdTuples(r), nullptr, 10);
-    return out;
+    out.rows.emplace_back(std::move(cells));
+  }
+  out.affected = std::strtoull(PQcmdTuples(r), nullptr, 10);
+  return out;
+}
+
+class PostgresConnection final : public SqlConnection {
+ public:
+  explicit PostgresConnection(PostgresOptions options) : options_(std::move(options)) {}
+  ~PostgresConnection() override { disconnect(); }
+
+  SqlDialect dialect() const override { return SqlDialect::Postgres; }
+
+  RecordResult<SqlResult> run(const std::string& sql, const SqlParams& params) override {
+    TextParams texts(params);
+    auto result = exec(render_sql(sql, SqlDialect::Postgres), texts.values, false);
+    if (!result) return result.error();
+    return to_sql_result(result->get());
+  }
+
+  // Pipeline mode: every statement and then one sync go out together, and the answers come
+  // back in order. A statement that fails makes the server skip the rest up to the sync
+  // (they answer PGRES_PIPELINE_ABORTED); its reason is the call's. Bounded by one timeout,
+  // as one statement is; any failure drops the connection, pipeline state and all.
+  RecordResult<std::vector<SqlResult>> run_all(const std::vector<SqlStatement>& statements) override {
+    if (statements.size() < 2) return SqlConnection::run_all(statements);
+    auto fail = [&](const std::string& why) {
+      disconnect();
+      return RecordError{why};
+    };
+    if (auto why = ensure_connected()) return RecordError{*why};
+    const auto deadline = Clock::now() + options_.timeout;
+    if (PQenterPipelineMode(conn_) != 1) return fail(last_error());
+    for (const SqlStatement& statement : statements) {
+      TextParams texts(statement.params);
+      const std::string sql = render_sql(statement.sql, SqlDialect::Postgres);
+      if (PQsendQueryParams(conn_, sql.c_str(), static_cast<int>(texts.values.size()), nullptr, texts.values.data(),
+                            nullptr, nullptr, 0) != 1)
+        return fail(last_error());
+    }
+    if (PQpipelineSync(conn_) != 1) return fail(last_error());
+    if (auto why = flush(deadline)) return fail(*why);
+    std::vector<SqlResult> results;
+    results.reserve(statements.size());
+    std::optional<std::string> refused;
+    PgResult current;  // the answer of statement results.size(), until its terminating NULL
+    for (;;) {
+      while (PQisBusy(conn_)) {
+        if (!wait(POLLIN, deadline)) return fail(timed_out());
+        if (PQconsumeInput(conn_) != 1) return fail(last_error());
+      }
+      PgResult next(PQgetResult(conn_));
+      if (!next) {  // the end of one statement's answers
+        if (results.size() == statements.size()) return fail("more answers than statements");
+        results.push_back(current ? to_sql_result(current.get()) : SqlResult{});
+        current.reset();
+        continue;
+      }
+      const auto status = PQresultStatus(next.get());
+      if (status == PGRES_PIPELINE_SYNC) break;
+      if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && status != PGRES_PIPELINE_ABORTED && !refused)
+        refused = one_line(PQresultErrorMessage(next.get()));
+      current = std::move(next);
+    }
+    if (PQexitPipelineMode(conn_) != 1) return fail(last_error());
+    if (refused) return fail(*refused);
+    if (results.size() != statements.size()) return fail("fewer answers than statements");
+    return results;
   }
 
   RecordResult<Ok> run_script(const std::string& sql) override {
@@ -114,6 +174,24 @@ class PostgresConnection final : public SqlConnection {
     return std::nullopt;
   }
 
+  // A connection to use, opened again if it broke; nullopt, or why not.
+  std::optional<std::string> ensure_connected() {
+    if (conn_ && PQstatus(conn_) == CONNECTION_OK) return std::nullopt;
+    disconnect();
+    return connect();
+  }
+
+  // Sends what libpq holds for the server (a non-blocking connection buffers it); nullopt,
+  // or why not. Reads while it waits, so a server that answers early never stalls it.
+  std::optional<std::string> flush(Clock::time_point deadline) {
+    for (int flushed; (flushed = PQflush(conn_)) != 0;) {
+      if (flushed < 0) return last_error();
+      if (!wait(POLLOUT | POLLIN, deadline)) return timed_out();
+      if (PQconsumeInput(conn_) != 1) return last_error();
+    }
+    return std::nullopt;
+  }
+
   // Waits until the socket is ready for `events` or the deadline passes.
   bool wait(short events, Clock::time_point deadline) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
@@ -130,20 +208,13 @@ class PostgresConnection final : public SqlConnection {
       disconnect();
       return RecordError{why};
     };
-    if (!conn_ || PQstatus(conn_) != CONNECTION_OK) {
-      disconnect();
-      if (auto why = connect()) return RecordError{*why};
-    }
+    if (auto why = ensure_connected()) return RecordError{*why};
     const auto deadline = Clock::now() + options_.timeout;
     const int sent = script ? PQsendQuery(conn_, sql.c_str())
                             : PQsendQueryParams(conn_, sql.c_str(), static_cast<int>(values.size()), nullptr,
                                                 values.data(), nullptr, nullptr, 0);
     if (sent != 1) return fail(last_error());
-    for (int flushed; (flushed = PQflush(conn_)) != 0;) {
-      if (flushed < 0) return fail(last_error());
-      if (!wait(POLLOUT | POLLIN, deadline)) return fail(timed_out());
-      if (PQconsumeInput(conn_) != 1) return fail(last_error());
-    }
+    if (auto why = flush(deadline)) return fail(*why);
     PgResult result;
     std::optional<std::string> refused;
     for (;;) {

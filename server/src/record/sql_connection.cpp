@@ -51,6 +51,17 @@ std::string render_sql(const std::string& sql, SqlDialect dialect) {
   return out;
 }
 
+RecordResult<std::vector<SqlResult>> SqlConnection::run_all(const std::vector<SqlStatement>& statements) {
+  std::vector<SqlResult> results;
+  results.reserve(statements.size());
+  for (const SqlStatement& statement : statements) {
+    auto result = run(statement.sql, statement.params);
+    if (!result) return result.error();
+    results.push_back(std::move(*result));
+  }
+  return results;
+}
+
 SqlTransaction::~SqlTransaction() {
   if (open_) connection_.rollback();
 }

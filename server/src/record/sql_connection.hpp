@@ -34,6 +34,11 @@ struct SqlValue {
 };
 using SqlParams = std::vector<SqlValue>;
 
+struct SqlStatement {
+  std::string sql;
+  SqlParams params;
+};
+
 // One row of an answer, every cell as the engine's text (NULL as nullopt).
 class SqlRow {
  public:
@@ -58,6 +63,11 @@ class SqlConnection {
   virtual SqlDialect dialect() const = 0;
   // One statement. A failure is RecordErrorKind::Down with the engine's reason.
   virtual RecordResult<SqlResult> run(const std::string& sql, const SqlParams& params = {}) = 0;
+  // Several statements, each answered as run() answers it, in order; the first failure
+  // fails the call (within a transaction, as the batched writes use it, that failure has
+  // ended the transaction anyway). The default runs them one by one; PostgreSQL sends them
+  // all before it reads an answer, so a batch costs one round trip instead of one each.
+  virtual RecordResult<std::vector<SqlResult>> run_all(const std::vector<SqlStatement>& statements);
   // Several statements without parameters (the schema's scripts).
   virtual RecordResult<Ok> run_script(const std::string& sql) = 0;
   // Ends an open transaction without committing; never reconnects, never fails.

@@ -44,16 +44,22 @@ class SqlRecordStore final : public RecordStore {
     return claim_row(r);
   }
 
-  RecordResult<ClaimOutcome> claim_row(const ClaimRequest& r) {
-    const std::string what = "claiming session " + r.id;
-    auto inserted = db_->run(
+  RecordResult<ClaimOutcome> claim_row(const ClaimRequest& r) { return claim_answer(r, run(claim_statement(r))); }
+
+  SqlStatement claim_statement(const ClaimRequest& r) const {
+    return {
         "INSERT INTO bp_sessions (id, replica, instance, open, owner, bits, parties, json, checkpoint, claimed_at)"
         " SELECT $1, $2, $3, TRUE, $4, $5, $6, $7, $8, {now}"
         " WHERE CAST($9 AS integer) = 0"
         "    OR (SELECT count(*) FROM bp_sessions WHERE open AND owner = $4) < CAST($9 AS integer)"
         " ON CONFLICT (id) DO NOTHING",
         {r.id, options_.replica, options_.instance, r.owner, r.bits, r.parties, r.lost_json, to_hex(r.checkpoint),
-         r.owner_cap});
+         r.owner_cap}};
+  }
+
+  // What the claim's INSERT answered means; a claim that inserted nothing asks why.
+  RecordResult<ClaimOutcome> claim_answer(const ClaimRequest& r, RecordResult<SqlResult> inserted) {
+    const std::string what = "claiming session " + r.id;
     if (!inserted) return in(what, inserted.error());
     if (inserted->affected == 1) return ClaimOutcome::Claimed;
     auto held = db_->run("SELECT 1 FROM bp_sessions WHERE id = $1", {r.id});
@@ -112,18 +118,38 @@ class SqlRecordStore final : public RecordStore {
       tx.emplace(*db_);
       if (auto begun = tx->begin(); !begun) return in("writing sessions", begun.error());
     }
+    // Every write's statement goes out at once (one round trip on PostgreSQL); the rare
+    // write that changed no row then asks why, one by one, within the same transaction.
+    std::vector<SqlStatement> statements;
+    statements.reserve(steps.size());
+    for (const Step& step : steps) {
+      if (step.kind == 0)
+        statements.push_back(claim_statement(batch.claims[step.index]));
+      else if (step.kind == 1)
+        statements.push_back(checkpoint_statement(batch.checkpoints[step.index]));
+      else {
+        const CloseRequest& c = batch.closes[step.index];
+        statements.push_back(close_statement(c.id, c.epoch, c.ok, c.json));
+      }
+    }
+    auto results = db_->run_all(statements);
+    if (!results) return in("writing sessions", results.error());
     // A failure of the record itself ends the transaction, and answers every write with it.
     const auto down = [](const auto& answer) { return !answer && answer.error().down(); };
-    for (const Step& step : steps) {
+    for (size_t i = 0; i < steps.size(); ++i) {
+      const Step& step = steps[i];
+      SqlResult& result = (*results)[i];
       if (step.kind == 0) {
-        auto& answer = answers.claims[step.index] = claim_row(batch.claims[step.index]);
+        const ClaimRequest& r = batch.claims[step.index];
+        auto& answer = answers.claims[step.index] = claim_answer(r, std::move(result));
         if (down(answer)) return answer.error();
       } else if (step.kind == 1) {
-        auto& answer = answers.checkpoints[step.index] = write_checkpoint(batch.checkpoints[step.index]);
+        const Checkpoint& c = batch.checkpoints[step.index];
+        auto& answer = answers.checkpoints[step.index] = checkpoint_answer(c, std::move(result));
         if (down(answer)) return answer.error();
       } else {
         const CloseRequest& c = batch.closes[step.index];
-        auto& answer = answers.closes[step.index] = close_row(c.id, c.epoch, c.ok, c.json);
+        auto& answer = answers.closes[step.index] = close_answer(c.id, c.epoch, c.json, std::move(result));
         if (down(answer)) return answer.error();
       }
     }
@@ -133,13 +159,21 @@ class SqlRecordStore final : public RecordStore {
   }
 
   RecordResult<Ok> close_row(const std::string& id, uint64_t epoch, bool ok, const std::string& json) {
-    const std::string what = "recording session " + id;
-    auto updated = db_->run(
-        // The checkpoint goes with the session's end: only an open session is taken over, and
-        // kept it would double each record's size on disk.
+    return close_answer(id, epoch, json, run(close_statement(id, epoch, ok, json)));
+  }
+
+  SqlStatement close_statement(const std::string& id, uint64_t epoch, bool ok, const std::string& json) const {
+    // The checkpoint goes with the session's end: only an open session is taken over, and
+    // kept it would double each record's size on disk.
+    return {
         "UPDATE bp_sessions SET open = FALSE, ok = $4, json = $5, phase = 'done', checkpoint = '', recorded_at = {now}"
         " WHERE id = $1 AND replica = $2 AND epoch = $3 AND open AND NOT released",
-        {id, options_.replica, epoch, ok, json});
+        {id, options_.replica, epoch, ok, json}};
+  }
+
+  RecordResult<Ok> close_answer(const std::string& id, uint64_t epoch, const std::string& json,
+                                RecordResult<SqlResult> updated) {
+    const std::string what = "recording session " + id;
     if (!updated) return in(what, updated.error());
     if (updated->affected == 1) return keep_bound();
     // An earlier try may have gone through with its answer lost on the way back.
@@ -340,15 +374,22 @@ class SqlRecordStore final : public RecordStore {
     return answer;
   }
 
-  RecordResult<Ok> write_checkpoint(const Checkpoint& c) {
-    auto updated = db_->run(
+  RecordResult<Ok> write_checkpoint(const Checkpoint& c) { return checkpoint_answer(c, run(checkpoint_statement(c))); }
+
+  SqlStatement checkpoint_statement(const Checkpoint& c) const {
+    return {
         "UPDATE bp_sessions SET checkpoint = $4, phase = $5, joined = $6"
         " WHERE id = $1 AND replica = $2 AND epoch = $3 AND open AND NOT released",
-        {c.id, options_.replica, c.epoch, to_hex(c.bytes), c.phase, c.joined});
+        {c.id, options_.replica, c.epoch, to_hex(c.bytes), c.phase, c.joined}};
+  }
+
+  RecordResult<Ok> checkpoint_answer(const Checkpoint& c, RecordResult<SqlResult> updated) {
     if (!updated) return in("checkpointing session " + c.id, updated.error());
     if (updated->affected != 1) return fenced(c.id, c.epoch);
     return Ok{};
   }
+
+  RecordResult<SqlResult> run(const SqlStatement& statement) { return db_->run(statement.sql, statement.params); }
 
   // In memory, the oldest closed records give way to the newest `keep_closed`, an eighth
   // of it at a time: every keep_closed / 8 closes, the closed rows are counted and the oldest
