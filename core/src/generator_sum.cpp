@@ -1,5 +1,6 @@
 #include <vector>
 
+#include "bp/msm.hpp"
 #include "bp/precomputed.hpp"
 #include "verification_equation.hpp"
 
@@ -32,6 +33,25 @@ bool generator_sum_is_identity(const BulletproofGens& bp_gens, const PedersenGen
                                std::span<const Scalar> H, std::vector<Scalar> scalars,
                                std::vector<RistrettoPoint> points) {
   std::vector<Scalar> fixed_scalars;
+  if (!bp_gens.tables_pay_for(n, m)) {
+    scalars.reserve(scalars.size() + 2 * n * m + 2);
+    points.reserve(points.size() + 2 * n * m + 2);
+    for (size_t j = 0; j < m; ++j) {
+      const auto g = bp_gens.G(j, n), h = bp_gens.H(j, n);
+      for (size_t i = 0; i < n; ++i) {
+        if (G[j * n + i].is_zero() && H[j * n + i].is_zero()) continue;
+        scalars.push_back(G[j * n + i]);
+        points.push_back(g[i]);
+        scalars.push_back(H[j * n + i]);
+        points.push_back(h[i]);
+      }
+    }
+    scalars.push_back(B_blinding);
+    points.push_back(pc_gens.B_blinding);
+    scalars.push_back(B);
+    points.push_back(pc_gens.B);
+    return multiscalar_mul_vartime(scalars, points).is_identity();
+  }
   if (shifted_tables_pay(2 * n * m)) {
     // B and B̃ have no shifted tables (two points): they join the others.
     scalars.push_back(B_blinding);

@@ -1,5 +1,6 @@
 #include "bp/generators.hpp"
 
+#include <algorithm>
 #include <array>
 #include <string_view>
 
@@ -91,88 +92,80 @@ std::vector<RistrettoPoint> BulletproofGens::gather(const std::vector<RistrettoP
 
 namespace bp {
 
-const BulletproofGens::Tables& BulletproofGens::tables() const {
-  std::call_once(tables_->built, [this] {
-    tables_->G = VartimeBaseTable::build(G_);
-    tables_->H = VartimeBaseTable::build(H_);
-    tables_->G_ct = CtBaseTable::build(G_);
-    tables_->H_ct = CtBaseTable::build(H_);
-    tables_->ready.store(true, std::memory_order_release);
-  });
-  return *tables_;
-}
-
-const BulletproofGens::ShiftedTables& BulletproofGens::shifted_tables(size_t party) const {
-  ShiftedTables& t = tables_->shifted[party];
+template <class Table>
+const BulletproofGens::PartyTables<Table>& BulletproofGens::party_tables(PartyTables<Table>* kind, size_t party) const {
+  PartyTables<Table>& t = kind[party];
   std::call_once(t.built, [&] {
-    t.G = ShiftedBaseTable::build(G(party, gens_capacity_));
-    t.H = ShiftedBaseTable::build(H(party, gens_capacity_));
+    t.G = Table::build(G(party, gens_capacity_));
+    t.H = Table::build(H(party, gens_capacity_));
     t.ready.store(true, std::memory_order_release);
   });
   return t;
 }
 
-std::vector<const ShiftedBaseTable*> BulletproofGens::gather_shifted(bool h, size_t first_party, size_t parties,
-                                                                     size_t n) const {
-  std::vector<const ShiftedBaseTable*> out;
+template <class Table>
+std::vector<const Table*> BulletproofGens::gather_tables(PartyTables<Table>* kind, bool h, size_t first_party,
+                                                         size_t parties, size_t n) const {
+  std::vector<const Table*> out;
   out.reserve(parties * n);
   for (size_t j = first_party; j < first_party + parties; ++j) {
-    const auto& t = shifted_tables(j);
-    for (size_t i = 0; i < n; ++i) out.push_back(h ? &t.H[i] : &t.G[i]);
+    const auto& t = party_tables(kind, j);
+    const std::vector<Table>& of = h ? t.H : t.G;
+    for (size_t i = 0; i < n; ++i) out.push_back(&of[i]);
   }
   return out;
 }
 
-template <class Table>
-std::vector<const Table*> BulletproofGens::gather_tables(const std::vector<Table>& all, size_t first_party,
-                                                         size_t parties, size_t n) const {
-  std::vector<const Table*> out;
-  out.reserve(parties * n);
-  for (size_t j = first_party; j < first_party + parties; ++j)
-    for (size_t i = 0; i < n; ++i) out.push_back(&all[j * gens_capacity_ + i]);
-  return out;
-}
-
 std::vector<const VartimeBaseTable*> BulletproofGens::G_tables(size_t j, size_t n) const {
-  return gather_tables(tables().G, j, 1, n);
+  return gather_tables(tables_->vartime.get(), false, j, 1, n);
 }
 std::vector<const VartimeBaseTable*> BulletproofGens::H_tables(size_t j, size_t n) const {
-  return gather_tables(tables().H, j, 1, n);
+  return gather_tables(tables_->vartime.get(), true, j, 1, n);
 }
 std::vector<const VartimeBaseTable*> BulletproofGens::G_tables_aggregated(size_t n, size_t m) const {
-  return gather_tables(tables().G, 0, m, n);
+  return gather_tables(tables_->vartime.get(), false, 0, m, n);
 }
 std::vector<const VartimeBaseTable*> BulletproofGens::H_tables_aggregated(size_t n, size_t m) const {
-  return gather_tables(tables().H, 0, m, n);
+  return gather_tables(tables_->vartime.get(), true, 0, m, n);
 }
 
 std::vector<const CtBaseTable*> BulletproofGens::G_ct_tables(size_t j, size_t n) const {
-  return gather_tables(tables().G_ct, j, 1, n);
+  return gather_tables(tables_->ct.get(), false, j, 1, n);
 }
 std::vector<const CtBaseTable*> BulletproofGens::H_ct_tables(size_t j, size_t n) const {
-  return gather_tables(tables().H_ct, j, 1, n);
+  return gather_tables(tables_->ct.get(), true, j, 1, n);
 }
 
 std::vector<const ShiftedBaseTable*> BulletproofGens::G_shifted_tables(size_t j, size_t n) const {
-  return gather_shifted(false, j, 1, n);
+  return gather_tables(tables_->shifted.get(), false, j, 1, n);
 }
 std::vector<const ShiftedBaseTable*> BulletproofGens::H_shifted_tables(size_t j, size_t n) const {
-  return gather_shifted(true, j, 1, n);
+  return gather_tables(tables_->shifted.get(), true, j, 1, n);
 }
 std::vector<const ShiftedBaseTable*> BulletproofGens::G_shifted_tables_aggregated(size_t n, size_t m) const {
-  return gather_shifted(false, 0, m, n);
+  return gather_tables(tables_->shifted.get(), false, 0, m, n);
 }
 std::vector<const ShiftedBaseTable*> BulletproofGens::H_shifted_tables_aggregated(size_t n, size_t m) const {
-  return gather_shifted(true, 0, m, n);
+  return gather_tables(tables_->shifted.get(), true, 0, m, n);
+}
+
+bool BulletproofGens::tables_pay_for(size_t n, size_t m) const {
+  std::lock_guard lock(tables_->shapes_mutex);
+  auto& seen = tables_->shapes_asked;
+  if (std::find(seen.begin(), seen.end(), std::pair(n, m)) != seen.end()) return true;
+  seen.emplace_back(n, m);
+  return false;
 }
 
 size_t BulletproofGens::table_bytes() const {
   size_t bytes = 0;
-  if (tables_->ready.load(std::memory_order_acquire))
-    bytes += (tables_->G.size() + tables_->H.size()) * sizeof(VartimeBaseTable) +
-             (tables_->G_ct.size() + tables_->H_ct.size()) * sizeof(CtBaseTable);
-  for (const auto& t : tables_->shifted)
-    if (t.ready.load(std::memory_order_acquire)) bytes += (t.G.size() + t.H.size()) * sizeof(ShiftedBaseTable);
+  const auto add = [&](const auto* kind, size_t table_size) {
+    for (size_t j = 0; j < party_capacity_; ++j)
+      if (kind[j].ready.load(std::memory_order_acquire)) bytes += (kind[j].G.size() + kind[j].H.size()) * table_size;
+  };
+  add(tables_->vartime.get(), sizeof(VartimeBaseTable));
+  add(tables_->ct.get(), sizeof(CtBaseTable));
+  add(tables_->shifted.get(), sizeof(ShiftedBaseTable));
   return bytes;
 }
 

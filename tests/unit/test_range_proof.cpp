@@ -159,6 +159,46 @@ TEST_CASE("prove and verify round trips over random values, and any tampered byt
   }
 }
 
+TEST_CASE("a shape's first check reads the generators themselves, later ones their tables: both judge alike") {
+  // Proved with the shared generators, checked with fresh ones, so that only the checks
+  // build (or do not build) the fresh ones' tables. m = 16 also takes the shifted tables.
+  for (size_t m : {2, 16}) {
+    CAPTURE(m);
+    const size_t n = 64;
+    std::vector<uint64_t> values(m, 7);
+    std::vector<Scalar> blindings(m);
+    SystemRandom rng;
+    for (auto& b : blindings) b = Scalar::random(rng);
+    Transcript t("tables");
+    auto proved = RangeProof::prove_multiple(gens(), pc(), t, values, blindings, n);
+    REQUIRE(proved.ok());
+    const auto bytes = proved->proof.to_bytes();
+    auto tampered = bytes;
+    tampered[bytes.size() - 40] ^= 1;  // inside the inner-product argument's scalars
+    const auto check = [&](const BulletproofGens& fresh, const std::vector<uint8_t>& b) {
+      auto proof = RangeProof::from_bytes(b);
+      if (!proof) return false;
+      Transcript tv("tables");
+      return proof->verify_multiple(fresh, pc(), tv, proved->commitments, n).ok();
+    };
+    {
+      const BulletproofGens fresh(n, m);
+      CHECK_FALSE(check(fresh, tampered));  // the points themselves
+      CHECK(fresh.table_bytes() == 0);
+      CHECK(check(fresh, bytes));  // the second check of the shape: tables
+      CHECK(fresh.table_bytes() > 0);
+      CHECK_FALSE(check(fresh, tampered));
+    }
+    {
+      const BulletproofGens fresh(n, m);
+      CHECK(check(fresh, bytes));
+      CHECK(fresh.table_bytes() == 0);
+      CHECK_FALSE(check(fresh, tampered));
+      CHECK(fresh.table_bytes() > 0);
+    }
+  }
+}
+
 TEST_CASE("typed errors: out of range, bad sizes, identity points, truncated and overlong input") {
   SystemRandom rng;
   const Scalar r = Scalar::random(rng);

@@ -50,18 +50,19 @@ class BulletproofGens {
   std::vector<RistrettoPoint> G_aggregated(size_t n, size_t m) const { return gather(G_, n, m); }
   std::vector<RistrettoPoint> H_aggregated(size_t n, size_t m) const { return gather(H_, n, m); }
 
-  // Variable-time tables of the same points, in the same order, built on first use
-  // (thread-safe) and kept for the life of the generators.
+  // Tables of the same points, in the same order. Each kind is built party by party on
+  // that party's first use (thread-safe) and kept for the life of the generators, so a party
+  // proving at its own positions builds its own tables only.
+  // Variable time, for public scalars:
   std::vector<const VartimeBaseTable*> G_tables(size_t j, size_t n) const;
   std::vector<const VartimeBaseTable*> H_tables(size_t j, size_t n) const;
   std::vector<const VartimeBaseTable*> G_tables_aggregated(size_t n, size_t m) const;
   std::vector<const VartimeBaseTable*> H_tables_aggregated(size_t n, size_t m) const;
-  // Constant-time tables of party j's first n generators (for the prover's secret scalars).
+  // Constant time, of party j's first n generators (for the prover's secret scalars):
   std::vector<const CtBaseTable*> G_ct_tables(size_t j, size_t n) const;
   std::vector<const CtBaseTable*> H_ct_tables(size_t j, size_t n) const;
-  // Shifted tables (ShiftedBaseTable) of the same points, for verifications large enough
-  // to repay them (shifted_tables_pay): each party's built on its first use, separately
-  // from the others (thread-safe; 2.9 KB per generator, 0.36 MiB per party of 64).
+  // Shifted tables (ShiftedBaseTable), for verifications large enough to repay them
+  // (shifted_tables_pay; 2.9 KB per generator, 0.36 MiB per party of 64):
   std::vector<const ShiftedBaseTable*> G_shifted_tables(size_t j, size_t n) const;
   std::vector<const ShiftedBaseTable*> H_shifted_tables(size_t j, size_t n) const;
   std::vector<const ShiftedBaseTable*> G_shifted_tables_aggregated(size_t n, size_t m) const;
@@ -69,25 +70,36 @@ class BulletproofGens {
   // Bytes held by the tables built so far (zero before any).
   size_t table_bytes() const;
 
+  // Whether a verification over parties 0..m-1's first n generators should read tables
+  // rather than the points themselves: from the second time this shape asks. Building a
+  // party's tables costs more than one multiplication gains from them (at m = 256, 1.3 s
+  // of a 2 s check), so a process that checks one proof of a shape (bp verify, a party
+  // checking its own session's proof) never builds them, and a dealer or a verifier builds
+  // them once, at its second proof of that shape.
+  bool tables_pay_for(size_t n, size_t m) const;
+
  private:
-  struct ShiftedTables {
+  template <class Table>
+  struct PartyTables {
     std::once_flag built;
     std::atomic<bool> ready{false};
-    std::vector<ShiftedBaseTable> G, H;  // one party's
+    std::vector<Table> G, H;  // one party's, gens_capacity_ each
   };
   struct Tables {
-    explicit Tables(size_t parties) : shifted(parties) {}
-    std::once_flag built;
-    std::atomic<bool> ready{false};
-    std::vector<VartimeBaseTable> G, H;
-    std::vector<CtBaseTable> G_ct, H_ct;
-    std::vector<ShiftedTables> shifted;  // per party
+    explicit Tables(size_t parties)
+        : vartime(std::make_unique<PartyTables<VartimeBaseTable>[]>(parties)),
+          ct(std::make_unique<PartyTables<CtBaseTable>[]>(parties)),
+          shifted(std::make_unique<PartyTables<ShiftedBaseTable>[]>(parties)) {}
+    std::unique_ptr<PartyTables<VartimeBaseTable>[]> vartime;
+    std::unique_ptr<PartyTables<CtBaseTable>[]> ct;
+    std::unique_ptr<PartyTables<ShiftedBaseTable>[]> shifted;
+    std::mutex shapes_mutex;
+    std::vector<std::pair<size_t, size_t>> shapes_asked;  // tables_pay_for's (n, m) seen
   };
-  const Tables& tables() const;
-  const ShiftedTables& shifted_tables(size_t party) const;
-  std::vector<const ShiftedBaseTable*> gather_shifted(bool h, size_t first_party, size_t parties, size_t n) const;
   template <class Table>
-  std::vector<const Table*> gather_tables(const std::vector<Table>& all, size_t first_party, size_t parties,
+  const PartyTables<Table>& party_tables(PartyTables<Table>* kind, size_t party) const;
+  template <class Table>
+  std::vector<const Table*> gather_tables(PartyTables<Table>* kind, bool h, size_t first_party, size_t parties,
                                           size_t n) const;
 
   std::vector<RistrettoPoint> gather(const std::vector<RistrettoPoint>& all, size_t n, size_t m) const;
