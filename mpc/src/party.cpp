@@ -162,13 +162,19 @@ MpcResult<ProofShare> PartyAwaitingResult::replay(const PolyChallengeMsg& c) con
   return s_->share;
 }
 
-MpcResult<Ok> PartyAwaitingResult::check_result(const AggregationResult& r) const {
+MpcResult<Ok> PartyAwaitingResult::check_placement(const AggregationResult& r) const {
   if (!s_) return consumed();
   const auto& s = *s_;
   if (r.n != s.params.n || r.label != s.params.label)
     return malicious_dealer("the result is for other session parameters");
   if (r.commitments.size() != s.params.padded_m() || !(r.commitments[s.position] == s.bit_commitment.V_j))
     return malicious_dealer("the result does not carry our commitment at our position");
+  return Ok{};
+}
+
+MpcResult<Ok> PartyAwaitingResult::check_result(const AggregationResult& r) const {
+  if (auto placed = check_placement(r); !placed) return placed.error();
+  const auto& s = *s_;
   Transcript t(r.label);
   const auto status = r.proof.verify_multiple(*s.bp_gens, *s.pc_gens, t, r.commitments, r.n);
   if (!status) return malicious_dealer("the aggregated proof does not verify");

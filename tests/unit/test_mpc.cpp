@@ -338,6 +338,38 @@ TEST_CASE("any number of parties: the dealer pads to a power of two") {
   }
 }
 
+TEST_CASE("a party checks its commitment's placement alone, and the shared proof with check_result") {
+  SystemRandom rng;
+  const SessionParams params{16, 2, session_label("placement", 16, 2, "placement")};
+  std::vector<Scalar> blindings{Scalar::random(rng), Scalar::random(rng)};
+  auto in_hand = reach_shares(params, {3, 4}, blindings, rng, false);
+  auto result = std::move(*in_hand.dealer).receive_shares(in_hand.shares);
+  REQUIRE(result.ok());
+  for (const auto& party : in_hand.parties) {
+    CHECK(party.check_placement(*result).ok());
+    CHECK(party.check_result(*result).ok());
+  }
+  // Another session's proof of the same shape: every commitment in place, but the proof
+  // is not of them. Only check_result, which a seat runs once, sees it.
+  const Run other = run_protocol(params, {3, 4}, {Scalar::random(rng), Scalar::random(rng)}, rng, false);
+  REQUIRE(other.result.ok());
+  auto foreign = *result;
+  foreign.proof = other.result->proof;
+  CHECK(in_hand.parties[0].check_placement(foreign).ok());
+  auto refused = in_hand.parties[0].check_result(foreign);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().kind == MpcErrorKind::MaliciousDealer);
+  // A commitment moved: the party at that position sees it without a proof check.
+  auto moved = *result;
+  std::swap(moved.commitments[0], moved.commitments[1]);
+  for (const auto& party : in_hand.parties) {
+    auto placed = party.check_placement(moved);
+    REQUIRE_FALSE(placed.ok());
+    CHECK(placed.error().kind == MpcErrorKind::MaliciousDealer);
+    CHECK(party.check_result(moved).error().kind == MpcErrorKind::MaliciousDealer);
+  }
+}
+
 TEST_CASE("a dealer rebuilt from its padding seed and the same messages decides the same challenges and proof") {
   // Three real parties: one padding party, whose randomness is the seed's.
   SystemRandom rng;

@@ -98,6 +98,10 @@ class PartyAwaitingResult {
   // Checks the dealer's result: our commitment at our position, the session's n and label,
   // and a proof that verifies.
   MpcResult<Ok> check_result(const AggregationResult& result) const;
+  // The first two of those, without the proof: for a seat of several positions, which checks
+  // each position's placement and the one proof they share once (check_result on any of
+  // them), not once per position.
+  MpcResult<Ok> check_placement(const AggregationResult& result) const;
 
   size_t position() const;
   PartyAwaitingResult(PartyAwaitingResult&&) noexcept;
