@@ -145,7 +145,8 @@ TEST_CASE("a bit commitment in the same write as the join is the seated party's,
   Seated seated{std::make_unique<RawParty>(dealer.port()), {}};
   ManualParty manual{std::make_unique<BulletproofGens>(params.n, params.padded_m()), std::nullopt};
   SystemRandom rng;
-  auto party = mpc::PartyAwaitingPosition::create(*manual.gens, PedersenGens(), params, 9, Scalar::random(rng));
+  static const PedersenGens pc;  // the party keeps a reference: it must outlive the session
+  auto party = mpc::PartyAwaitingPosition::create(*manual.gens, pc, params, 9, Scalar::random(rng));
   REQUIRE(party.ok());
   auto committed = std::move(*party).assign_position(0);
   REQUIRE(committed.ok());

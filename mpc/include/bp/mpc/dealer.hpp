@@ -60,6 +60,15 @@ class DealerAwaitingBitCommitments {
   static MpcResult<DealerAwaitingBitCommitments> create(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
                                                         const SessionParams& params,
                                                         std::span<const uint8_t, kPaddingSeedBytes> padding_seed);
+  // Kept by reference: temporaries do not compile (as for the party).
+  static MpcResult<DealerAwaitingBitCommitments> create(const BulletproofGens&, PedersenGens&&,
+                                                        const SessionParams&) = delete;
+  static MpcResult<DealerAwaitingBitCommitments> create(BulletproofGens&&, const PedersenGens&,
+                                                        const SessionParams&) = delete;
+  static MpcResult<DealerAwaitingBitCommitments> create(const BulletproofGens&, PedersenGens&&, const SessionParams&,
+                                                        std::span<const uint8_t, kPaddingSeedBytes>) = delete;
+  static MpcResult<DealerAwaitingBitCommitments> create(BulletproofGens&&, const PedersenGens&, const SessionParams&,
+                                                        std::span<const uint8_t, kPaddingSeedBytes>) = delete;
 
   // One commitment per real party, in position order.
   MpcResult<std::pair<DealerAwaitingPolyCommitments, BitChallengeMsg>> receive_bit_commitments(

@@ -40,6 +40,12 @@ class PartyAwaitingPosition {
   // The generators must outlive the party. Refuses a value outside [0, 2^n).
   static MpcResult<PartyAwaitingPosition> create(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
                                                  const SessionParams& params, uint64_t value, const Scalar& blinding);
+  // Kept by reference: a temporary would be gone before the first round (a test that passed
+  // PedersenGens() read freed memory in its final check), so one does not compile.
+  static MpcResult<PartyAwaitingPosition> create(const BulletproofGens&, PedersenGens&&, const SessionParams&, uint64_t,
+                                                 const Scalar&) = delete;
+  static MpcResult<PartyAwaitingPosition> create(BulletproofGens&&, const PedersenGens&, const SessionParams&, uint64_t,
+                                                 const Scalar&) = delete;
 
   MpcResult<std::pair<PartyAwaitingBitChallenge, BitCommitment>> assign_position(size_t position) &&;
 
