@@ -152,8 +152,10 @@ struct DealerServer::Impl {
     acceptor.set_option(asio::socket_base::reuse_address(true));
     acceptor.bind(endpoint);
     acceptor.listen(asio::socket_base::max_listen_connections);
-    // Build the generator tables now rather than in the first session's last round.
-    (void)bp_gens.G_tables(0, 1);
+    // Every position's variable-time tables (the inner-product argument reads them) now,
+    // rather than in the first session's last round. The constant-time ones are built for
+    // the positions the dealer pads, when it first pads them.
+    (void)bp_gens.G_tables_aggregated(1, bp_gens.party_capacity());
     records.on_heartbeat([this](HeartbeatNews news) { registry.heartbeat(news); });
     records.on_lease_lost([this] { registry.lease_lost(); });
     log::info("outcome record", {{"store", describe_record()}, {"replica", replica}});
