@@ -43,9 +43,10 @@ struct DefaultPedersen {
   }
 };
 
+// Never destroyed: a thread still proving while the process exits may read it.
 const DefaultPedersen& default_pedersen() {
-  static const DefaultPedersen instance;
-  return instance;
+  static const auto* instance = new DefaultPedersen;
+  return *instance;
 }
 
 }  // namespace

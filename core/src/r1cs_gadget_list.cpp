@@ -194,16 +194,18 @@ Result<Ok, R1CSError> GadgetList::build(RandomizableConstraintSystem& cs, std::s
   return Ok{};
 }
 
+// Never destroyed, like the default Pedersen tables: a party's offloaded work may still read
+// them on its own thread while the process exits.
 const PedersenGens& detail::r1cs_pedersen() {
-  static const PedersenGens pc;
-  return pc;
+  static const auto* pc = new PedersenGens;
+  return *pc;
 }
 
 const BulletproofGens& detail::r1cs_generators(size_t capacity) {
-  static std::mutex mutex;
-  static std::map<size_t, std::unique_ptr<BulletproofGens>> cache;
-  std::lock_guard lock(mutex);
-  auto& slot = cache[capacity];
+  static auto* mutex = new std::mutex;
+  static auto* cache = new std::map<size_t, std::unique_ptr<BulletproofGens>>;
+  std::lock_guard lock(*mutex);
+  auto& slot = (*cache)[capacity];
   if (!slot) slot = std::make_unique<BulletproofGens>(capacity, 1);
   return *slot;
 }
