@@ -6,6 +6,8 @@
 
 #include <optional>
 
+#include "bp/mpc/limits.hpp"
+
 namespace bp::mpc {
 
 namespace detail {
@@ -127,7 +129,9 @@ MpcResult<R1CSPartyAwaitingSeat> R1CSPartyAwaitingSeat::create(const GadgetItem&
 MpcResult<std::pair<R1CSPartyAwaitingFirstPhases, R1CSFirstPhaseShare>> R1CSPartyAwaitingSeat::take_seat(
     const GadgetList& list, size_t item, std::string label) && {
   if (!s_) return consumed();
-  // Public terms only: the same answer whatever the values are.
+  // Public terms only: the same answer whatever the values are. A list over the limits is
+  // refused before the slice allocates its generators (the dealer chose its size).
+  if (auto over = gadget_list_over_limits(list)) return MpcError{MpcErrorKind::MaliciousDealer, {}, *over};
   if (item >= list.items().size() || list.items()[item].text() != s_->gadget.text())
     return MpcError{
         MpcErrorKind::InvalidParameters,
@@ -180,7 +184,7 @@ MpcResult<Ok> R1CSPartyAwaitingResult::check_result(std::span<const CompressedRi
                   [](const auto& a, const auto& b) { return a.bytes == b.bytes; }))
     return MpcError{MpcErrorKind::MaliciousDealer, {}, "the result does not hold this party's commitments in its seat"};
   if (auto ok = verify_gadget_list(s_->list, s_->label, commitments, proof); !ok)
-    return MpcError{MpcErrorKind::MaliciousDealer, {}, "the result does not verify: " + ok.error().detail};
+    return MpcError{MpcErrorKind::MaliciousDealer, {}, "the result does not verify: " + describe(ok.error())};
   return Ok{};
 }
 

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "bp/mpc/limits.hpp"
 #include "bp/mpc/r1cs.hpp"
 #include "bp/random.hpp"
 
@@ -117,6 +118,33 @@ TEST_CASE("a party pins its gadget: another seat is refused the same way whateve
   auto not_a_shuffle = R1CSPartyAwaitingSeat::create(gadget("shuffle:2"), {1, 2, 3, 4}, blindings(4));
   REQUIRE_FALSE(not_a_shuffle);
   CHECK(not_a_shuffle.error().kind == MpcErrorKind::ValueOutOfRange);
+}
+
+TEST_CASE("a seat in a list over the session limits is the dealer's doing, refused before anything is built") {
+  // At every limit: 4,096 multipliers, 1,024 commitments.
+  std::string at = "range:32";
+  for (int k = 0; k < 63; ++k) at += ";range:64";
+  CHECK_FALSE(gadget_list_over_limits(*GadgetList::parse(at + ";geq:32;sum:957")).has_value());
+  const std::vector<std::pair<std::string, std::string>> over = {
+      {at + ";geq:33", "takes 4097 multipliers; a gadget session takes at most 4096"},
+      {at + ";geq:32;sum:958", "takes 1025 commitments; a gadget session takes at most 1024"},
+      {"range:32;shuffle:258", "seat 1 (shuffle:258) takes 514 multipliers; a seat takes at most 512"},
+  };
+  for (const auto& entry : over) {
+    const std::string& text = entry.first;
+    const std::string& named = entry.second;
+    CAPTURE(text);
+    const auto list = *GadgetList::parse(text);
+    auto why = gadget_list_over_limits(list);
+    REQUIRE(why.has_value());
+    CHECK(why->find(named) != std::string::npos);
+    auto party = R1CSPartyAwaitingSeat::create(gadget("range:32"), {5}, blindings(1));
+    REQUIRE(party);
+    auto seat = std::move(*party).take_seat(list, 0, "x");
+    REQUIRE_FALSE(seat);
+    CHECK(seat.error().kind == MpcErrorKind::MaliciousDealer);
+    CHECK(seat.error().detail == *why);
+  }
 }
 
 TEST_CASE("a round that misquotes the party's own message is the dealer's doing") {

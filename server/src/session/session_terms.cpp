@@ -64,18 +64,7 @@ Result<GadgetList, std::string> gadgets_of(const std::string& text, size_t parti
     return "the gadget list names " + std::to_string(items) + " seats; the session has " + std::to_string(parties) +
            " parties";
   if (items > max_positions) return "this dealer holds at most " + std::to_string(max_positions) + " seats per session";
-  const wire::Limits frame;
-  if (list->commitments() > frame.max_r1cs_commitments)
-    return "the list takes " + std::to_string(list->commitments()) + " commitments; a gadget session takes at most " +
-           std::to_string(frame.max_r1cs_commitments);
-  if (list->multipliers() > kMaxSessionMultipliers)
-    return "the list takes " + std::to_string(list->multipliers()) + " multipliers; a gadget session takes at most " +
-           std::to_string(kMaxSessionMultipliers);
-  for (size_t j = 0; j < items; ++j)
-    if (list->items()[j].multipliers() > frame.max_r1cs_multipliers)
-      return "seat " + std::to_string(j) + " (" + list->items()[j].text() + ") takes " +
-             std::to_string(list->items()[j].multipliers()) + " multipliers; a seat takes at most " +
-             std::to_string(frame.max_r1cs_multipliers);
+  if (auto over = mpc::gadget_list_over_limits(*list)) return *over;
   return std::move(*list);
 }
 

@@ -61,9 +61,6 @@ Result<size_t, std::string> positions_of(size_t bits, size_t parties, const std:
 // A gadget list as an operator asked for it, for `parties` seats: the list, or why this
 // dealer does not run it (its items are not the parties, or it is larger than a frame holds).
 Result<GadgetList, std::string> gadgets_of(const std::string& text, size_t parties, size_t max_positions);
-// The most multipliers of a gadget session (its generators: 4096 is what the reference's
-// tests go to) and of one seat (its share's l and r fit a frame).
-inline constexpr size_t kMaxSessionMultipliers = 4096;
 
 // The checkpoint a new session is claimed with: its terms, free seats and a fresh padding seed.
 wire::DealerCheckpoint first_checkpoint(const SessionTerms& terms);

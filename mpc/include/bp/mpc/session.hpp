@@ -12,12 +12,11 @@
 #include <vector>
 
 #include "bp/bounds.hpp"
+#include "bp/mpc/limits.hpp"
 
 namespace bp::mpc {
 
 inline constexpr unsigned kProtocolVersion = 1;
-// Positions in one session (a party may hold several; the proof aggregates them all).
-inline constexpr size_t kMaxPositions = 256;
 [[deprecated("kMaxParties counted positions: use kMaxPositions")]] inline constexpr size_t kMaxParties = kMaxPositions;
 
 struct SessionParams {

@@ -36,10 +36,8 @@ struct CodecError {
 std::string describe(const CodecError& e);
 
 // The longest transcript label any decoder takes (Joined, SessionCreated, the result, a
-// checkpoint). The largest session's label fits with room: 92 bytes of terms, an application
-// label of max_label_bytes (1024), and " bounds=" with 256 minimum-only values of 20 digits
-// (5,888 bytes) come to 7,012; the dealer refuses at create a session whose label would not fit.
-inline constexpr size_t kMaxTranscriptLabelBytes = 8192;
+// checkpoint); the dealer refuses at create a session whose label would not fit.
+inline constexpr size_t kMaxTranscriptLabelBytes = mpc::kMaxTranscriptLabelBytes;
 
 struct Limits {
   // The largest honest frame of one position's party is a 256-position challenge, 27 KiB; a
@@ -47,12 +45,12 @@ struct Limits {
   size_t max_frame_bytes = 64 * 1024;
   size_t max_positions = kMaxPositions;  // positions in a session (and so parties, and values)
   size_t max_bits = 64;
-  size_t max_label_bytes = 1024;  // an application's label, an abort's reason
+  size_t max_label_bytes = mpc::kMaxApplicationLabelBytes;  // an application's label, an abort's reason
   size_t max_transcript_label_bytes = kMaxTranscriptLabelBytes;
   // 1.5, gadget sessions: the value commitments of one session (so of any frame: a broadcast
   // of every seat's first phase fits 64 KiB), and one seat's multipliers (its l and r).
-  size_t max_r1cs_commitments = 1024;
-  size_t max_r1cs_multipliers = 512;
+  size_t max_r1cs_commitments = mpc::kMaxSessionCommitments;
+  size_t max_r1cs_multipliers = mpc::kMaxSeatMultipliers;
 };
 
 std::vector<uint8_t> encode(const Message& message);

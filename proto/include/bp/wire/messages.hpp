@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bp/bounds.hpp"
+#include "bp/mpc/limits.hpp"
 #include "bp/mpc/messages.hpp"
 #include "bp/r1cs_aggregation.hpp"
 #include "bp/wire/identity.hpp"
@@ -162,7 +163,7 @@ struct R1CSResultMsg {
 };
 bool attestation_valid(const R1CSResultMsg& message);
 // The longest gadget list a session takes (a member item's set makes a list long).
-inline constexpr size_t kMaxGadgetsBytes = 4096;
+inline constexpr size_t kMaxGadgetsBytes = mpc::kMaxGadgetListBytes;
 
 using Message =
     std::variant<BitCommitment, mpc::BitChallengeMsg, PolyCommitment, mpc::PolyChallengeMsg, ProofShare, ResultMsg,
@@ -171,7 +172,7 @@ using Message =
                  R1CSSecondPhaseShare, R1CSSecondPhases, R1CSPolyShare, R1CSPolyShares, R1CSProofShare, R1CSResultMsg>;
 
 // The most positions a session may hold (a dealer may cap it lower, --max-positions).
-inline constexpr size_t kMaxPositions = 256;
+inline constexpr size_t kMaxPositions = mpc::kMaxPositions;
 
 inline constexpr size_t kSessionIdChars = 32;
 bool valid_session_id(std::string_view id);  // 32 lowercase hex characters
