@@ -2,6 +2,7 @@
 #include <optional>
 
 #include "bp/client/party_client.hpp"
+#include "conversation.hpp"
 
 namespace bp::client {
 
@@ -10,8 +11,14 @@ template <class T, class Start>
 ClientResult<T> run_blocking(Start&& start) {
   boost::asio::io_context ioc;
   std::optional<ClientResult<T>> out;
-  start(ioc, [&out](ClientResult<T> r) { out.emplace(std::move(r)); });
-  ioc.run();
+  // The library's handlers let nothing out; this is the last net (an allocation that fails
+  // outside them), so a blocking call never throws either.
+  try {
+    start(ioc, [&out](ClientResult<T> r) { out.emplace(std::move(r)); });
+    ioc.run();
+  } catch (const std::exception& e) {
+    if (!out) return detail::internal_error(e);
+  }
   if (!out) return ClientError{ClientErrorKind::Transport, "the exchange ended without a result", {}};
   return std::move(*out);
 }

@@ -1,6 +1,7 @@
 #include "conversation.hpp"
 
 #include <boost/asio/connect.hpp>
+#include <boost/asio/dispatch.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -9,6 +10,7 @@
 #include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket.hpp>
 #include <boost/beast/websocket/ssl.hpp>
+#include <concepts>
 #include <deque>
 
 #include "bp/wire/channel_binding.hpp"
@@ -22,6 +24,14 @@ namespace websocket = beast::websocket;
 using tcp = asio::ip::tcp;
 
 ClientError protocol_error(const std::string& what) { return {ClientErrorKind::Protocol, what, {}}; }
+
+ClientError internal_error(const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e))
+    return {ClientErrorKind::Internal,
+            "out of memory: an allocation of the party failed (" + std::string(e.what()) + ")",
+            {}};
+  return {ClientErrorKind::Internal, std::string("an unexpected error in the party: ") + e.what(), {}};
+}
 
 namespace {
 // A fault of the path: another connection may not meet it.
@@ -53,10 +63,10 @@ class WebSocketConversation final : public Conversation,
   enum class Phase { Connecting, AwaitingHello, Talking, Ended };
 
  public:
-  WebSocketConversation(asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id,
+  WebSocketConversation(const Strand& strand, const Endpoint& dealer, const std::string& session_id,
                         const Options& options, const LinkEmulation& link, std::shared_ptr<Dialogue> dialogue,
                         std::shared_ptr<asio::ssl::context> tls)
-      : resolver_(asio::make_strand(ioc)),
+      : resolver_(strand),
         tls_(std::move(tls)),
         ws_(make_ws(resolver_.get_executor(), tls_.get())),
         deadline_(resolver_.get_executor()),
@@ -67,23 +77,31 @@ class WebSocketConversation final : public Conversation,
         link_(link),
         dialogue_(std::move(dialogue)) {}
 
+  using Self = std::shared_ptr<WebSocketConversation>;
+
   size_t bytes_sent() const override { return bytes_sent_; }
   size_t bytes_received() const override { return bytes_received_; }
 
+  void resume(ClientResult<Step> step) override {
+    asio::dispatch(resolver_.get_executor(), [self = this->shared_from_this(), step = std::move(step)]() mutable {
+      self->guarded([&] { self->take(std::move(step)); });
+    });
+  }
+
   void start() {
     deadline_.expires_after(options_.timeout);
-    deadline_.async_wait([self = this->shared_from_this()](beast::error_code ec) {
+    deadline_.async_wait(guard([](const Self& self, beast::error_code ec) {
       if (ec) return;
       self->fail(
           {ClientErrorKind::Timeout, "no result within " + std::to_string(self->options_.timeout.count()) + " ms", {}});
-    });
-    resolver_.async_resolve(
-        dealer_.host, std::to_string(dealer_.port),
-        [self = this->shared_from_this()](beast::error_code ec, tcp::resolver::results_type results) {
-          if (ec == asio::error::host_not_found_try_again) return self->fail(lost("resolve: " + ec.message()));
-          if (ec) return self->fail({ClientErrorKind::Transport, "resolve: " + ec.message(), {}});
-          self->connect(results);
-        });
+    }));
+    resolver_.async_resolve(dealer_.host, std::to_string(dealer_.port),
+                            guard([](const Self& self, beast::error_code ec, tcp::resolver::results_type results) {
+                              if (ec == asio::error::host_not_found_try_again)
+                                return self->fail(lost("resolve: " + ec.message()));
+                              if (ec) return self->fail({ClientErrorKind::Transport, "resolve: " + ec.message(), {}});
+                              self->connect(results);
+                            }));
   }
 
  private:
@@ -100,7 +118,7 @@ class WebSocketConversation final : public Conversation,
     // kernel still completes the TCP handshake, and then nothing answers).
     beast::get_lowest_layer(ws_).expires_after(options_.idle_timeout);
     beast::get_lowest_layer(ws_).async_connect(
-        results, [self = this->shared_from_this()](beast::error_code ec, const tcp::endpoint&) {
+        results, guard([](const Self& self, beast::error_code ec, const tcp::endpoint&) {
           if (ec) return self->fail(lost("connect: " + ec.message()));
           // Every round is one small frame the dealer waits for: never hold one back for Nagle.
           beast::error_code ignored;
@@ -109,7 +127,7 @@ class WebSocketConversation final : public Conversation,
             self->tls_handshake();
           else
             self->websocket_handshake();
-        });
+        }));
   }
 
   void tls_handshake() {
@@ -120,14 +138,14 @@ class WebSocketConversation final : public Conversation,
       ssl.set_verify_mode(asio::ssl::verify_peer);
       ssl.set_verify_callback(asio::ssl::host_name_verification(dealer_.host));
     }
-    ssl.async_handshake(asio::ssl::stream_base::client, [self = this->shared_from_this()](beast::error_code ec) {
-      // A certificate that does not verify fails the same way on every connection; a
-      // handshake cut short or timed out may pass.
-      if (ec && ec.category() == asio::error::get_ssl_category())
-        return self->fail({ClientErrorKind::Transport, "TLS handshake: " + ec.message(), {}});
-      if (ec) return self->fail(lost("TLS handshake: " + ec.message()));
-      self->websocket_handshake();
-    });
+    ssl.async_handshake(asio::ssl::stream_base::client, guard([](const Self& self, beast::error_code ec) {
+                          // A certificate that does not verify fails the same way on every connection; a
+                          // handshake cut short or timed out may pass.
+                          if (ec && ec.category() == asio::error::get_ssl_category())
+                            return self->fail({ClientErrorKind::Transport, "TLS handshake: " + ec.message(), {}});
+                          if (ec) return self->fail(lost("TLS handshake: " + ec.message()));
+                          self->websocket_handshake();
+                        }));
   }
 
   void websocket_handshake() {
@@ -141,29 +159,48 @@ class WebSocketConversation final : public Conversation,
     timeouts.idle_timeout = options_.idle_timeout;
     timeouts.keep_alive_pings = true;
     ws_.set_option(timeouts);
-    ws_.async_handshake(upgrade_response_, dealer_.host, target_,
-                        [self = this->shared_from_this()](beast::error_code ec) {
+    ws_.async_handshake(upgrade_response_, dealer_.host, target_, guard([](const Self& self, beast::error_code ec) {
                           if (ec == websocket::error::upgrade_declined) return self->fail(self->declined());
                           if (ec) return self->fail(lost("handshake: " + ec.message()));
                           self->phase_ = Phase::AwaitingHello;  // the dealer speaks first
                           self->read();
-                        });
+                        }));
   }
 
   void read() {
     buffer_.clear();
-    ws_.async_read(buffer_, [self = this->shared_from_this()](beast::error_code ec, size_t) {
-      if (self->phase_ == Phase::Ended) return;
-      if (ec) return self->fail(read_failure(ec));
-      if (self->ws_.got_text())
-        return self->fail(protocol_error("the dealer sent a text frame (the protocol is binary)"));
-      const auto data = self->buffer_.data();
-      self->bytes_received_ += data.size();
-      auto decoded =
-          wire::decode({static_cast<const uint8_t*>(data.data()), data.size()}, wire::Limits{kMaxDealerFrameBytes});
-      if (!decoded) return self->fail(protocol_error(wire::describe(decoded.error())));
-      self->on_frame(std::move(*decoded));
-    });
+    ws_.async_read(buffer_, guard([](const Self& self, beast::error_code ec, size_t) {
+                     if (self->phase_ == Phase::Ended) return;
+                     if (ec) return self->fail(read_failure(ec));
+                     if (self->ws_.got_text())
+                       return self->fail(protocol_error("the dealer sent a text frame (the protocol is binary)"));
+                     const auto data = self->buffer_.data();
+                     self->bytes_received_ += data.size();
+                     auto decoded = wire::decode({static_cast<const uint8_t*>(data.data()), data.size()},
+                                                 wire::Limits{kMaxDealerFrameBytes});
+                     if (!decoded) return self->fail(protocol_error(wire::describe(decoded.error())));
+                     self->on_frame(std::move(*decoded));
+                   }));
+  }
+
+  // Nothing thrown in a handler (an allocation that fails while a frame is decoded or
+  // answered, or anywhere else) leaves it: the conversation ends in an error that says so,
+  // and the caller's io_context goes on.
+  template <class F>
+  auto guard(F f) {
+    // Constrained, so an operation with overloads per handler signature still picks one.
+    return [ self = this->shared_from_this(), f = std::move(f) ]<class... Args>(
+        Args && ... args) mutable requires std::invocable<F&, const Self&, Args...> {
+      self->guarded([&] { f(self, std::forward<Args>(args)...); });
+    };
+  }
+  template <class F>
+  void guarded(F&& f) {
+    try {
+      f();
+    } catch (const std::exception& e) {
+      fail(internal_error(e));
+    }
   }
 
   void on_frame(wire::Message message) {
@@ -177,8 +214,13 @@ class WebSocketConversation final : public Conversation,
       enqueue(dialogue_->opening(channel_));
       return read();
     }
-    auto step = dialogue_->on_message(std::move(message), channel_);
+    take(dialogue_->on_message(std::move(message), channel_));
+  }
+
+  void take(ClientResult<Step> step) {
+    if (phase_ == Phase::Ended) return;
     if (!step) return fail(step.error());
+    if (step->pending) return;  // resume() brings the step
     for (auto& m : step->send) enqueue(m);
     if (step->fail_after) {
       finish();  // the close waits for the frames queued before it
@@ -236,18 +278,18 @@ class WebSocketConversation final : public Conversation,
       delay += std::chrono::milliseconds(frame.size() * 1000 / link_.bandwidth_bytes_per_second);
     if (delay.count() == 0) return write_now();
     link_delay_.expires_after(delay);
-    link_delay_.async_wait([self = this->shared_from_this()](beast::error_code ec) {
+    link_delay_.async_wait(guard([](const Self& self, beast::error_code ec) {
       if (!ec) self->write_now();
-    });
+    }));
   }
 
   void write_now() {
     if (phase_ == Phase::Ended) return;
-    ws_.async_write(asio::buffer(queue_.front()), [self = this->shared_from_this()](beast::error_code ec, size_t) {
-      if (ec) return self->fail(lost("send: " + ec.message()));
-      self->queue_.pop_front();
-      if (!self->queue_.empty()) self->write_front();
-    });
+    ws_.async_write(asio::buffer(queue_.front()), guard([](const Self& self, beast::error_code ec, size_t) {
+                      if (ec) return self->fail(lost("send: " + ec.message()));
+                      self->queue_.pop_front();
+                      if (!self->queue_.empty()) self->write_front();
+                    }));
   }
 
   void finish() {
@@ -300,10 +342,10 @@ ClientResult<std::shared_ptr<asio::ssl::context>> tls_context(const Options& opt
 }
 
 template <bool Tls>
-std::shared_ptr<Conversation> start(asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id,
+std::shared_ptr<Conversation> start(const Strand& strand, const Endpoint& dealer, const std::string& session_id,
                                     const Options& options, const LinkEmulation& link,
                                     std::shared_ptr<Dialogue> dialogue, std::shared_ptr<asio::ssl::context> tls) {
-  auto c = std::make_shared<WebSocketConversation<Tls>>(ioc, dealer, session_id, options, link, std::move(dialogue),
+  auto c = std::make_shared<WebSocketConversation<Tls>>(strand, dealer, session_id, options, link, std::move(dialogue),
                                                         std::move(tls));
   c->start();
   return c;
@@ -311,16 +353,16 @@ std::shared_ptr<Conversation> start(asio::io_context& ioc, const Endpoint& deale
 
 }  // namespace
 
-std::shared_ptr<Conversation> converse(asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id,
+std::shared_ptr<Conversation> converse(const Strand& strand, const Endpoint& dealer, const std::string& session_id,
                                        const Options& options, const LinkEmulation& link,
                                        std::shared_ptr<Dialogue> dialogue) {
-  if (!dealer.tls) return start<false>(ioc, dealer, session_id, options, link, std::move(dialogue), nullptr);
+  if (!dealer.tls) return start<false>(strand, dealer, session_id, options, link, std::move(dialogue), nullptr);
   auto ctx = tls_context(options);
   if (!ctx) {
     dialogue->on_fail(ctx.error());
     return nullptr;
   }
-  return start<true>(ioc, dealer, session_id, options, link, std::move(dialogue), std::move(*ctx));
+  return start<true>(strand, dealer, session_id, options, link, std::move(dialogue), std::move(*ctx));
 }
 
 }  // namespace bp::client::detail

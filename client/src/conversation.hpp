@@ -6,6 +6,7 @@
 #pragma once
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/strand.hpp>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,6 +30,9 @@ struct Step {
   // With done: the conversation ends in this error once `send` is written (the party tells
   // the dealer why it leaves, then reports it).
   std::optional<ClientError> fail_after = std::nullopt;
+  // The answer is being computed off the connection's thread: read nothing more until the
+  // dialogue hands the conversation its step (Conversation::resume). Only `pending` is read.
+  bool pending = false;
 };
 
 // The side of a conversation that knows the protocol. Called on the conversation's strand.
@@ -47,15 +51,25 @@ class Conversation {
   virtual ~Conversation() = default;
   virtual size_t bytes_sent() const = 0;  // WebSocket payload bytes
   virtual size_t bytes_received() const = 0;
+  // The step a dialogue computed after saying `pending`: sent and acted on as if on_message
+  // had returned it. Ignored once the conversation has ended.
+  virtual void resume(ClientResult<Step> step) = 0;
 };
+
+// Every handler of a conversation runs on the strand it is given: a run gives each of its
+// connections its own strand, so the run's timers and its connections' never run at once.
+using Strand = boost::asio::strand<boost::asio::io_context::executor_type>;
 
 // Starts a conversation over ws:// or wss:// as the endpoint says, on the session's path
 // (empty id: the bare service path). A TLS set-up failure goes to dialogue->on_fail and
 // returns null.
-std::shared_ptr<Conversation> converse(boost::asio::io_context& ioc, const Endpoint& dealer,
-                                       const std::string& session_id, const Options& options, const LinkEmulation& link,
+std::shared_ptr<Conversation> converse(const Strand& strand, const Endpoint& dealer, const std::string& session_id,
+                                       const Options& options, const LinkEmulation& link,
                                        std::shared_ptr<Dialogue> dialogue);
 
 ClientError protocol_error(const std::string& what);
+// What an exception caught at the library's edge becomes (std::bad_alloc: out of memory):
+// the join ends in this error, never in the exception.
+ClientError internal_error(const std::exception& e);
 
 }  // namespace bp::client::detail

@@ -34,8 +34,8 @@ std::optional<Endpoint> parse_endpoint(std::string_view url) {
 }
 
 std::string describe(const ClientError& e) {
-  static constexpr const char* kNames[] = {"transport",        "timeout", "protocol",   "abort",
-                                           "malicious dealer", "refused", "unavailable"};
+  static constexpr const char* kNames[] = {"transport",        "timeout", "protocol",    "abort",
+                                           "malicious dealer", "refused", "unavailable", "internal"};
   std::string out = std::string(kNames[static_cast<int>(e.kind)]) + ": " + e.detail;
   // An abort names its culprits, even none; a refusal that asks us to come back blames nobody.
   if ((e.kind == ClientErrorKind::Aborted && e.retry_after_ms == 0) || !e.blamed.empty()) {

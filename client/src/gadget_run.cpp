@@ -14,6 +14,7 @@
 #include "bp/client/link_emulation.hpp"
 #include "bp/client/party_client.hpp"
 #include "bp/hex.hpp"
+#include "bp/mpc/limits.hpp"
 #include "bp/mpc/r1cs.hpp"
 #include "bp/mpc/session.hpp"
 #include "conversation.hpp"
@@ -74,7 +75,7 @@ class GadgetRun final : public detail::RejoiningRun {
   }
 
   void refuse_now(ClientError error) {
-    asio::post(ioc_,
+    asio::post(strand_,
                [self = self_as<GadgetRun>(), error = std::move(error)]() mutable { self->finish(std::move(error)); });
   }
 
@@ -108,13 +109,21 @@ class GadgetRun final : public detail::RejoiningRun {
       return send_last_again();
     }
     if (auto refusal = seat_refusal(joined, channel)) return withdraw(std::move(*refusal));
-    auto first = std::move(std::get<mpc::R1CSPartyAwaitingSeat>(state_)).take_seat(*list_, joined.position, label_);
-    if (!first) return withdraw(from_mpc(first.error()));
-    state_ = std::move(first->first);
-    position_ = joined.position;
-    resume_token_ = joined.resume_token;
-    emit({PartyEvent::Kind::Joined, 0, position_, 0, {}, {}, {}});
-    return send(wire::Message{std::move(first->second)});
+    auto seat = std::move(std::get<mpc::R1CSPartyAwaitingSeat>(state_));
+    state_ = std::monostate{};  // the work owns the seat until it is done
+    return compute(
+        heavy_, "the seat's first phase",
+        [seat = std::move(seat), list = *list_, item = joined.position, label = label_]() mutable {
+          return std::move(seat).take_seat(list, item, label);
+        },
+        [this, position = joined.position, token = joined.resume_token](auto first) -> ClientResult<Step> {
+          if (!first) return withdraw(from_mpc(first.error()));
+          state_ = std::move(first->first);
+          position_ = position;
+          resume_token_ = token;
+          emit({PartyEvent::Kind::Joined, 0, position_, 0, {}, {}, {}});
+          return send(wire::Message{std::move(first->second)});
+        });
   }
 
   // Whether a first Joined seats us as we stated, from public data only: a gadget session's
@@ -130,6 +139,9 @@ class GadgetRun final : public detail::RejoiningRun {
     if (!list || list->text() != joined.gadgets || list->items().size() != joined.session_positions ||
         joined.position >= list->items().size())
       return malicious("the seat's gadget list does not read as the session's seats");
+    // Before anything is built for it: the dealer chose the list's size.
+    if (auto over = mpc::gadget_list_over_limits(*list))
+      return malicious("the seat's gadget list is too large: " + *over);
     if (list->items()[joined.position].text() != gadget_.text())
       return ClientError{ClientErrorKind::Refused,
                          "the seat differs from our statement: seat " + std::to_string(joined.position) + " proves " +
@@ -139,24 +151,36 @@ class GadgetRun final : public detail::RejoiningRun {
     if (!user_label) return malicious("the transcript label is not this session's (its id and gadget list)");
     label_ = mpc::gadget_session_label(session_id_, list->text(), *user_label);
     list_text_ = list->text();
+    heavy_ = heavy(*list);
     list_ = std::move(*list);
     return std::nullopt;
   }
 
-  ClientResult<Step> handle(const wire::R1CSFirstPhases& all, const wire::ChannelContext&) {
-    return answer<mpc::R1CSPartyAwaitingFirstPhases>(0, wire::encode(wire::Message{all}), all.items);
+  // Whether a session's steps go off the connection's thread: a list of a few dozen
+  // multipliers and commitments costs the party a few milliseconds a step; past that, the
+  // generators and every seat's shares make a step cost what the deadline must be able to cut.
+  static bool heavy(const GadgetList& list) {
+    return list.generators_capacity() > kInlineGenerators || list.commitments() > kInlineCommitments;
   }
-  ClientResult<Step> handle(const wire::R1CSSecondPhases& all, const wire::ChannelContext&) {
-    return answer<mpc::R1CSPartyAwaitingSecondPhases>(1, wire::encode(wire::Message{all}), all.items);
+  static constexpr size_t kInlineGenerators = 128, kInlineCommitments = 64;
+
+  ClientResult<Step> handle(wire::R1CSFirstPhases& all, const wire::ChannelContext&) {
+    auto frame = wire::encode(wire::Message{all});
+    return answer<mpc::R1CSPartyAwaitingFirstPhases>(0, std::move(frame), std::move(all.items));
   }
-  ClientResult<Step> handle(const wire::R1CSPolyShares& all, const wire::ChannelContext&) {
-    return answer<mpc::R1CSPartyAwaitingPolys>(2, wire::encode(wire::Message{all}), all.items);
+  ClientResult<Step> handle(wire::R1CSSecondPhases& all, const wire::ChannelContext&) {
+    auto frame = wire::encode(wire::Message{all});
+    return answer<mpc::R1CSPartyAwaitingSecondPhases>(1, std::move(frame), std::move(all.items));
+  }
+  ClientResult<Step> handle(wire::R1CSPolyShares& all, const wire::ChannelContext&) {
+    auto frame = wire::encode(wire::Message{all});
+    return answer<mpc::R1CSPartyAwaitingPolys>(2, std::move(frame), std::move(all.items));
   }
 
   // Round `round`'s broadcast: answered if we await it, the same reply again if we answered
   // exactly this one, refused otherwise.
   template <class Awaiting, class Items>
-  ClientResult<Step> answer(size_t round, std::vector<uint8_t> frame, const Items& items) {
+  ClientResult<Step> answer(size_t round, std::vector<uint8_t> frame, Items items) {
     if (!answered_[round].empty()) {
       if (frame != answered_[round]) return malicious("a second, different broadcast for a round already answered");
       emit({PartyEvent::Kind::Replayed, 0, position_, static_cast<int>(round + 1), broadcast_hex(frame), {}, {}});
@@ -164,13 +188,19 @@ class GadgetRun final : public detail::RejoiningRun {
     }
     auto* awaiting = std::get_if<Awaiting>(&state_);
     if (!awaiting) return protocol_error("a round's broadcast out of order");
-    auto next = std::move(*awaiting).apply(items);
-    if (!next) return from_mpc(next.error());
-    state_ = std::move(next->first);
-    emit({PartyEvent::Kind::Answered, 0, position_, static_cast<int>(round + 1), broadcast_hex(frame), {}, {}});
-    answered_[round] = std::move(frame);
-    replies_[round] = wire::Message{std::move(next->second)};
-    return send(replies_[round]);
+    Awaiting state = std::move(*awaiting);
+    state_ = std::monostate{};
+    return compute(
+        heavy_, "a round's answer",
+        [state = std::move(state), items = std::move(items)]() mutable { return std::move(state).apply(items); },
+        [this, round, frame = std::move(frame)](auto next) mutable -> ClientResult<Step> {
+          if (!next) return from_mpc(next.error());
+          state_ = std::move(next->first);
+          emit({PartyEvent::Kind::Answered, 0, position_, static_cast<int>(round + 1), broadcast_hex(frame), {}, {}});
+          answered_[round] = std::move(frame);
+          replies_[round] = wire::Message{std::move(next->second)};
+          return send(replies_[round]);
+        });
   }
 
   ClientResult<Step> handle(wire::R1CSResultMsg& result, const wire::ChannelContext& channel) {
@@ -178,14 +208,24 @@ class GadgetRun final : public detail::RejoiningRun {
     if (!awaiting) return protocol_error("a result out of order");
     if (result.gadgets != list_text_ || result.label != label_)
       return malicious("the result is not over the session's gadget list and label");
-    if (auto checked = awaiting->check_result(result.commitments, result.proof); !checked)
-      return from_mpc(checked.error());
     const auto& a = result.attestation;
     if (!a || a->dealer_key != channel.dealer_key || a->session_id != session_id_ || !wire::attestation_valid(result))
       return malicious("the result's dealer signature is missing or wrong");
-    count_bytes_of_connection();
-    finish(GadgetOutcome{position_, std::move(result), bytes_sent_, bytes_received_});
-    return Step{{}, true};
+    // The proof checked last: the costly part.
+    auto state = std::move(*awaiting);
+    state_ = std::monostate{};
+    return compute(
+        heavy_, "the result's check",
+        [state = std::move(state), result = std::move(result)]() mutable {
+          auto checked = state.check_result(result.commitments, result.proof);
+          return std::pair{std::move(checked), std::move(result)};
+        },
+        [this](auto checked) -> ClientResult<Step> {
+          if (!checked.first) return from_mpc(checked.first.error());
+          count_bytes_of_connection();
+          finish(GadgetOutcome{position_, std::move(checked.second), bytes_sent_, bytes_received_});
+          return Step{{}, true};
+        });
   }
 
   template <class Other>
@@ -209,6 +249,7 @@ class GadgetRun final : public detail::RejoiningRun {
   State state_;
   std::optional<GadgetList> list_;
   std::string list_text_, label_;
+  bool heavy_ = false;                            // the session's steps run off the connection's thread
   std::array<std::vector<uint8_t>, 3> answered_;  // each round's broadcast we answered, encoded
   std::array<wire::Message, 3> replies_;          // and what we answered it with
 };

@@ -46,7 +46,7 @@ void request(asio::io_context& ioc, const Endpoint& dealer, const std::string& s
              Build build, Accept accept, std::function<void(ClientResult<Answer>)> done) {
   auto dialogue =
       std::make_shared<RequestReply<Answer, Build, Accept>>(std::move(build), std::move(accept), std::move(done));
-  detail::converse(ioc, dealer, session_id, options, LinkEmulation{}, std::move(dialogue));
+  detail::converse(asio::make_strand(ioc), dealer, session_id, options, LinkEmulation{}, std::move(dialogue));
 }
 
 }  // namespace

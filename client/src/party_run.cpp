@@ -33,18 +33,20 @@ using detail::Step;
 namespace {
 
 // Generators per (n, m), built once per process and kept: a party may run many sessions.
+// Never destroyed: work offloaded by a run that timed out may still read them while the
+// process exits.
 const BulletproofGens& generators(size_t n, size_t m) {
-  static std::mutex mutex;
-  static std::map<std::pair<size_t, size_t>, std::unique_ptr<BulletproofGens>> cache;
-  std::lock_guard lock(mutex);
-  auto& slot = cache[{n, m}];
+  static auto* mutex = new std::mutex;
+  static auto* cache = new std::map<std::pair<size_t, size_t>, std::unique_ptr<BulletproofGens>>;
+  std::lock_guard lock(*mutex);
+  auto& slot = (*cache)[{n, m}];
   if (!slot) slot = std::make_unique<BulletproofGens>(n, m);
   return *slot;
 }
 
 const PedersenGens& pedersen() {
-  static const PedersenGens pc;
-  return pc;
+  static const auto* pc = new PedersenGens;
+  return *pc;
 }
 
 std::string hex_of(std::initializer_list<const Scalar*> scalars) {
@@ -97,7 +99,7 @@ class PartyRun final : public detail::RejoiningRun {
   // Input refused before any connection: the handler hears it from the io_context, as it
   // would any other outcome.
   void refuse_now(ClientError error) {
-    asio::post(ioc_,
+    asio::post(strand_,
                [self = self_as<PartyRun>(), error = std::move(error)]() mutable { self->finish(std::move(error)); });
   }
 
@@ -135,33 +137,59 @@ class PartyRun final : public detail::RejoiningRun {
     if (auto refusal = seat_refusal(joined, channel)) return withdraw(std::move(*refusal));
     // The seat is the statement we checked our values against before connecting: the witness
     // cannot fail now.
-    const mpc::SessionParams params{joined.bits, joined.session_positions, joined.transcript_label};
+    mpc::SessionParams params{joined.bits, joined.session_positions, joined.transcript_label};
     auto witness = bounded_witness(input_.values, input_.blindings, statement_, input_.bits);
     if (!witness) return withdraw(ClientErrorKind::Refused, "internal: the statement no longer holds");
-    std::vector<BitCommitment> commitments;
-    for (size_t k = 0; k < joined.positions; ++k) {
-      auto party = mpc::PartyAwaitingPosition::create(generators(params.n, params.padded_m()), pedersen(), params,
-                                                      witness->values[k], witness->blindings[k]);
-      if (!party) {
-        witness->wipe();
-        return withdraw(from_mpc(party.error()));
-      }
-      auto next = std::move(*party).assign_position(joined.position + k);
-      if (!next) {
-        witness->wipe();
-        return withdraw(from_mpc(next.error()));
-      }
-      states_.emplace_back(std::move(next->first));
-      commitments.push_back(next->second);
-    }
-    witness->wipe();
-    wipe_input();  // the states hold what they need
-    position_ = joined.position;
-    label_ = joined.transcript_label;
-    resume_token_ = joined.resume_token;
-    emit({PartyEvent::Kind::Joined, 0, position_, 0, {}, {}, {}});
-    return send(batch(std::move(commitments)));
+    wipe_input();  // the witness holds what the states need, and is wiped with the work
+    heavy_ = heavy(params);
+    return compute(
+        heavy_, "the positions' bit commitments",
+        [params = std::move(params), witness = WipedWitness{std::move(*witness)}, position = joined.position,
+         positions = joined.positions]() mutable { return seat(params, witness.w, position, positions); },
+        [this, position = joined.position, label = joined.transcript_label,
+         token = joined.resume_token](mpc::MpcResult<Seated> seated) -> ClientResult<Step> {
+          if (!seated) return withdraw(from_mpc(seated.error()));
+          states_ = std::move(seated->states);
+          position_ = position;
+          label_ = label;
+          resume_token_ = token;
+          emit({PartyEvent::Kind::Joined, 0, position_, 0, {}, {}, {}});
+          return send(batch(std::move(seated->commitments)));
+        });
   }
+
+  // The witness of the positions being seated, wiped wherever the work ends.
+  struct WipedWitness {
+    BoundedWitness w;
+    WipedWitness(BoundedWitness witness) : w(std::move(witness)) {}
+    WipedWitness(WipedWitness&&) = default;
+    ~WipedWitness() { w.wipe(); }
+  };
+  struct Seated {
+    std::vector<State> states;
+    std::vector<BitCommitment> commitments;
+  };
+  // Our positions' states and bit commitments, from `position` on (on the worker when heavy:
+  // it reads only what it was given and the process's generators).
+  static mpc::MpcResult<Seated> seat(const mpc::SessionParams& params, const BoundedWitness& witness, size_t position,
+                                     size_t positions) {
+    Seated out;
+    for (size_t k = 0; k < positions; ++k) {
+      auto party = mpc::PartyAwaitingPosition::create(generators(params.n, params.padded_m()), pedersen(), params,
+                                                      witness.values[k], witness.blindings[k]);
+      if (!party) return party.error();
+      auto next = std::move(*party).assign_position(position + k);
+      if (!next) return next.error();
+      out.states.emplace_back(std::move(next->first));
+      out.commitments.push_back(next->second);
+    }
+    return out;
+  }
+
+  // Whether a session's steps go off the connection's thread: its generators (built once per
+  // process for each size, 21 µs apiece) and the proof the result is checked against grow
+  // with n × the padded positions; up to 1,024 of them a step costs a few milliseconds.
+  static bool heavy(const mpc::SessionParams& params) { return params.n * params.padded_m() > 1024; }
 
   // Whether a first Joined seats us in the statement we stated, from public data only: the
   // same answer whatever our values are. The label is rebuilt from our session id, our bit
@@ -249,8 +277,6 @@ class PartyRun final : public detail::RejoiningRun {
       auto placed = s->check_placement(signed_result.result);
       if (!placed) return from_mpc(placed.error());
     }
-    if (auto checked = std::get<mpc::PartyAwaitingResult>(states_.front()).check_result(signed_result.result); !checked)
-      return from_mpc(checked.error());
     // The result states the session's bounds (none for an unbounded one), and its positions
     // add up under them: what we joined, and what a verifier will be shown.
     if (signed_result.bounds != session_bounds_)
@@ -264,10 +290,25 @@ class PartyRun final : public detail::RejoiningRun {
     if (!a || a->dealer_key != channel.dealer_key || a->session_id != session_id_ ||
         !wire::attestation_valid(signed_result))
       return ClientError{ClientErrorKind::MaliciousDealer, "the result's dealer signature is missing or wrong", {}};
-    count_bytes_of_connection();
-    finish(PartyOutcome{position_, states_.size(), std::move(signed_result.result), std::move(signed_result.bounds), *a,
-                        bytes_sent_, bytes_received_});
-    return Step{{}, true};
+    // The proof checked last: the costly part (the states go with it, and come back).
+    auto states = std::move(states_);
+    states_.clear();
+    return compute(
+        heavy_, "the result's check",
+        [states = std::move(states), signed_result = std::move(signed_result)]() mutable {
+          auto checked = std::get<mpc::PartyAwaitingResult>(states.front()).check_result(signed_result.result);
+          return std::tuple{std::move(checked), std::move(states), std::move(signed_result)};
+        },
+        [this](auto checked) -> ClientResult<Step> {
+          auto& [verdict, states, signed_result] = checked;
+          states_ = std::move(states);
+          if (!verdict) return from_mpc(verdict.error());
+          count_bytes_of_connection();
+          finish(PartyOutcome{position_, states_.size(), std::move(signed_result.result),
+                              std::move(signed_result.bounds), *signed_result.attestation, bytes_sent_,
+                              bytes_received_});
+          return Step{{}, true};
+        });
   }
 
   template <class Other>
@@ -280,33 +321,54 @@ class PartyRun final : public detail::RejoiningRun {
   template <class Awaiting, class Answered, class Challenge>
   ClientResult<Step> answer(const Challenge& challenge, const char* what) {
     if (states_.empty()) return protocol_error(std::string(what) + " out of order");
-    if (std::holds_alternative<Answered>(states_.front())) {
-      std::vector<std::decay_t<decltype(std::get<Answered>(states_.front()).replay(challenge).value())>> again;
-      for (const auto& state : states_) {
-        auto* answered = std::get_if<Answered>(&state);
-        if (!answered) return protocol_error(std::string(what) + " out of order");
-        auto reply = answered->replay(challenge);
-        if (!reply) return from_mpc(reply.error());  // a different challenge: never answered
-        again.push_back(std::move(*reply));
-      }
-      emit({PartyEvent::Kind::Replayed, 0, position_, round_of(challenge), challenge_hex(challenge), {}, {}});
-      return send(batch(std::move(again)));
-    }
-    // Every position answers, or none does: a refusal leaves the states as they were.
+    const bool again = std::holds_alternative<Answered>(states_.front());
     for (const auto& state : states_)
-      if (!std::holds_alternative<Awaiting>(state)) return protocol_error(std::string(what) + " out of order");
+      if (again ? !std::holds_alternative<Answered>(state) : !std::holds_alternative<Awaiting>(state))
+        return protocol_error(std::string(what) + " out of order");
+    // The states go with the work and come back with the replies.
+    auto states = std::move(states_);
+    states_.clear();
+    return compute(
+        heavy_, "the positions' answers",
+        [states = std::move(states), challenge, again]() mutable {
+          return std::pair{again ? replay<Answered>(states, challenge) : apply<Awaiting>(states, challenge),
+                           std::move(states)};
+        },
+        [this, challenge, again](auto answered) -> ClientResult<Step> {
+          states_ = std::move(answered.second);
+          if (!answered.first) return from_mpc(answered.first.error());
+          const auto kind = again ? PartyEvent::Kind::Replayed : PartyEvent::Kind::Answered;
+          emit({kind, 0, position_, round_of(challenge), challenge_hex(challenge), {}, {}});
+          return send(std::move(*answered.first));
+        });
+  }
+
+  // Every position answers, or none does: a refusal leaves the states as they were.
+  template <class Awaiting, class Challenge>
+  static mpc::MpcResult<wire::Message> apply(std::vector<State>& states, const Challenge& challenge) {
     using Reply = std::decay_t<decltype(std::declval<Awaiting&&>().apply_challenge(challenge).value().second)>;
     std::vector<Reply> replies;
     std::vector<State> next_states;
-    for (auto& state : states_) {
+    for (auto& state : states) {
       auto next = std::move(std::get<Awaiting>(state)).apply_challenge(challenge);
-      if (!next) return from_mpc(next.error());
+      if (!next) return next.error();
       next_states.emplace_back(std::move(next->first));
       replies.push_back(std::move(next->second));
     }
-    states_ = std::move(next_states);
-    emit({PartyEvent::Kind::Answered, 0, position_, round_of(challenge), challenge_hex(challenge), {}, {}});
-    return send(batch(std::move(replies)));
+    states = std::move(next_states);
+    return batch(std::move(replies));
+  }
+
+  // The replies we gave, again; a different challenge is never answered.
+  template <class Answered, class Challenge>
+  static mpc::MpcResult<wire::Message> replay(const std::vector<State>& states, const Challenge& challenge) {
+    std::vector<std::decay_t<decltype(std::get<Answered>(states.front()).replay(challenge).value())>> again;
+    for (const auto& state : states) {
+      auto reply = std::get<Answered>(state).replay(challenge);
+      if (!reply) return reply.error();
+      again.push_back(std::move(*reply));
+    }
+    return batch(std::move(again));
   }
 
   // One position's message is sent as a 1.3 party sends it (any dealer reads it); several go
@@ -340,6 +402,7 @@ class PartyRun final : public detail::RejoiningRun {
   PartyValues input_;
   std::function<void(ClientResult<PartyOutcome>)> handler_;
   std::vector<State> states_;  // one per position we hold, all in the same round
+  bool heavy_ = false;         // the session's steps run off the connection's thread
   std::string label_;
   std::vector<ValueBounds> statement_;       // what we prove: one per value ({0, none}: below 2^bits)
   std::vector<ValueBounds> session_bounds_;  // every value's, as the label names them (empty: none)

@@ -3,6 +3,10 @@
 #include <sodium.h>
 
 #include <algorithm>
+#include <cstring>
+#include <thread>
+
+#include "bp/mpc/limits.hpp"
 
 namespace bp::client::detail {
 
@@ -22,11 +26,13 @@ std::chrono::milliseconds jittered(std::chrono::milliseconds base) {
 RejoiningRun::RejoiningRun(asio::io_context& ioc, Endpoint dealer, std::string session_id, Options options,
                            LinkEmulation link)
     : ioc_(ioc),
+      strand_(asio::make_strand(ioc)),
       dealer_(std::move(dealer)),
       session_id_(std::move(session_id)),
       options_(std::move(options)),
       link_(link),
-      retry_timer_(ioc),
+      retry_timer_(strand_),
+      job_timer_(strand_),
       seat_token_(wire::kResumeTokenBytes) {
   randombytes_buf(seat_token_.data(), seat_token_.size());
 }
@@ -49,7 +55,11 @@ Step RejoiningRun::send(wire::Message m) {
 }
 
 ClientResult<Step> RejoiningRun::withdraw(ClientError error) {
-  Step step{{wire::Message{wire::AbortMsg{"the party withdraws: " + error.detail, {}}}}, true};
+  // The reason within what a dealer decodes (it may quote what the dealer sent).
+  std::string reason = "the party withdraws: " + error.detail;
+  if (reason.size() > mpc::kMaxApplicationLabelBytes)
+    reason = reason.substr(0, mpc::kMaxApplicationLabelBytes - 3) + "...";
+  Step step{{wire::Message{wire::AbortMsg{std::move(reason), {}}}}, true};
   step.fail_after = std::move(error);
   return step;
 }
@@ -57,13 +67,19 @@ ClientResult<Step> RejoiningRun::withdraw(ClientError error) {
 void RejoiningRun::connect() {
   const auto now = std::chrono::steady_clock::now();
   if (!deadline_) deadline_ = now + options_.timeout;
+  // A connection lost while we computed: the next one joins when the work is done (its
+  // Joined would find the states still with the work).
+  if (job_) {
+    connect_waiting_ = true;
+    return;
+  }
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline_ - now);
   if (left.count() <= 0) return finish_failed(timed_out("before connection " + std::to_string(connections_ + 1)));
   ++connections_;
   emit({PartyEvent::Kind::Connecting, outage_connections_, position_, 0, {}, {}, {}});
   Options connection = options_;
   connection.timeout = left;
-  conversation_ = converse(ioc_, dealer_, session_id_, connection, link_, shared_from_this());
+  conversation_ = converse(strand_, dealer_, session_id_, connection, link_, shared_from_this());
 }
 
 ClientError RejoiningRun::timed_out(const std::string& last) const {
@@ -105,6 +121,91 @@ void RejoiningRun::on_fail(ClientError e) {
   retry_timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
     if (!ec) self->connect();
   });
+}
+
+ClientResult<Step> RejoiningRun::start_offloaded(const char* what, std::unique_ptr<Offloaded> task) {
+  auto job = std::make_shared<Job>();
+  job->task = std::move(task);
+  job->what = what;
+  try {
+    // A thread per piece of work: a run has at most one in flight, and a handful in all.
+    std::thread([job] {
+      // What it threw is kept without allocating (an allocation may be what failed); the
+      // error is made on the strand.
+      try {
+        job->task->run();
+      } catch (const std::bad_alloc&) {
+        job->threw = Job::Threw::OutOfMemory;
+      } catch (const std::exception& e) {
+        job->threw = Job::Threw::Other;
+        std::strncpy(job->what_threw.data(), e.what(), job->what_threw.size() - 1);
+      } catch (...) {
+        job->threw = Job::Threw::Other;
+      }
+      job->done.store(true, std::memory_order_release);
+    }).detach();
+  } catch (const std::exception& e) {
+    return ClientError{
+        ClientErrorKind::Internal, std::string("cannot start the work on ") + what + ": " + e.what(), {}};
+  }
+  job_ = std::move(job);
+  poll_job();
+  Step pending;
+  pending.pending = true;
+  return pending;
+}
+
+// The worker never touches the io_context (the caller's, which may be gone when the worker
+// ends, after a timeout): the run looks at the job on its own timer instead.
+void RejoiningRun::poll_job() {
+  job_timer_.expires_after(std::chrono::milliseconds(1));
+  job_timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+    if (!ec) self->on_job_tick();
+  });
+}
+
+void RejoiningRun::on_job_tick() {
+  if (!job_) return;
+  if (finished_) {
+    job_.reset();  // the worker drops the result when it ends
+    return;
+  }
+  if (!job_->done.load(std::memory_order_acquire)) {
+    // The connection's own deadline fires while it is open; between connections, this one.
+    if (deadline_ && std::chrono::steady_clock::now() >= *deadline_) {
+      const std::string what = job_->what;
+      job_.reset();
+      return finish_failed(timed_out("while the party computed " + what));
+    }
+    return poll_job();
+  }
+  const auto job = std::move(job_);
+  if (job->threw == Job::Threw::OutOfMemory) return deliver(withdraw(internal_error(std::bad_alloc())));
+  if (job->threw == Job::Threw::Other)
+    return deliver(withdraw(
+        {ClientErrorKind::Internal,
+         "an unexpected error in the party while it computed " + job->what + ": " + std::string(job->what_threw.data()),
+         {}}));
+  ClientResult<Step> step = ClientError{ClientErrorKind::Internal, "", {}};
+  try {
+    step = job->task->finish();
+  } catch (const std::exception& e) {
+    step = withdraw(internal_error(e));
+  }
+  deliver(std::move(step));
+}
+
+void RejoiningRun::deliver(ClientResult<Step> step) {
+  if (auto c = conversation_.lock()) return c->resume(std::move(step));
+  // The connection ended while we computed: the step's message is the last one sent, and the
+  // next connection resends it on the resumed seat.
+  if (!step) return finish_failed(step.error());
+  if (step->fail_after) return finish_failed(*step->fail_after);
+  if (step->done || finished_) return;
+  if (connect_waiting_) {
+    connect_waiting_ = false;
+    connect();
+  }
 }
 
 void RejoiningRun::emit(PartyEvent event) const {

@@ -1,12 +1,15 @@
 // What every party run shares, range or gadget: the connections it takes to one session.
 // When a connection drops, or the dealer asks it to join again (a replica hands the session
 // over, or restarts), it connects again within its reconnect policy; Options::timeout bounds
-// the whole run. It keeps the seat's tokens and the last message sent (resent on a resumed
-// seat); what to say is the derived run's (a Dialogue).
+// the whole run, also while the party computes: heavy steps run off the connection's thread
+// (offload), so no step keeps the deadline from firing. It keeps the seat's tokens and the
+// last message sent (resent on a resumed seat); what to say is the derived run's (a Dialogue).
 #pragma once
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <array>
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -56,7 +59,41 @@ class RejoiningRun : public Dialogue, public std::enable_shared_from_this<Rejoin
   // once, blaming us) rather than waiting out our seat.
   static ClientResult<Step> withdraw(ClientError error);
 
+  // Work whose cost grows with what the dealer chose (a seat's slice over the session's
+  // generators, a round for many positions, a large result's check): `work` runs on a thread
+  // of its own and owns everything it reads (the states moved into it); `then(result)` runs
+  // on the run's strand once it is done, and its step goes to the connection (or, if that
+  // connection has ended, the next one resends what it sent). The deadline fires meanwhile; a
+  // run that ends first drops the result where it was made (its secrets wiped by their
+  // destructors). An exception in `work` (out of memory) ends the run with Internal.
+  template <class Work, class Then>
+  ClientResult<Step> offload(const char* what, Work work, Then then) {
+    struct Task final : Offloaded {
+      Task(Work w, Then t) : work(std::move(w)), then(std::move(t)) {}
+      void run() override { result.emplace(work()); }
+      ClientResult<Step> finish() override { return then(std::move(*result)); }
+      Work work;
+      Then then;
+      std::optional<decltype(std::declval<Work&>()())> result;
+    };
+    return start_offloaded(what, std::make_unique<Task>(std::move(work), std::move(then)));
+  }
+  // The same, run here when the step is light (a thread and the strand's wake-up would cost
+  // more than the step): `heavy` is decided from the session's public size.
+  template <class Work, class Then>
+  ClientResult<Step> compute(bool heavy, const char* what, Work work, Then then) {
+    if (!heavy) {
+      try {
+        return then(work());
+      } catch (const std::exception& e) {
+        return withdraw(internal_error(e));
+      }
+    }
+    return offload(what, std::move(work), std::move(then));
+  }
+
   boost::asio::io_context& ioc_;
+  const Strand strand_;  // the run's handlers and its connections'
   const Endpoint dealer_;
   const std::string session_id_;
   const Options options_;
@@ -69,6 +106,29 @@ class RejoiningRun : public Dialogue, public std::enable_shared_from_this<Rejoin
   std::vector<uint8_t> resume_token_;  // from our Joined
 
  private:
+  struct Offloaded {
+    virtual ~Offloaded() = default;
+    virtual void run() = 0;                   // on the worker
+    virtual ClientResult<Step> finish() = 0;  // on the strand, after run()
+  };
+  // One piece of offloaded work, shared by the worker and the run until both let go.
+  struct Job {
+    std::unique_ptr<Offloaded> task;
+    std::string what;
+    std::atomic<bool> done{false};
+    // What run() threw, written before done.
+    enum class Threw { Nothing, OutOfMemory, Other } threw = Threw::Nothing;
+    std::array<char, 160> what_threw{};
+  };
+  ClientResult<Step> start_offloaded(const char* what, std::unique_ptr<Offloaded> task);
+  void poll_job();
+  void on_job_tick();
+  void deliver(ClientResult<Step> step);
+
+  boost::asio::steady_timer job_timer_;
+  std::shared_ptr<Job> job_;      // the work in flight, if any
+  bool connect_waiting_ = false;  // a connection to open once it is done
+
   // The outage we are in, if any: since when, and how many connections it has taken.
   std::optional<std::chrono::steady_clock::time_point> outage_started_;
   std::optional<std::chrono::steady_clock::time_point> deadline_;  // of the whole run, from the first connection

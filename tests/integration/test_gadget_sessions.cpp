@@ -23,6 +23,7 @@
 #include "bp/wire/json.hpp"
 #include "harness.hpp"
 #include "scripted_dealer.hpp"
+#include "scripted_gadget_seat.hpp"
 
 using namespace bp;
 using namespace bp::test;
@@ -357,39 +358,7 @@ TEST_CASE("a dealer restarted on its record mid-session goes on with a gadget se
 
 namespace {
 
-const std::string kScripted(32, 'c');
-
-// A seat as a scripted dealer offers it in a gadget session of `list`.
-wire::JoinedMsg gadget_seat(const std::string& list, size_t seat, const std::string& label_session = kScripted) {
-  wire::JoinedMsg joined;
-  joined.position = seat;
-  joined.bits = 0;
-  joined.session_positions = GadgetList::parse(list)->items().size();
-  joined.gadgets = list;
-  joined.transcript_label = mpc::gadget_session_label(label_session, list, "fake");
-  joined.resume_token.assign(16, 1);
-  return joined;
-}
-
-struct GadgetAnswer {
-  std::vector<uint8_t> reply;  // the party's first frame after the seat
-  GadgetResult outcome = not_yet();
-};
-
-GadgetAnswer gadget_answer_to(const wire::JoinedMsg& offer, client::PartyGadget input) {
-  GadgetAnswer answer;
-  {
-    ScriptedDealer dealer([&](Connection& c, int index) {
-      if (index != 0) return;
-      c.hello(dealer.key, wire::kWireMinorVersion);
-      if (!c.receive()) return;
-      c.send(offer);
-      answer.reply = c.receive_bytes();
-    });
-    answer.outcome = client::join_gadget_session(dealer.endpoint(), kScripted, std::move(input), quick_options());
-  }
-  return answer;
-}
+const std::string& kScripted = kScriptedSession;
 
 }  // namespace
 

@@ -45,6 +45,7 @@ int client_failure(bp_error* err, const bp::client::ClientError& e) {
     case Kind::MaliciousDealer: kind = BP_ERR_MALICIOUS_DEALER; break;
     case Kind::Refused: kind = BP_ERR_REFUSED; break;
     case Kind::Unavailable: kind = BP_ERR_UNAVAILABLE; break;
+    case Kind::Internal: kind = BP_ERR_INTERNAL; break;
   }
   return fail(err, kind, bp::client::describe(e), e.blamed);
 }

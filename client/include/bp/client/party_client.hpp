@@ -46,6 +46,8 @@ enum class ClientErrorKind {
   Refused,          // our own input was refused locally (e.g. value out of range)
   Unavailable,      // the session could not be reached again within the reconnect policy (the
                     // last reason attached): the dealer down, restarting or moving the session
+  Internal,         // the party could not go on: out of memory (an allocation failed) or an
+                    // unexpected error; the detail says which. The session is left, nothing thrown.
 };
 
 struct ClientError {
