@@ -374,8 +374,9 @@ std::vector<Row> position_rows(bool quick, const std::function<void()>& yardstic
 
 int run_bench(int argc, char** argv) {
   const Args args(argc, argv, 2, {"repeat", "m", "seconds"},
-                  {"json", "quick", "sweep", "positions", "r1cs", "threads"});
+                  {"json", "quick", "sweep", "positions", "r1cs", "threads", "party"});
   if (args.has("repeat")) return run_repeat(args);
+  if (args.has("party")) return print_party_rows(args.has("json"));
   const bool json = args.has("json");
   const bool quick = args.has("quick");
   const double budget = quick ? 0.2 : 1.5;

@@ -32,4 +32,8 @@ void verify_proof_set(const BulletproofGens& bp_gens, const PedersenGens& pc_gen
 // `bp bench --threads`: batch verification on 1, 2, 4, 8 and 16 threads (bench_threads.cpp).
 int print_thread_rows(bool quick, bool json, const std::function<void()>& yardstick);
 
+// `bp bench --party`: what the largest sessions the limits admit cost one party, each step
+// cold in a process of its own (bench_party.cpp).
+int print_party_rows(bool json);
+
 }  // namespace bp::cli

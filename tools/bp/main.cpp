@@ -38,6 +38,8 @@ constexpr const char* kUsage =
     "list\n"
     "  bp bench  --threads [--json] [--quick]   batch verification on 1, 2, 4, 8, 16 threads: 1024 proofs of\n"
     "            m = 1, 128 of m = 16\n"
+    "  bp bench  --party [--json]   what the largest sessions the limits admit cost one party: each step cold,\n"
+    "            its time and its process's peak memory\n"
     "  bp bench  --repeat prove|verify|aggregate|batch [--m M] [--seconds S]   one operation (n = 64, m <= 256;\n"
     "            batch: 64 proofs) in a loop, for a profiler\n";
 
