@@ -29,8 +29,10 @@ struct Session {
   std::vector<std::vector<uint64_t>> values;
 };
 
-// The whole session; `tamper` may change the shares before the dealer sees them.
-MpcResult<R1CSAggregate> run(const Session& s, void (*tamper)(std::vector<R1CSProofShare>&) = nullptr) {
+// The whole session; `tamper` may change the shares before the dealer sees them; `kept`
+// receives the parties' last states.
+MpcResult<R1CSAggregate> run(const Session& s, void (*tamper)(std::vector<R1CSProofShare>&) = nullptr,
+                             std::vector<R1CSPartyAwaitingResult>* kept = nullptr) {
   std::vector<R1CSPartyAwaitingFirstPhases> seated;
   std::vector<R1CSFirstPhaseShare> first;
   for (size_t k = 0; k < s.values.size(); ++k) {
@@ -77,6 +79,7 @@ MpcResult<R1CSAggregate> run(const Session& s, void (*tamper)(std::vector<R1CSPr
   auto result = std::move(*d3).receive(shares);
   if (result)
     for (const auto& p : done) CHECK(p.check_result(result->commitments, result->proof));
+  if (kept) *kept = std::move(done);
   return result;
 }
 
@@ -89,6 +92,22 @@ TEST_CASE("seats of a gadget list prove their own gadgets and get one proof of t
   auto result = run(s);
   REQUIRE(result);
   CHECK(verify_gadget_list(s.list, s.label, result->commitments, result->proof));
+}
+
+TEST_CASE("a party's refusal of a result that does not verify says why") {
+  const Session s{*GadgetList::parse("range:8;range:16"), "why", {{7}, {9}}};
+  std::vector<R1CSPartyAwaitingResult> parties;
+  auto result = run(s, nullptr, &parties);
+  REQUIRE(result);
+  REQUIRE(parties.size() == 2);
+  R1CSProof forged = result->proof;
+  forged.t_x += Scalar::one();
+  auto refused = parties[0].check_result(result->commitments, forged);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().kind == MpcErrorKind::MaliciousDealer);
+  const std::string& why = refused.error().detail;
+  CHECK(why.rfind("the result does not verify: ", 0) == 0);
+  CHECK(why.size() > std::string("the result does not verify: ").size());
 }
 
 TEST_CASE("a seat whose share does not fit its own commitments is blamed") {
