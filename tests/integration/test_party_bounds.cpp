@@ -42,8 +42,9 @@ void* allocate(size_t n, size_t alignment) {
     ++slowed;
     std::this_thread::sleep_for(kSlowBy);
   }
-  void* p = alignment <= alignof(std::max_align_t) ? std::malloc(n ? n : 1)
-                                                   : std::aligned_alloc(alignment, (n + alignment - 1) / alignment * alignment);
+  void* p = alignment <= alignof(std::max_align_t)
+                ? std::malloc(n ? n : 1)
+                : std::aligned_alloc(alignment, (n + alignment - 1) / alignment * alignment);
   if (p == nullptr) throw std::bad_alloc();
   return p;
 }
@@ -91,7 +92,7 @@ bool withdrew(const std::vector<uint8_t>& reply) {
 TEST_CASE("a seat in a list over any limit is refused before the party commits, alike whatever its values") {
   struct Over {
     const char* limit;
-    std::string list;  // our range:32 in seat 0
+    std::string list;   // our range:32 in seat 0
     std::string named;  // what the refusal says
   };
   const std::vector<Over> lists = {

@@ -148,8 +148,8 @@ int print_party_rows(bool json) {
   };
 
   constexpr size_t kBits = 64, kPositions = mpc::kMaxPositions;
-  const mpc::SessionParams params{kBits, kPositions, mpc::session_transcript_label(std::string(32, 'a'), kBits,
-                                                                                   kPositions, "bench", {})};
+  const mpc::SessionParams params{kBits, kPositions,
+                                  mpc::session_transcript_label(std::string(32, 'a'), kBits, kPositions, "bench", {})};
   const auto range_seat = [&](size_t positions) {
     const BulletproofGens gens(kBits, params.padded_m());
     const PedersenGens pc;
