@@ -9,9 +9,7 @@
 #include <algorithm>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <variant>
 
 #include "bp/client/link_emulation.hpp"
@@ -32,17 +30,9 @@ using detail::Step;
 
 namespace {
 
-// Generators per (n, m), built once per process and kept: a party may run many sessions.
-// Never destroyed: work offloaded by a run that timed out may still read them while the
-// process exits.
-const BulletproofGens& generators(size_t n, size_t m) {
-  static auto* mutex = new std::mutex;
-  static auto* cache = new std::map<std::pair<size_t, size_t>, std::unique_ptr<BulletproofGens>>;
-  std::lock_guard lock(*mutex);
-  auto& slot = (*cache)[{n, m}];
-  if (!slot) slot = std::make_unique<BulletproofGens>(n, m);
-  return *slot;
-}
+// Generators per (n, m), core's process-wide ones: a party may run many sessions, and work
+// offloaded by a run that timed out may still read them while the process exits.
+const BulletproofGens& generators(size_t n, size_t m) { return shared_generators(n, m); }
 
 const PedersenGens& pedersen() {
   static const auto* pc = new PedersenGens;

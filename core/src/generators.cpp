@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string_view>
 
 #include "bp/keccak.hpp"
@@ -148,6 +151,15 @@ std::vector<const ShiftedBaseTable*> BulletproofGens::G_shifted_tables_aggregate
 }
 std::vector<const ShiftedBaseTable*> BulletproofGens::H_shifted_tables_aggregated(size_t n, size_t m) const {
   return gather_tables(tables_->shifted.get(), true, 0, m, n);
+}
+
+const BulletproofGens& shared_generators(size_t gens_capacity, size_t party_capacity) {
+  static auto* mutex = new std::mutex;
+  static auto* made = new std::map<std::pair<size_t, size_t>, std::unique_ptr<const BulletproofGens>>;
+  std::lock_guard lock(*mutex);
+  auto& slot = (*made)[{gens_capacity, party_capacity}];
+  if (!slot) slot = std::make_unique<const BulletproofGens>(gens_capacity, party_capacity);
+  return *slot;
 }
 
 bool BulletproofGens::tables_pay_for(size_t n, size_t m) const {

@@ -1,9 +1,7 @@
 #include "bp/r1cs_gadget_list.hpp"
 
 #include <algorithm>
-#include <map>
 #include <memory>
-#include <mutex>
 
 #include "bp/decimal.hpp"
 #include "bp/r1cs_gadgets.hpp"
@@ -194,21 +192,14 @@ Result<Ok, R1CSError> GadgetList::build(RandomizableConstraintSystem& cs, std::s
   return Ok{};
 }
 
-// Never destroyed, like the default Pedersen tables: a party's offloaded work may still read
-// them on its own thread while the process exits.
+// Never destroyed, like the generators: a party's offloaded work may still read it on its
+// own thread while the process exits.
 const PedersenGens& detail::r1cs_pedersen() {
   static const auto* pc = new PedersenGens;
   return *pc;
 }
 
-const BulletproofGens& detail::r1cs_generators(size_t capacity) {
-  static auto* mutex = new std::mutex;
-  static auto* cache = new std::map<size_t, std::unique_ptr<BulletproofGens>>;
-  std::lock_guard lock(*mutex);
-  auto& slot = (*cache)[capacity];
-  if (!slot) slot = std::make_unique<BulletproofGens>(capacity, 1);
-  return *slot;
-}
+const BulletproofGens& detail::r1cs_generators(size_t capacity) { return shared_generators(capacity, 1); }
 
 namespace {
 

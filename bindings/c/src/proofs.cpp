@@ -2,9 +2,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -25,16 +23,9 @@ namespace {
 constexpr size_t kMaxBits = 64;
 constexpr size_t kMaxPositions = 256;
 
-// Generators are costly to make and never change: one set per party count, made on first
-// use and shared by every thread (n ≤ 64 uses a prefix of the 64-bit set).
-const bp::BulletproofGens& gens_for(size_t m) {
-  static std::mutex mutex;
-  static std::map<size_t, std::unique_ptr<const bp::BulletproofGens>> made;
-  std::lock_guard lock(mutex);
-  auto& slot = made[m];
-  if (!slot) slot = std::make_unique<const bp::BulletproofGens>(kMaxBits, m);
-  return *slot;
-}
+// Generators are costly to make and never change: core's process-wide set per party count
+// (n ≤ 64 uses a prefix of the 64-bit set).
+const bp::BulletproofGens& gens_for(size_t m) { return bp::shared_generators(kMaxBits, m); }
 
 const bp::PedersenGens& pedersen() {
   static const bp::PedersenGens gens;

@@ -110,4 +110,10 @@ class BulletproofGens {
   std::unique_ptr<Tables> tables_;
 };
 
+// The process's generators of this size: built on first use (thread-safe), kept with their
+// tables for the life of the process and never destroyed (work on another thread may still
+// read them while the process exits). The one cache every layer uses: a party's range seats,
+// the constraint-system proofs (gens_capacity multipliers, one party) and the C ABI.
+const BulletproofGens& shared_generators(size_t gens_capacity, size_t party_capacity);
+
 }  // namespace bp
