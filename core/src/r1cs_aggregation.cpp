@@ -322,7 +322,7 @@ Result<R1CSPartySlice, R1CSError> R1CSPartySlice::create(const GadgetList& list,
   sodium_memzero(all_values.data(), all_values.size() * sizeof(uint64_t));  // the system keeps its own copy
   if (!built) return built.error();
   if (!s->replay->system.own_constraints_hold())
-    return detail::gadget_error("the values do not satisfy " + list.items()[item].text());
+    return R1CSError{R1CSErrorKind::Unsatisfied, list.items()[item].text()};
 
   const PedersenGens& pc = r1cs_pedersen();
   const BulletproofGens& gens = r1cs_generators(list.generators_capacity());
@@ -380,7 +380,7 @@ Result<R1CSSecondPhaseShare, R1CSError> R1CSPartySlice::second_phase(std::span<c
       return R1CSError{R1CSErrorKind::FormatError, "a commitment does not decode"};
   if (auto done = s.replay->second_phase(V, *A_I1, *A_O1, *S1); !done) return done.error();
   if (!s.replay->system.own_constraints_hold())
-    return detail::gadget_error("the values do not satisfy " + s.list.items()[s.item].text());
+    return R1CSError{R1CSErrorKind::Unsatisfied, s.list.items()[s.item].text()};
 
   const auto all_mine = s.replay->multipliers_of(s.item);
   std::vector<size_t> second(all_mine.begin() + static_cast<std::ptrdiff_t>(s.mine.size()), all_mine.end());
@@ -561,20 +561,33 @@ bool shares_fit(const detail::Replay& r, size_t k, std::span<const size_t> mine,
 
 }  // namespace
 
-Result<R1CSAggregate, R1CSBlame> aggregate_r1cs(const GadgetList& list, std::string_view label,
-                                                std::span<const R1CSFirstPhaseShare> first,
-                                                std::span<const R1CSSecondPhaseShare> second,
-                                                std::span<const R1CSPolyShare> poly,
-                                                std::span<const R1CSProofShare> shares) {
+namespace {
+
+// Everything a dealer does with the shares before it verifies: its replay of the session up
+// to the last challenge, each item's multipliers and first commitment, and (with `prove`)
+// the proof the shares add up to, not yet verified.
+struct Assembly {
+  std::unique_ptr<detail::Replay> replay;
+  R1CSAggregate out;
+  std::vector<std::vector<size_t>> mine;
+  std::vector<size_t> first_commitment;
+};
+
+Result<Assembly, R1CSBlame> assemble(const GadgetList& list, std::string_view label,
+                                     std::span<const R1CSFirstPhaseShare> first,
+                                     std::span<const R1CSSecondPhaseShare> second, std::span<const R1CSPolyShare> poly,
+                                     std::span<const R1CSProofShare> shares, bool prove) {
   const size_t items = list.items().size();
   const auto refuse = [](R1CSErrorKind kind, std::string why, std::vector<size_t> blamed) {
     return R1CSBlame{R1CSError{kind, std::move(why)}, std::move(blamed)};
   };
   if (first.size() != items || second.size() != items || poly.size() != items || shares.size() != items)
     return refuse(R1CSErrorKind::FormatError, "one message per item in every round", {});
-  detail::Replay r(list, label, std::nullopt);
+  Assembly a;
+  a.replay = std::make_unique<detail::Replay>(list, label, std::nullopt);
+  detail::Replay& r = *a.replay;
   if (auto built = r.build(std::nullopt); !built) return R1CSBlame{built.error(), {}};
-  R1CSAggregate out;
+  R1CSAggregate& out = a.out;
   std::vector<size_t> wrong_count;
   for (size_t k = 0; k < items; ++k) {
     if (first[k].V.size() != list.items()[k].commitments()) wrong_count.push_back(k);
@@ -612,8 +625,10 @@ Result<R1CSAggregate, R1CSBlame> aggregate_r1cs(const GadgetList& list, std::str
 
   // The parties' slices in place, the padding as the single prover pads.
   std::vector<Scalar> l_vec(r.padded_n), r_vec(r.padded_n);
-  std::vector<std::vector<size_t>> mine(items);
-  std::vector<size_t> first_commitment(items, 0);
+  std::vector<std::vector<size_t>>& mine = a.mine;
+  std::vector<size_t>& first_commitment = a.first_commitment;
+  mine.resize(items);
+  first_commitment.assign(items, 0);
   std::vector<size_t> short_shares;
   for (size_t k = 0; k < items; ++k) {
     mine[k] = r.multipliers_of(k);
@@ -622,6 +637,7 @@ Result<R1CSAggregate, R1CSBlame> aggregate_r1cs(const GadgetList& list, std::str
   }
   if (!short_shares.empty())
     return refuse(R1CSErrorKind::FormatError, "shares that are not one per the item's multipliers", short_shares);
+  if (!prove) return a;
   for (size_t k = 0; k < items; ++k) {
     for (size_t n = 0; n < mine[k].size(); ++n) {
       l_vec[mine[k][n]] = shares[k].l[n];
@@ -646,12 +662,50 @@ Result<R1CSAggregate, R1CSBlame> aggregate_r1cs(const GadgetList& list, std::str
   }
   proof.ipp_proof = InnerProductProof::create(r.transcript, Q, G_factors, H_factors, gens.G_tables(0, r.padded_n),
                                               gens.H_tables(0, r.padded_n), std::move(l_vec), std::move(r_vec));
-  if (verify_gadget_list(list, label, out.commitments, proof)) return out;
+  return a;
+}
 
+std::vector<size_t> blamed_shares(const Assembly& a, std::span<const R1CSFirstPhaseShare> first,
+                                  std::span<const R1CSSecondPhaseShare> second, std::span<const R1CSPolyShare> poly,
+                                  std::span<const R1CSProofShare> shares) {
   std::vector<size_t> blamed;
-  for (size_t k = 0; k < items; ++k)
-    if (!shares_fit(r, k, mine[k], first_commitment[k], first[k], second[k], poly[k], shares[k])) blamed.push_back(k);
-  return refuse(R1CSErrorKind::VerificationError, "the aggregated proof does not verify", blamed);
+  for (size_t k = 0; k < shares.size(); ++k)
+    if (!shares_fit(*a.replay, k, a.mine[k], a.first_commitment[k], first[k], second[k], poly[k], shares[k]))
+      blamed.push_back(k);
+  return blamed;
+}
+
+}  // namespace
+
+Result<R1CSAggregate, R1CSBlame> assemble_r1cs(const GadgetList& list, std::string_view label,
+                                               std::span<const R1CSFirstPhaseShare> first,
+                                               std::span<const R1CSSecondPhaseShare> second,
+                                               std::span<const R1CSPolyShare> poly,
+                                               std::span<const R1CSProofShare> shares) {
+  auto a = assemble(list, label, first, second, poly, shares, true);
+  if (!a) return a.error();
+  return std::move(a->out);
+}
+
+std::vector<size_t> audit_r1cs_shares(const GadgetList& list, std::string_view label,
+                                      std::span<const R1CSFirstPhaseShare> first,
+                                      std::span<const R1CSSecondPhaseShare> second, std::span<const R1CSPolyShare> poly,
+                                      std::span<const R1CSProofShare> shares) {
+  auto a = assemble(list, label, first, second, poly, shares, false);
+  if (!a) return a.error().blamed;
+  return blamed_shares(*a, first, second, poly, shares);
+}
+
+Result<R1CSAggregate, R1CSBlame> aggregate_r1cs(const GadgetList& list, std::string_view label,
+                                                std::span<const R1CSFirstPhaseShare> first,
+                                                std::span<const R1CSSecondPhaseShare> second,
+                                                std::span<const R1CSPolyShare> poly,
+                                                std::span<const R1CSProofShare> shares) {
+  auto a = assemble(list, label, first, second, poly, shares, true);
+  if (!a) return a.error();
+  if (verify_gadget_list(list, label, a->out.commitments, a->out.proof)) return std::move(a->out);
+  return R1CSBlame{R1CSError{R1CSErrorKind::VerificationError, "the aggregated proof does not verify"},
+                   blamed_shares(*a, first, second, poly, shares)};
 }
 
 }  // namespace bp

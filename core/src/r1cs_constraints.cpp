@@ -11,6 +11,7 @@ std::string_view describe(R1CSErrorKind kind) {
     case R1CSErrorKind::VerificationError: return "the proof does not verify";
     case R1CSErrorKind::MissingAssignment: return "a variable was allocated without its value";
     case R1CSErrorKind::GadgetError: return "a gadget refused its inputs";
+    case R1CSErrorKind::Unsatisfied: return "the values do not satisfy their gadget";
   }
   return "unknown error";
 }

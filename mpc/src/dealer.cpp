@@ -88,10 +88,7 @@ const SessionParams& DealerAwaitingBitCommitments::params() const {
 }
 
 DealerAwaitingBitCommitments::DealerAwaitingBitCommitments(std::unique_ptr<detail::DealerState> s) : s_(std::move(s)) {}
-DealerAwaitingBitCommitments::DealerAwaitingBitCommitments(DealerAwaitingBitCommitments&&) noexcept = default;
-DealerAwaitingBitCommitments& DealerAwaitingBitCommitments::operator=(DealerAwaitingBitCommitments&&) noexcept =
-    default;
-DealerAwaitingBitCommitments::~DealerAwaitingBitCommitments() = default;
+BP_MPC_DEFAULT_MOVES(DealerAwaitingBitCommitments)
 
 // ---- DealerAwaitingPolyCommitments ----
 
@@ -120,10 +117,7 @@ DealerAwaitingPolyCommitments::receive_poly_commitments(std::vector<PolyCommitme
 
 DealerAwaitingPolyCommitments::DealerAwaitingPolyCommitments(std::unique_ptr<detail::DealerState> s)
     : s_(std::move(s)) {}
-DealerAwaitingPolyCommitments::DealerAwaitingPolyCommitments(DealerAwaitingPolyCommitments&&) noexcept = default;
-DealerAwaitingPolyCommitments& DealerAwaitingPolyCommitments::operator=(DealerAwaitingPolyCommitments&&) noexcept =
-    default;
-DealerAwaitingPolyCommitments::~DealerAwaitingPolyCommitments() = default;
+BP_MPC_DEFAULT_MOVES(DealerAwaitingPolyCommitments)
 
 // ---- DealerAwaitingProofShares ----
 
@@ -167,9 +161,7 @@ MpcResult<DealerCheckingProof> DealerAwaitingProofShares::assemble_shares(std::v
 }
 
 DealerAwaitingProofShares::DealerAwaitingProofShares(std::unique_ptr<detail::DealerState> s) : s_(std::move(s)) {}
-DealerAwaitingProofShares::DealerAwaitingProofShares(DealerAwaitingProofShares&&) noexcept = default;
-DealerAwaitingProofShares& DealerAwaitingProofShares::operator=(DealerAwaitingProofShares&&) noexcept = default;
-DealerAwaitingProofShares::~DealerAwaitingProofShares() = default;
+BP_MPC_DEFAULT_MOVES(DealerAwaitingProofShares)
 
 // ---- DealerCheckingProof ----
 
@@ -237,8 +229,6 @@ MpcError DealerCheckingProof::blame() const {
 }
 
 DealerCheckingProof::DealerCheckingProof(std::unique_ptr<Assembled> a) : a_(std::move(a)) {}
-DealerCheckingProof::DealerCheckingProof(DealerCheckingProof&&) noexcept = default;
-DealerCheckingProof& DealerCheckingProof::operator=(DealerCheckingProof&&) noexcept = default;
-DealerCheckingProof::~DealerCheckingProof() = default;
+BP_MPC_DEFAULT_MOVES(DealerCheckingProof)
 
 }  // namespace bp::mpc

@@ -16,6 +16,8 @@ std::string_view name(MpcErrorKind kind) {
     case MpcErrorKind::MalformedProofShares: return "MalformedProofShares";
     case MpcErrorKind::MaliciousDealer: return "MaliciousDealer";
     case MpcErrorKind::ConsumedState: return "ConsumedState";
+    case MpcErrorKind::WrongNumPhaseShares: return "WrongNumPhaseShares";
+    case MpcErrorKind::MalformedPhaseShares: return "MalformedPhaseShares";
   }
   return "Unknown";
 }

@@ -72,9 +72,7 @@ MpcResult<std::pair<PartyAwaitingBitChallenge, BitCommitment>> PartyAwaitingPosi
 }
 
 PartyAwaitingPosition::PartyAwaitingPosition(std::unique_ptr<detail::PartyState> s) : s_(std::move(s)) {}
-PartyAwaitingPosition::PartyAwaitingPosition(PartyAwaitingPosition&&) noexcept = default;
-PartyAwaitingPosition& PartyAwaitingPosition::operator=(PartyAwaitingPosition&&) noexcept = default;
-PartyAwaitingPosition::~PartyAwaitingPosition() = default;
+BP_MPC_DEFAULT_MOVES(PartyAwaitingPosition)
 
 // ---- PartyAwaitingBitChallenge ----
 
@@ -103,9 +101,7 @@ MpcResult<std::pair<PartyAwaitingPolyChallenge, PolyCommitment>> PartyAwaitingBi
 
 size_t PartyAwaitingBitChallenge::position() const { return s_ ? s_->position : 0; }
 PartyAwaitingBitChallenge::PartyAwaitingBitChallenge(std::unique_ptr<detail::PartyState> s) : s_(std::move(s)) {}
-PartyAwaitingBitChallenge::PartyAwaitingBitChallenge(PartyAwaitingBitChallenge&&) noexcept = default;
-PartyAwaitingBitChallenge& PartyAwaitingBitChallenge::operator=(PartyAwaitingBitChallenge&&) noexcept = default;
-PartyAwaitingBitChallenge::~PartyAwaitingBitChallenge() = default;
+BP_MPC_DEFAULT_MOVES(PartyAwaitingBitChallenge)
 
 // ---- PartyAwaitingPolyChallenge ----
 
@@ -149,9 +145,7 @@ MpcResult<PolyCommitment> PartyAwaitingPolyChallenge::replay(const BitChallengeM
 
 size_t PartyAwaitingPolyChallenge::position() const { return s_ ? s_->position : 0; }
 PartyAwaitingPolyChallenge::PartyAwaitingPolyChallenge(std::unique_ptr<detail::PartyState> s) : s_(std::move(s)) {}
-PartyAwaitingPolyChallenge::PartyAwaitingPolyChallenge(PartyAwaitingPolyChallenge&&) noexcept = default;
-PartyAwaitingPolyChallenge& PartyAwaitingPolyChallenge::operator=(PartyAwaitingPolyChallenge&&) noexcept = default;
-PartyAwaitingPolyChallenge::~PartyAwaitingPolyChallenge() = default;
+BP_MPC_DEFAULT_MOVES(PartyAwaitingPolyChallenge)
 
 // ---- PartyAwaitingResult ----
 
@@ -183,8 +177,6 @@ MpcResult<Ok> PartyAwaitingResult::check_result(const AggregationResult& r) cons
 
 size_t PartyAwaitingResult::position() const { return s_ ? s_->position : 0; }
 PartyAwaitingResult::PartyAwaitingResult(std::unique_ptr<detail::PartyState> s) : s_(std::move(s)) {}
-PartyAwaitingResult::PartyAwaitingResult(PartyAwaitingResult&&) noexcept = default;
-PartyAwaitingResult& PartyAwaitingResult::operator=(PartyAwaitingResult&&) noexcept = default;
-PartyAwaitingResult::~PartyAwaitingResult() = default;
+BP_MPC_DEFAULT_MOVES(PartyAwaitingResult)
 
 }  // namespace bp::mpc

@@ -7,8 +7,11 @@
 #include <optional>
 
 #include "bp/mpc/limits.hpp"
+#include "type_state_moves.hpp"
 
 namespace bp::mpc {
+
+using detail::consumed;
 
 namespace detail {
 
@@ -39,36 +42,34 @@ struct R1CSDealerHold {
 
 namespace {
 
-MpcError consumed() { return {MpcErrorKind::ConsumedState, {}, "this protocol state was already used"}; }
-
 // A party's R1CSError. Once seated, what it is given is the dealer's round: a count, a point
 // or its own message misquoted is the dealer's doing; its own values failing a second-phase
 // constraint (checked before it sent anything, so only for challenges that differ) is its own.
 MpcError from_round(const R1CSError& e) {
-  const bool own = e.detail.rfind("the values do not satisfy", 0) == 0;
-  return {own ? MpcErrorKind::ValueOutOfRange : MpcErrorKind::MaliciousDealer,
-          {},
-          std::string(describe(e.kind)) + ": " + e.detail};
+  const bool own = e.kind == R1CSErrorKind::Unsatisfied;
+  return {own ? MpcErrorKind::ValueOutOfRange : MpcErrorKind::MaliciousDealer, {}, describe(e)};
 }
 // Before it is seated: its own statement, or the terms.
 MpcError from_seat(const R1CSError& e) {
-  const bool own = e.detail.rfind("the values do not satisfy", 0) == 0;
-  return {own ? MpcErrorKind::ValueOutOfRange : MpcErrorKind::InvalidParameters,
-          {},
-          std::string(describe(e.kind)) + ": " + e.detail};
+  const bool own = e.kind == R1CSErrorKind::Unsatisfied;
+  return {own ? MpcErrorKind::ValueOutOfRange : MpcErrorKind::InvalidParameters, {}, describe(e)};
 }
 
+// One message per seat of round `round` ("first phase", ...), or the count is named.
 template <class Message>
-MpcResult<Ok> one_per_seat(const GadgetList& list, const std::vector<Message>& all, MpcErrorKind kind) {
+MpcResult<Ok> one_per_seat(const GadgetList& list, const std::vector<Message>& all, MpcErrorKind kind,
+                           const char* round) {
   if (all.size() != list.items().size())
-    return MpcError{
-        kind, {}, "got " + std::to_string(all.size()) + " for " + std::to_string(list.items().size()) + " seats"};
+    return MpcError{kind,
+                    {},
+                    std::string(round) + ": got " + std::to_string(all.size()) + " for " +
+                        std::to_string(list.items().size()) + " seats"};
   return Ok{};
 }
 
 // Every point of each seat's message decodes, or those seats are named.
 template <class Message>
-MpcResult<Ok> decodes(const std::vector<Message>& all, MpcErrorKind kind,
+MpcResult<Ok> decodes(const std::vector<Message>& all, MpcErrorKind kind, const char* round,
                       std::vector<CompressedRistretto> (*points)(const Message&)) {
   std::vector<size_t> blamed;
   for (size_t k = 0; k < all.size(); ++k)
@@ -77,7 +78,7 @@ MpcResult<Ok> decodes(const std::vector<Message>& all, MpcErrorKind kind,
         blamed.push_back(k);
         break;
       }
-  if (!blamed.empty()) return MpcError{kind, blamed, "points that do not decode"};
+  if (!blamed.empty()) return MpcError{kind, blamed, std::string(round) + ": points that do not decode"};
   return Ok{};
 }
 
@@ -93,9 +94,7 @@ std::vector<CompressedRistretto> poly_points(const R1CSPolyShare& m) { return {m
 
 #define BP_MPC_MOVES(Class, Hold)                                     \
   Class::Class(std::unique_ptr<detail::Hold> s) : s_(std::move(s)) {} \
-  Class::Class(Class&&) noexcept = default;                           \
-  Class& Class::operator=(Class&&) noexcept = default;                \
-  Class::~Class() = default;
+  BP_MPC_DEFAULT_MOVES(Class)
 
 BP_MPC_MOVES(R1CSPartyAwaitingSeat, R1CSPartyHold)
 BP_MPC_MOVES(R1CSPartyAwaitingFirstPhases, R1CSPartyHold)
@@ -119,10 +118,10 @@ MpcResult<R1CSPartyAwaitingSeat> R1CSPartyAwaitingSeat::create(const GadgetItem&
   // The statement checked here, on a list of this gadget alone and both phases: a false one
   // is refused now, before any seat is taken.
   auto local = R1CSPartySlice::create(*alone, 0, "local check", s->values, s->blindings);
-  if (!local) return MpcError{MpcErrorKind::ValueOutOfRange, {}, local.error().detail};
+  if (!local) return MpcError{MpcErrorKind::ValueOutOfRange, {}, describe(local.error())};
   const R1CSFirstPhaseShare first = local->first_phase();
   if (auto second = local->second_phase(std::span(&first, 1)); !second)
-    return MpcError{MpcErrorKind::ValueOutOfRange, {}, second.error().detail};
+    return MpcError{MpcErrorKind::ValueOutOfRange, {}, describe(second.error())};
   return R1CSPartyAwaitingSeat(std::move(s));
 }
 
@@ -199,36 +198,40 @@ MpcResult<R1CSDealerAwaitingFirstPhases> R1CSDealerAwaitingFirstPhases::create(G
 MpcResult<R1CSDealerAwaitingSecondPhases> R1CSDealerAwaitingFirstPhases::receive(
     std::vector<R1CSFirstPhaseShare> all) && {
   if (!s_) return consumed();
-  if (auto ok = one_per_seat(s_->list, all, MpcErrorKind::WrongNumBitCommitments); !ok) return ok.error();
+  constexpr const char* round = "first phase";
+  if (auto ok = one_per_seat(s_->list, all, MpcErrorKind::WrongNumPhaseShares, round); !ok) return ok.error();
   std::vector<size_t> wrong;
   for (size_t k = 0; k < all.size(); ++k)
     if (all[k].V.size() != s_->list.items()[k].commitments()) wrong.push_back(k);
   if (!wrong.empty())
-    return MpcError{MpcErrorKind::MalformedBitCommitments, wrong, "commitments that are not their gadget's count"};
-  if (auto ok = decodes(all, MpcErrorKind::MalformedBitCommitments, &first_points); !ok) return ok.error();
+    return MpcError{MpcErrorKind::MalformedPhaseShares, wrong,
+                    std::string(round) + ": commitments that are not their gadget's count"};
+  if (auto ok = decodes(all, MpcErrorKind::MalformedPhaseShares, round, &first_points); !ok) return ok.error();
   s_->first = std::move(all);
   return R1CSDealerAwaitingSecondPhases(std::move(s_));
 }
 
 MpcResult<R1CSDealerAwaitingPolys> R1CSDealerAwaitingSecondPhases::receive(std::vector<R1CSSecondPhaseShare> all) && {
   if (!s_) return consumed();
-  if (auto ok = one_per_seat(s_->list, all, MpcErrorKind::WrongNumBitCommitments); !ok) return ok.error();
-  if (auto ok = decodes(all, MpcErrorKind::MalformedBitCommitments, &second_points); !ok) return ok.error();
+  constexpr const char* round = "second phase";
+  if (auto ok = one_per_seat(s_->list, all, MpcErrorKind::WrongNumPhaseShares, round); !ok) return ok.error();
+  if (auto ok = decodes(all, MpcErrorKind::MalformedPhaseShares, round, &second_points); !ok) return ok.error();
   s_->second = std::move(all);
   return R1CSDealerAwaitingPolys(std::move(s_));
 }
 
 MpcResult<R1CSDealerAwaitingShares> R1CSDealerAwaitingPolys::receive(std::vector<R1CSPolyShare> all) && {
   if (!s_) return consumed();
-  if (auto ok = one_per_seat(s_->list, all, MpcErrorKind::WrongNumPolyCommitments); !ok) return ok.error();
-  if (auto ok = decodes(all, MpcErrorKind::MalformedPolyCommitments, &poly_points); !ok) return ok.error();
+  constexpr const char* round = "poly commitments";
+  if (auto ok = one_per_seat(s_->list, all, MpcErrorKind::WrongNumPolyCommitments, round); !ok) return ok.error();
+  if (auto ok = decodes(all, MpcErrorKind::MalformedPolyCommitments, round, &poly_points); !ok) return ok.error();
   s_->poly = std::move(all);
   return R1CSDealerAwaitingShares(std::move(s_));
 }
 
 MpcResult<R1CSAggregate> R1CSDealerAwaitingShares::receive(std::vector<R1CSProofShare> all) && {
   if (!s_) return consumed();
-  if (auto ok = one_per_seat(s_->list, all, MpcErrorKind::WrongNumProofShares); !ok) return ok.error();
+  if (auto ok = one_per_seat(s_->list, all, MpcErrorKind::WrongNumProofShares, "proof shares"); !ok) return ok.error();
   auto out = aggregate_r1cs(s_->list, s_->label, s_->first, s_->second, s_->poly, all);
   if (!out)
     return MpcError{MpcErrorKind::MalformedProofShares, out.error().blamed,

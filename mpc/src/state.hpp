@@ -13,6 +13,7 @@
 #include "bp/mpc/party.hpp"
 #include "bp/random.hpp"
 #include "bp/transcript.hpp"
+#include "type_state_moves.hpp"
 
 namespace bp::mpc::detail {
 
@@ -89,7 +90,6 @@ std::vector<size_t> malformed_bit_commitments(std::span<const BitCommitment> com
 std::vector<size_t> malformed_poly_commitments(std::span<const PolyCommitment> commitments);
 std::vector<size_t> wrong_size_shares(std::span<const ProofShare> shares, size_t n);
 
-inline MpcError consumed() { return {MpcErrorKind::ConsumedState, {}, "this protocol state was already used"}; }
 inline MpcError malicious_dealer(std::string why) { return {MpcErrorKind::MaliciousDealer, {}, std::move(why)}; }
 
 }  // namespace bp::mpc::detail

@@ -197,7 +197,7 @@ TEST_CASE("a party whose first phase is not its gadget's size is named, and so i
     INFO(client::describe(honest.error()));
     CHECK(honest.error().kind == client::ClientErrorKind::Aborted);
     CHECK(honest.error().blamed == std::vector<size_t>{seat});
-    CHECK(honest.error().detail.find("MalformedBitCommitments") != std::string::npos);
+    CHECK(honest.error().detail.find("MalformedPhaseShares") != std::string::npos);
   }
 }
 
@@ -459,6 +459,6 @@ TEST_CASE("a party that joins while an abort is being recorded hears it, with it
   INFO(client::describe(honest.error()));
   CHECK(honest.error().kind == client::ClientErrorKind::Aborted);
   CHECK(honest.error().blamed == std::vector<size_t>{joined->position});
-  CHECK(honest.error().detail.find("MalformedBitCommitments") != std::string::npos);
+  CHECK(honest.error().detail.find("MalformedPhaseShares") != std::string::npos);
   std::filesystem::remove_all(dir_template);
 }

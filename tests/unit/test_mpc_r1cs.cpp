@@ -181,5 +181,5 @@ TEST_CASE("a round that misquotes the party's own message is the dealer's doing"
   auto dealer = R1CSDealerAwaitingFirstPhases::create(list, "x");
   auto d1 = std::move(*dealer).receive({sa->second});
   REQUIRE_FALSE(d1);
-  CHECK(d1.error().kind == MpcErrorKind::WrongNumBitCommitments);
+  CHECK(d1.error().kind == MpcErrorKind::WrongNumPhaseShares);
 }

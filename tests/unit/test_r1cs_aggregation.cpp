@@ -133,7 +133,7 @@ TEST_CASE("a party refuses a false statement, and a round that misquotes its own
   const std::vector<Scalar> one{Scalar::random(rng)};
   auto outside = R1CSPartySlice::create(list, 0, "x", std::vector<uint64_t>{256}, one);
   REQUIRE_FALSE(outside);
-  CHECK(outside.error().kind == R1CSErrorKind::GadgetError);
+  CHECK(outside.error().kind == R1CSErrorKind::Unsatisfied);
   CHECK_FALSE(R1CSPartySlice::create(list, 2, "x", std::vector<uint64_t>{1}, one));     // no such item
   CHECK_FALSE(R1CSPartySlice::create(list, 0, "x", std::vector<uint64_t>{1, 2}, one));  // wrong count
 

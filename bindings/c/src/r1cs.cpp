@@ -45,7 +45,11 @@ int bp_r1cs_prove(const char* gadgets, const uint64_t* values, size_t count, con
     if (int status = witness.read(values, blindings, count, err)) return status;
     auto proved = bp::prove_gadget_list(list, label, witness.values, witness.blindings);
     if (!proved)
-      return fail(err, proved.error().kind == bp::R1CSErrorKind::GadgetError ? BP_ERR_REFUSED : BP_ERR_INVALID_ARGUMENT,
+      return fail(err,
+                  (proved.error().kind == bp::R1CSErrorKind::GadgetError ||
+                   proved.error().kind == bp::R1CSErrorKind::Unsatisfied)
+                      ? BP_ERR_REFUSED
+                      : BP_ERR_INVALID_ARGUMENT,
                   bp::describe(proved.error()));
     return bp::c_abi::hand_out_proof(proved->proof.to_bytes(), proved->commitments, commitments_out, proof, proof_len,
                                      err);

@@ -50,6 +50,7 @@ enum class R1CSErrorKind {
   VerificationError,        // the proof does not verify (an identity or undecodable point included)
   MissingAssignment,        // the prover allocated a variable without its value
   GadgetError,              // a gadget refused its inputs (the detail says why)
+  Unsatisfied,              // the prover's own values do not satisfy its gadget's constraints
 };
 
 struct R1CSError {

@@ -87,5 +87,17 @@ Result<R1CSAggregate, R1CSBlame> aggregate_r1cs(const GadgetList& list, std::str
                                                 std::span<const R1CSSecondPhaseShare> second,
                                                 std::span<const R1CSPolyShare> poly,
                                                 std::span<const R1CSProofShare> shares);
+// The same in two steps, for a dealer that verifies many sessions' proofs in one batch
+// (verify_gadget_lists): the proof the shares add up to, not yet verified; and, once it has
+// failed, the items whose shares do not fit their own commitments.
+Result<R1CSAggregate, R1CSBlame> assemble_r1cs(const GadgetList& list, std::string_view label,
+                                               std::span<const R1CSFirstPhaseShare> first,
+                                               std::span<const R1CSSecondPhaseShare> second,
+                                               std::span<const R1CSPolyShare> poly,
+                                               std::span<const R1CSProofShare> shares);
+std::vector<size_t> audit_r1cs_shares(const GadgetList& list, std::string_view label,
+                                      std::span<const R1CSFirstPhaseShare> first,
+                                      std::span<const R1CSSecondPhaseShare> second, std::span<const R1CSPolyShare> poly,
+                                      std::span<const R1CSProofShare> shares);
 
 }  // namespace bp

@@ -45,8 +45,8 @@ std::optional<std::string> AggregationSession::gadget_misfit(size_t seat, const 
   const GadgetItem& gadget = terms_.gadgets->items()[seat];
   const std::string where = "seat " + std::to_string(seat) + " (" + gadget.text() + ")";
   if (const auto* first = std::get_if<R1CSFirstPhaseShare>(&item); first && first->V.size() != gadget.commitments())
-    return "MalformedBitCommitments: " + where + " sent " + std::to_string(first->V.size()) +
-           " commitments; its gadget has " + std::to_string(gadget.commitments());
+    return "MalformedPhaseShares: " + where + " sent " + std::to_string(first->V.size()) +
+           " commitments in its first phase; its gadget has " + std::to_string(gadget.commitments());
   if (const auto* share = std::get_if<R1CSProofShare>(&item);
       share && (share->l.size() != gadget.multipliers() || share->r.size() != gadget.multipliers()))
     return "MalformedProofShares: " + where + " sent a share over " + std::to_string(share->l.size()) +

@@ -17,8 +17,8 @@
 // parties at fault. When the assembled proof does not verify, every share is audited
 // against its own party's commitments and the bad ones are named (MalformedProofShares).
 //
-// Any number of real parties from 1 to 64 is accepted: the dealer completes the next power
-// of two with padding parties it runs itself (value 0, blinding 0).
+// Any number of real positions from 1 to kMaxPositions (256) is accepted: the dealer
+// completes the next power of two with padding positions it runs itself (value 0, blinding 0).
 //
 // A dealer is rebuilt from what it accepted: the same padding seed and the same messages,
 // fed through the same transitions, give the same challenges and the same proof, byte for
@@ -36,6 +36,7 @@
 #include "bp/mpc/errors.hpp"
 #include "bp/mpc/messages.hpp"
 #include "bp/mpc/session.hpp"
+#include "bp/mpc/type_state.hpp"
 
 namespace bp::mpc {
 
@@ -70,21 +71,13 @@ class DealerAwaitingBitCommitments {
   static MpcResult<DealerAwaitingBitCommitments> create(BulletproofGens&&, const PedersenGens&, const SessionParams&,
                                                         std::span<const uint8_t, kPaddingSeedBytes>) = delete;
 
-  // One commitment per real party, in position order.
+  // One commitment per real position, in position order.
   MpcResult<std::pair<DealerAwaitingPolyCommitments, BitChallengeMsg>> receive_bit_commitments(
       std::vector<BitCommitment> commitments) &&;
 
   const SessionParams& params() const;
-  DealerAwaitingBitCommitments(DealerAwaitingBitCommitments&&) noexcept;
-  DealerAwaitingBitCommitments& operator=(DealerAwaitingBitCommitments&&) noexcept;
-  DealerAwaitingBitCommitments(const DealerAwaitingBitCommitments&) = delete;
-  DealerAwaitingBitCommitments& operator=(const DealerAwaitingBitCommitments&) = delete;
-  ~DealerAwaitingBitCommitments();
-
- private:
+  BP_MPC_TYPE_STATE(DealerAwaitingBitCommitments, detail::DealerState);
   friend struct detail::DealerFactory;
-  explicit DealerAwaitingBitCommitments(std::unique_ptr<detail::DealerState> s);
-  std::unique_ptr<detail::DealerState> s_;
 };
 
 class DealerAwaitingPolyCommitments {
@@ -92,16 +85,8 @@ class DealerAwaitingPolyCommitments {
   MpcResult<std::pair<DealerAwaitingProofShares, PolyChallengeMsg>> receive_poly_commitments(
       std::vector<PolyCommitment> commitments) &&;
 
-  DealerAwaitingPolyCommitments(DealerAwaitingPolyCommitments&&) noexcept;
-  DealerAwaitingPolyCommitments& operator=(DealerAwaitingPolyCommitments&&) noexcept;
-  DealerAwaitingPolyCommitments(const DealerAwaitingPolyCommitments&) = delete;
-  DealerAwaitingPolyCommitments& operator=(const DealerAwaitingPolyCommitments&) = delete;
-  ~DealerAwaitingPolyCommitments();
-
- private:
+  BP_MPC_TYPE_STATE(DealerAwaitingPolyCommitments, detail::DealerState);
   friend class DealerAwaitingBitCommitments;
-  explicit DealerAwaitingPolyCommitments(std::unique_ptr<detail::DealerState> s);
-  std::unique_ptr<detail::DealerState> s_;
 };
 
 class DealerAwaitingProofShares {
@@ -111,16 +96,8 @@ class DealerAwaitingProofShares {
   // Validates the shares' shape (their number, n entries each) and assembles the proof.
   MpcResult<DealerCheckingProof> assemble_shares(std::vector<ProofShare> shares) &&;
 
-  DealerAwaitingProofShares(DealerAwaitingProofShares&&) noexcept;
-  DealerAwaitingProofShares& operator=(DealerAwaitingProofShares&&) noexcept;
-  DealerAwaitingProofShares(const DealerAwaitingProofShares&) = delete;
-  DealerAwaitingProofShares& operator=(const DealerAwaitingProofShares&) = delete;
-  ~DealerAwaitingProofShares();
-
- private:
+  BP_MPC_TYPE_STATE(DealerAwaitingProofShares, detail::DealerState);
   friend class DealerAwaitingPolyCommitments;
-  explicit DealerAwaitingProofShares(std::unique_ptr<detail::DealerState> s);
-  std::unique_ptr<detail::DealerState> s_;
 };
 
 // An assembled proof that has not been verified yet: it gives out nothing but its check.
@@ -134,11 +111,7 @@ class DealerCheckingProof {
   // answer is what that dealer's own check() would give. Answers in the dealers' order.
   static std::vector<MpcResult<AggregationResult>> check_batch(std::vector<DealerCheckingProof> dealers);
 
-  DealerCheckingProof(DealerCheckingProof&&) noexcept;
-  DealerCheckingProof& operator=(DealerCheckingProof&&) noexcept;
-  DealerCheckingProof(const DealerCheckingProof&) = delete;
-  DealerCheckingProof& operator=(const DealerCheckingProof&) = delete;
-  ~DealerCheckingProof();
+  BP_MPC_MOVE_ONLY(DealerCheckingProof);
 
  private:
   friend class DealerAwaitingProofShares;

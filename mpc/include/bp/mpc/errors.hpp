@@ -14,19 +14,23 @@ enum class MpcErrorKind {
   InvalidParameters,       // n, m or the generators do not allow this session
   ValueOutOfRange,         // the party's own value is not below 2^n
   InvalidPosition,         // a position outside [0, m)
-  WrongNumBitCommitments,  // the dealer got a different number of messages than parties
+  WrongNumBitCommitments,  // the dealer got a different number of messages than positions
   WrongNumPolyCommitments,
   WrongNumProofShares,
-  MalformedBitCommitments,  // blamed parties sent undecodable or identity points
+  MalformedBitCommitments,  // the blamed positions' messages are undecodable or identity points
   MalformedPolyCommitments,
-  MalformedProofShares,  // blamed parties' shares have the wrong size or fail the audit
+  MalformedProofShares,  // the blamed positions' shares have the wrong size or fail the audit
   MaliciousDealer,       // a challenge the party cannot reproduce, a zero challenge, or a changed retry
   ConsumedState,         // a moved-from protocol state was used again
+  // A gadget session's first or second phase (the detail names which): its own kinds, for
+  // messages that are neither bit commitments nor any range round's.
+  WrongNumPhaseShares,   // the dealer got a different number of phase messages than seats
+  MalformedPhaseShares,  // the blamed seats' phase messages do not decode, or not their gadget's size
 };
 
 struct MpcError {
   MpcErrorKind kind;
-  std::vector<size_t> blamed;  // party positions, ascending
+  std::vector<size_t> blamed;  // positions (a gadget session's: seats), ascending
   std::string detail;
 
   friend bool operator==(const MpcError&, const MpcError&) = default;

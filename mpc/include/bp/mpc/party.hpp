@@ -23,6 +23,7 @@
 #include "bp/mpc/errors.hpp"
 #include "bp/mpc/messages.hpp"
 #include "bp/mpc/session.hpp"
+#include "bp/mpc/type_state.hpp"
 
 namespace bp::mpc {
 
@@ -49,16 +50,8 @@ class PartyAwaitingPosition {
 
   MpcResult<std::pair<PartyAwaitingBitChallenge, BitCommitment>> assign_position(size_t position) &&;
 
-  PartyAwaitingPosition(PartyAwaitingPosition&&) noexcept;
-  PartyAwaitingPosition& operator=(PartyAwaitingPosition&&) noexcept;
-  PartyAwaitingPosition(const PartyAwaitingPosition&) = delete;
-  PartyAwaitingPosition& operator=(const PartyAwaitingPosition&) = delete;
-  ~PartyAwaitingPosition();
-
- private:
+  BP_MPC_TYPE_STATE(PartyAwaitingPosition, detail::PartyState);
   friend struct detail::PartyFactory;
-  explicit PartyAwaitingPosition(std::unique_ptr<detail::PartyState> s);
-  std::unique_ptr<detail::PartyState> s_;
 };
 
 class PartyAwaitingBitChallenge {
@@ -66,16 +59,8 @@ class PartyAwaitingBitChallenge {
   MpcResult<std::pair<PartyAwaitingPolyChallenge, PolyCommitment>> apply_challenge(const BitChallengeMsg& c) &&;
 
   size_t position() const;
-  PartyAwaitingBitChallenge(PartyAwaitingBitChallenge&&) noexcept;
-  PartyAwaitingBitChallenge& operator=(PartyAwaitingBitChallenge&&) noexcept;
-  PartyAwaitingBitChallenge(const PartyAwaitingBitChallenge&) = delete;
-  PartyAwaitingBitChallenge& operator=(const PartyAwaitingBitChallenge&) = delete;
-  ~PartyAwaitingBitChallenge();
-
- private:
+  BP_MPC_TYPE_STATE(PartyAwaitingBitChallenge, detail::PartyState);
   friend class PartyAwaitingPosition;
-  explicit PartyAwaitingBitChallenge(std::unique_ptr<detail::PartyState> s);
-  std::unique_ptr<detail::PartyState> s_;
 };
 
 class PartyAwaitingPolyChallenge {
@@ -85,16 +70,8 @@ class PartyAwaitingPolyChallenge {
   MpcResult<PolyCommitment> replay(const BitChallengeMsg& c) const;
 
   size_t position() const;
-  PartyAwaitingPolyChallenge(PartyAwaitingPolyChallenge&&) noexcept;
-  PartyAwaitingPolyChallenge& operator=(PartyAwaitingPolyChallenge&&) noexcept;
-  PartyAwaitingPolyChallenge(const PartyAwaitingPolyChallenge&) = delete;
-  PartyAwaitingPolyChallenge& operator=(const PartyAwaitingPolyChallenge&) = delete;
-  ~PartyAwaitingPolyChallenge();
-
- private:
+  BP_MPC_TYPE_STATE(PartyAwaitingPolyChallenge, detail::PartyState);
   friend class PartyAwaitingBitChallenge;
-  explicit PartyAwaitingPolyChallenge(std::unique_ptr<detail::PartyState> s);
-  std::unique_ptr<detail::PartyState> s_;
 };
 
 class PartyAwaitingResult {
@@ -110,16 +87,8 @@ class PartyAwaitingResult {
   MpcResult<Ok> check_placement(const AggregationResult& result) const;
 
   size_t position() const;
-  PartyAwaitingResult(PartyAwaitingResult&&) noexcept;
-  PartyAwaitingResult& operator=(PartyAwaitingResult&&) noexcept;
-  PartyAwaitingResult(const PartyAwaitingResult&) = delete;
-  PartyAwaitingResult& operator=(const PartyAwaitingResult&) = delete;
-  ~PartyAwaitingResult();
-
- private:
+  BP_MPC_TYPE_STATE(PartyAwaitingResult, detail::PartyState);
   friend class PartyAwaitingPolyChallenge;
-  explicit PartyAwaitingResult(std::unique_ptr<detail::PartyState> s);
-  std::unique_ptr<detail::PartyState> s_;
 };
 
 }  // namespace bp::mpc

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "bp/mpc/errors.hpp"
+#include "bp/mpc/type_state.hpp"
 #include "bp/r1cs_aggregation.hpp"
 
 namespace bp::mpc {
@@ -40,18 +41,6 @@ class R1CSPartyAwaitingSecondPhases;
 class R1CSPartyAwaitingPolys;
 class R1CSPartyAwaitingResult;
 
-// Move-only, and built only from the step before (its private holder).
-#define BP_MPC_MOVE_ONLY(Class, Hold)              \
-  Class(Class&&) noexcept;                         \
-  Class& operator=(Class&&) noexcept;              \
-  Class(const Class&) = delete;                    \
-  Class& operator=(const Class&) = delete;         \
-  ~Class();                                        \
-                                                   \
- private:                                          \
-  explicit Class(std::unique_ptr<detail::Hold> s); \
-  std::unique_ptr<detail::Hold> s_
-
 class R1CSPartyAwaitingSeat {
  public:
   // The gadget the party states (one item, as a list reads it), its values and blindings
@@ -62,28 +51,28 @@ class R1CSPartyAwaitingSeat {
   // Seat `item` of the session's list, under the session's transcript label.
   MpcResult<std::pair<R1CSPartyAwaitingFirstPhases, R1CSFirstPhaseShare>> take_seat(const GadgetList& list, size_t item,
                                                                                     std::string label) &&;
-  BP_MPC_MOVE_ONLY(R1CSPartyAwaitingSeat, R1CSPartyHold);
+  BP_MPC_TYPE_STATE(R1CSPartyAwaitingSeat, detail::R1CSPartyHold);
 };
 
 class R1CSPartyAwaitingFirstPhases {
  public:
   MpcResult<std::pair<R1CSPartyAwaitingSecondPhases, R1CSSecondPhaseShare>> apply(
       std::span<const R1CSFirstPhaseShare> all) &&;
-  BP_MPC_MOVE_ONLY(R1CSPartyAwaitingFirstPhases, R1CSPartyHold);
+  BP_MPC_TYPE_STATE(R1CSPartyAwaitingFirstPhases, detail::R1CSPartyHold);
   friend class R1CSPartyAwaitingSeat;
 };
 
 class R1CSPartyAwaitingSecondPhases {
  public:
   MpcResult<std::pair<R1CSPartyAwaitingPolys, R1CSPolyShare>> apply(std::span<const R1CSSecondPhaseShare> all) &&;
-  BP_MPC_MOVE_ONLY(R1CSPartyAwaitingSecondPhases, R1CSPartyHold);
+  BP_MPC_TYPE_STATE(R1CSPartyAwaitingSecondPhases, detail::R1CSPartyHold);
   friend class R1CSPartyAwaitingFirstPhases;
 };
 
 class R1CSPartyAwaitingPolys {
  public:
   MpcResult<std::pair<R1CSPartyAwaitingResult, R1CSProofShare>> apply(std::span<const R1CSPolyShare> all) &&;
-  BP_MPC_MOVE_ONLY(R1CSPartyAwaitingPolys, R1CSPartyHold);
+  BP_MPC_TYPE_STATE(R1CSPartyAwaitingPolys, detail::R1CSPartyHold);
   friend class R1CSPartyAwaitingSecondPhases;
 };
 
@@ -92,7 +81,7 @@ class R1CSPartyAwaitingResult {
   // The dealer's result is a proof of the session's list under its label, and holds this
   // party's commitments in its seat's place.
   MpcResult<Ok> check_result(std::span<const CompressedRistretto> commitments, const R1CSProof& proof) const;
-  BP_MPC_MOVE_ONLY(R1CSPartyAwaitingResult, R1CSPartyHold);
+  BP_MPC_TYPE_STATE(R1CSPartyAwaitingResult, detail::R1CSPartyHold);
   friend class R1CSPartyAwaitingPolys;
 };
 
@@ -105,20 +94,20 @@ class R1CSDealerAwaitingFirstPhases {
   static MpcResult<R1CSDealerAwaitingFirstPhases> create(GadgetList list, std::string label);
   // Every seat's message, in seat order; what goes back to every party is the same set.
   MpcResult<R1CSDealerAwaitingSecondPhases> receive(std::vector<R1CSFirstPhaseShare> all) &&;
-  BP_MPC_MOVE_ONLY(R1CSDealerAwaitingFirstPhases, R1CSDealerHold);
+  BP_MPC_TYPE_STATE(R1CSDealerAwaitingFirstPhases, detail::R1CSDealerHold);
 };
 
 class R1CSDealerAwaitingSecondPhases {
  public:
   MpcResult<R1CSDealerAwaitingPolys> receive(std::vector<R1CSSecondPhaseShare> all) &&;
-  BP_MPC_MOVE_ONLY(R1CSDealerAwaitingSecondPhases, R1CSDealerHold);
+  BP_MPC_TYPE_STATE(R1CSDealerAwaitingSecondPhases, detail::R1CSDealerHold);
   friend class R1CSDealerAwaitingFirstPhases;
 };
 
 class R1CSDealerAwaitingPolys {
  public:
   MpcResult<R1CSDealerAwaitingShares> receive(std::vector<R1CSPolyShare> all) &&;
-  BP_MPC_MOVE_ONLY(R1CSDealerAwaitingPolys, R1CSDealerHold);
+  BP_MPC_TYPE_STATE(R1CSDealerAwaitingPolys, detail::R1CSDealerHold);
   friend class R1CSDealerAwaitingSecondPhases;
 };
 
@@ -126,10 +115,8 @@ class R1CSDealerAwaitingShares {
  public:
   // The proof, checked; or the seats whose messages do not fit their own commitments.
   MpcResult<R1CSAggregate> receive(std::vector<R1CSProofShare> all) &&;
-  BP_MPC_MOVE_ONLY(R1CSDealerAwaitingShares, R1CSDealerHold);
+  BP_MPC_TYPE_STATE(R1CSDealerAwaitingShares, detail::R1CSDealerHold);
   friend class R1CSDealerAwaitingPolys;
 };
-
-#undef BP_MPC_MOVE_ONLY
 
 }  // namespace bp::mpc
