@@ -36,6 +36,8 @@ struct R1CSDealerHold {
   std::vector<R1CSFirstPhaseShare> first;
   std::vector<R1CSSecondPhaseShare> second;
   std::vector<R1CSPolyShare> poly;
+  std::vector<R1CSProofShare> shares;  // once assembled
+  R1CSAggregate assembled;             // the proof they add up to, not yet verified
 };
 
 }  // namespace detail
@@ -105,6 +107,7 @@ BP_MPC_MOVES(R1CSDealerAwaitingFirstPhases, R1CSDealerHold)
 BP_MPC_MOVES(R1CSDealerAwaitingSecondPhases, R1CSDealerHold)
 BP_MPC_MOVES(R1CSDealerAwaitingPolys, R1CSDealerHold)
 BP_MPC_MOVES(R1CSDealerAwaitingShares, R1CSDealerHold)
+BP_MPC_MOVES(R1CSDealerCheckingProof, R1CSDealerHold)
 #undef BP_MPC_MOVES
 
 MpcResult<R1CSPartyAwaitingSeat> R1CSPartyAwaitingSeat::create(const GadgetItem& gadget, std::vector<uint64_t> values,
@@ -229,14 +232,67 @@ MpcResult<R1CSDealerAwaitingShares> R1CSDealerAwaitingPolys::receive(std::vector
   return R1CSDealerAwaitingShares(std::move(s_));
 }
 
-MpcResult<R1CSAggregate> R1CSDealerAwaitingShares::receive(std::vector<R1CSProofShare> all) && {
+MpcResult<R1CSDealerCheckingProof> R1CSDealerAwaitingShares::assemble(std::vector<R1CSProofShare> all) && {
   if (!s_) return consumed();
   if (auto ok = one_per_seat(s_->list, all, MpcErrorKind::WrongNumProofShares, "proof shares"); !ok) return ok.error();
-  auto out = aggregate_r1cs(s_->list, s_->label, s_->first, s_->second, s_->poly, all);
+  auto out = assemble_r1cs(s_->list, s_->label, s_->first, s_->second, s_->poly, all);
   if (!out)
     return MpcError{MpcErrorKind::MalformedProofShares, out.error().blamed,
                     std::string(describe(out.error().error.kind)) + ": " + out.error().error.detail};
-  return std::move(*out);
+  s_->shares = std::move(all);
+  s_->assembled = std::move(*out);
+  return R1CSDealerCheckingProof(std::move(s_));
+}
+
+size_t R1CSDealerCheckingProof::generators() const { return s_ ? s_->list.generators_capacity() : 0; }
+
+MpcResult<R1CSAggregate> R1CSDealerCheckingProof::check() && {
+  if (!s_) return consumed();
+  std::vector<R1CSDealerCheckingProof> one;
+  one.push_back(std::move(*this));
+  return std::move(check_batch(std::move(one)).front());
+}
+
+std::vector<MpcResult<R1CSAggregate>> R1CSDealerCheckingProof::check_batch(
+    std::vector<R1CSDealerCheckingProof> dealers) {
+  std::vector<GadgetListStatement> statements;
+  std::vector<size_t> live;
+  for (size_t k = 0; k < dealers.size(); ++k)
+    if (const auto& s = dealers[k].s_) {
+      live.push_back(k);
+      statements.push_back({&s->list, s->label, s->assembled.commitments, &s->assembled.proof});
+    }
+  std::vector<bool> failed(dealers.size(), false);
+  if (statements.size() == 1) {
+    const auto& s = *dealers[live[0]].s_;
+    failed[live[0]] = !verify_gadget_list(s.list, s.label, s.assembled.commitments, s.assembled.proof);
+  } else if (!statements.empty()) {
+    for (size_t i : verify_gadget_lists(statements).failed) failed[live[i]] = true;
+  }
+  std::vector<MpcResult<R1CSAggregate>> answers;
+  answers.reserve(dealers.size());
+  for (size_t k = 0; k < dealers.size(); ++k) {
+    auto& s = dealers[k].s_;
+    if (!s) {
+      answers.push_back(consumed());
+    } else if (!failed[k]) {
+      answers.push_back(std::move(s->assembled));
+    } else {
+      // The proof fails: the seats whose shares do not fit their own commitments.
+      answers.push_back(
+          MpcError{MpcErrorKind::MalformedProofShares,
+                   audit_r1cs_shares(s->list, s->label, s->first, s->second, s->poly, s->shares),
+                   std::string(describe(R1CSErrorKind::VerificationError)) + ": the aggregated proof does not verify"});
+    }
+    s.reset();
+  }
+  return answers;
+}
+
+MpcResult<R1CSAggregate> R1CSDealerAwaitingShares::receive(std::vector<R1CSProofShare> all) && {
+  auto checking = std::move(*this).assemble(std::move(all));
+  if (!checking) return checking.error();
+  return std::move(*checking).check();
 }
 
 }  // namespace bp::mpc

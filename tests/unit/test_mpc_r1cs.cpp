@@ -29,10 +29,13 @@ struct Session {
   std::vector<std::vector<uint64_t>> values;
 };
 
-// The whole session; `tamper` may change the shares before the dealer sees them; `kept`
-// receives the parties' last states.
-MpcResult<R1CSAggregate> run(const Session& s, void (*tamper)(std::vector<R1CSProofShare>&) = nullptr,
-                             std::vector<R1CSPartyAwaitingResult>* kept = nullptr) {
+// A session up to its last round: the dealer awaiting the shares, the shares, the parties.
+struct AtShares {
+  R1CSDealerAwaitingShares dealer;
+  std::vector<R1CSProofShare> shares;
+  std::vector<R1CSPartyAwaitingResult> parties;
+};
+AtShares to_shares(const Session& s) {
   std::vector<R1CSPartyAwaitingFirstPhases> seated;
   std::vector<R1CSFirstPhaseShare> first;
   for (size_t k = 0; k < s.values.size(); ++k) {
@@ -75,11 +78,19 @@ MpcResult<R1CSAggregate> run(const Session& s, void (*tamper)(std::vector<R1CSPr
     done.push_back(std::move(next->first));
     shares.push_back(next->second);
   }
-  if (tamper) tamper(shares);
-  auto result = std::move(*d3).receive(shares);
+  return AtShares{std::move(*d3), std::move(shares), std::move(done)};
+}
+
+// The whole session; `tamper` may change the shares before the dealer sees them; `kept`
+// receives the parties' last states.
+MpcResult<R1CSAggregate> run(const Session& s, void (*tamper)(std::vector<R1CSProofShare>&) = nullptr,
+                             std::vector<R1CSPartyAwaitingResult>* kept = nullptr) {
+  AtShares at = to_shares(s);
+  if (tamper) tamper(at.shares);
+  auto result = std::move(at.dealer).receive(at.shares);
   if (result)
-    for (const auto& p : done) CHECK(p.check_result(result->commitments, result->proof));
-  if (kept) *kept = std::move(done);
+    for (const auto& p : at.parties) CHECK(p.check_result(result->commitments, result->proof));
+  if (kept) *kept = std::move(at.parties);
   return result;
 }
 
@@ -92,6 +103,35 @@ TEST_CASE("seats of a gadget list prove their own gadgets and get one proof of t
   auto result = run(s);
   REQUIRE(result);
   CHECK(verify_gadget_list(s.list, s.label, result->commitments, result->proof));
+}
+
+TEST_CASE("sessions' proofs checked in one batch: each answer is its own check's") {
+  const Session good{*GadgetList::parse("range:8;shuffle:2"), "batch good", {{7}, {1, 2, 2, 1}}};
+  const Session bad{*GadgetList::parse("range:16;range:8;geq:8"), "batch bad", {{9}, {3}, {5, 4}}};
+  AtShares a = to_shares(good), b = to_shares(bad), c = to_shares(good);
+  b.shares[2].t_x += Scalar::one();
+  std::vector<R1CSDealerCheckingProof> checking;
+  for (AtShares* at : {&a, &b, &c}) {
+    auto assembled = std::move(at->dealer).assemble(at->shares);
+    REQUIRE(assembled);
+    checking.push_back(std::move(*assembled));
+  }
+  CHECK(checking[1].generators() == GadgetList::parse("range:16;range:8;geq:8")->generators_capacity());
+  auto answers = R1CSDealerCheckingProof::check_batch(std::move(checking));
+  REQUIRE(answers.size() == 3);
+  REQUIRE(answers[0]);
+  REQUIRE(answers[2]);
+  CHECK(verify_gadget_list(good.list, good.label, answers[0]->commitments, answers[0]->proof));
+  REQUIRE_FALSE(answers[1]);
+  CHECK(answers[1].error().kind == MpcErrorKind::MalformedProofShares);
+  CHECK(answers[1].error().blamed == std::vector<size_t>{2});
+  // A state checked once is consumed.
+  AtShares d = to_shares(good);
+  auto once = std::move(d.dealer).assemble(d.shares);
+  REQUIRE(once);
+  auto checked = std::move(*once).check();
+  CHECK(checked);
+  CHECK(std::move(*once).check().error().kind == MpcErrorKind::ConsumedState);
 }
 
 TEST_CASE("a party's refusal of a result that does not verify says why") {

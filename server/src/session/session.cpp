@@ -476,11 +476,25 @@ void AggregationSession::complete_gadget_round(Phase completed) {
     next_round(frame_of(wire::R1CSPolyShares{accepted_gadget_polys_}));
   } else if (completed == Phase::ProofShares) {
     deadline_.cancel();
-    auto aggregate =
-        std::move(std::get<mpc::R1CSDealerAwaitingShares>(dealer_)).receive(collect<R1CSProofShare>(inbox_));
-    if (!aggregate) return blamed_abort(aggregate.error());
-    finish_gadgets_ok(std::move(*aggregate));
+    auto assembled =
+        std::move(std::get<mpc::R1CSDealerAwaitingShares>(dealer_)).assemble(collect<R1CSProofShare>(inbox_));
+    if (!assembled) return blamed_abort(assembled.error());
+    // Checked like a range proof: off the strand, in a batch with other sessions' proofs.
+    if (!env_.checker) return gadgets_checked(std::move(*assembled).check());
+    dealer_ = Checking{};
+    env_.checker->check(std::move(*assembled), [self = shared_from_this()](auto result) {
+      asio::post(self->strand_,
+                 [self, result = std::move(result)]() mutable { self->gadgets_checked(std::move(result)); });
+    });
   }
+}
+
+void AggregationSession::gadgets_checked(mpc::MpcResult<R1CSAggregate> result) {
+  // Moved on meanwhile (lost its lease, taken over): the replica that has it now finishes it.
+  if (std::holds_alternative<Moved>(dealer_) || std::holds_alternative<Ended>(dealer_)) return;
+  if (!result)
+    return abort(AbortKind::InvalidShares, mpc::describe(result.error()), blame_of_positions(result.error().blamed));
+  finish_gadgets_ok(std::move(*result));
 }
 
 void AggregationSession::finish_gadgets_ok(R1CSAggregate aggregate) {

@@ -197,7 +197,8 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   void complete_round();
   void checked(mpc::MpcResult<mpc::AggregationResult> result);  // the final proof's check answers
   void complete_gadget_round(Phase completed);
-  void finish_gadgets_ok(R1CSAggregate aggregate);  // signs it, records it, tells everyone
+  void gadgets_checked(mpc::MpcResult<R1CSAggregate> result);  // a gadget session's check answers
+  void finish_gadgets_ok(R1CSAggregate aggregate);             // signs it, records it, tells everyone
   void broadcast(Frame frame);
   void finish_ok(mpc::AggregationResult result);  // signs it, records it, tells everyone
   void abort(AbortKind kind, const std::string& reason, std::vector<size_t> blamed);

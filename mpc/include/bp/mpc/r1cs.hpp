@@ -111,12 +111,32 @@ class R1CSDealerAwaitingPolys {
   friend class R1CSDealerAwaitingSecondPhases;
 };
 
+class R1CSDealerCheckingProof;
+
 class R1CSDealerAwaitingShares {
  public:
   // The proof, checked; or the seats whose messages do not fit their own commitments.
   MpcResult<R1CSAggregate> receive(std::vector<R1CSProofShare> all) &&;
+  // The same in two steps: the proof the shares add up to, to be checked alone or with
+  // other sessions' proofs in one batch (a seat whose share is not its gadget's size is
+  // named here, before any check).
+  MpcResult<R1CSDealerCheckingProof> assemble(std::vector<R1CSProofShare> all) &&;
   BP_MPC_TYPE_STATE(R1CSDealerAwaitingShares, detail::R1CSDealerHold);
   friend class R1CSDealerAwaitingPolys;
+};
+
+class R1CSDealerCheckingProof {
+ public:
+  // Verifies the proof; when it fails, audits every seat's shares against its own
+  // commitments and names the ones that do not fit (MalformedProofShares).
+  MpcResult<R1CSAggregate> check() &&;
+  // Several sessions' proofs (any lists) in one batch verification (verify_gadget_lists);
+  // each answer is what that dealer's own check() would give, in the dealers' order.
+  static std::vector<MpcResult<R1CSAggregate>> check_batch(std::vector<R1CSDealerCheckingProof> dealers);
+  // The generators its check reads (the list's padded multipliers): what it weighs in a batch.
+  size_t generators() const;
+  BP_MPC_TYPE_STATE(R1CSDealerCheckingProof, detail::R1CSDealerHold);
+  friend class R1CSDealerAwaitingShares;
 };
 
 }  // namespace bp::mpc
