@@ -17,6 +17,7 @@ namespace detail {
 
 struct R1CSPartyHold {
   GadgetItem gadget;
+  // Until the seat is taken; then the slice holds them (its own copies) and these are wiped.
   std::vector<uint64_t> values;
   std::vector<Scalar> blindings;
   std::optional<R1CSPartySlice> slice;
@@ -116,6 +117,7 @@ MpcResult<R1CSPartyAwaitingSeat> R1CSPartyAwaitingSeat::create(const GadgetItem&
   s->gadget = gadget;
   s->values = std::move(values);
   s->blindings = std::move(blindings);
+  // Read again from its text: a GadgetItem made by hand (shuffle:0, say) is refused here.
   auto alone = GadgetList::parse(gadget.text());
   if (!alone) return MpcError{MpcErrorKind::InvalidParameters, {}, alone.error()};
   // The statement checked here, on a list of this gadget alone and both phases: a false one
@@ -147,7 +149,11 @@ MpcResult<std::pair<R1CSPartyAwaitingFirstPhases, R1CSFirstPhaseShare>> R1CSPart
   s_->list = list;
   s_->item = item;
   s_->label = std::move(label);
-  sodium_memzero(s_->values.data(), s_->values.size() * sizeof(uint64_t));  // the slice holds its own copy
+  // From here the slice is the one owner of the values and blindings: the hold's go now.
+  sodium_memzero(s_->values.data(), s_->values.size() * sizeof(uint64_t));
+  for (auto& b : s_->blindings) b.wipe();
+  s_->values.clear();
+  s_->blindings.clear();
   return std::pair{R1CSPartyAwaitingFirstPhases(std::move(s_)), std::move(first)};
 }
 
