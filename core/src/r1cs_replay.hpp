@@ -18,7 +18,6 @@
 
 namespace bp::detail {
 
-
 inline R1CSError gadget_error(std::string why) { return R1CSError{R1CSErrorKind::GadgetError, std::move(why)}; }
 
 // The whole list's system; values only while building (or running the callbacks of) `own`.
