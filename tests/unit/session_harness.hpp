@@ -160,7 +160,7 @@ struct Harness {
   // `values`: what a 1.4 party says it brings (0: a party before 1.4).
   std::shared_ptr<FakeLink> join(std::vector<uint8_t> token = {}, uint32_t values = 0) {
     auto link = std::make_shared<FakeLink>();
-    session->join(link, std::move(token), std::nullopt, {}, values);
+    session->join(link, std::move(token), std::nullopt, {}, PartyStatement{values, false, std::nullopt});
     poll();
     return link;
   }

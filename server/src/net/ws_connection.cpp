@@ -205,12 +205,12 @@ void WsConnection<Stream>::join(const wire::JoinSessionMsg& request) {
   request_deadline_.cancel();  // the session's own deadline (or the record's) covers the rest of this connection's life
   env_.registry->find_or_take_over(
       request.session_id, key,
-      [self = shared_from_this(), token = request.resume_token, seat = request.seat_token, key, values = request.values,
-       gadget = request.gadget](SessionRegistry::Found found) {
-        asio::post(self->ws_.get_executor(), [self, token, seat, key, values, gadget, found = std::move(found)] {
+      [self = shared_from_this(), token = request.resume_token, seat = request.seat_token, key,
+       statement = PartyStatement::of(request)](SessionRegistry::Found found) {
+        asio::post(self->ws_.get_executor(), [self, token, seat, key, statement, found = std::move(found)] {
           if (self->state_ != State::Joining) return;  // closed meanwhile
           if (auto* session = std::get_if<std::shared_ptr<AggregationSession>>(&found))
-            return (*session)->join(self, token, key, seat, values, gadget);
+            return (*session)->join(self, token, key, seat, statement);
           self->turn_away(std::get<Refusal>(found), !token.empty() || !seat.empty());
         });
       });

@@ -187,10 +187,10 @@ std::optional<std::string> AggregationSession::replay_gadget_rounds() {
 
 void AggregationSession::join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token,
                               std::optional<wire::PublicKey> party_key, std::vector<uint8_t> seat_token,
-                              uint32_t values, std::string gadget) {
+                              PartyStatement statement) {
   asio::post(strand_, [self = shared_from_this(), link = std::move(link), token = std::move(token), party_key,
-                       seat_token = std::move(seat_token), values, gadget = std::move(gadget)]() mutable {
-    self->on_join(std::move(link), std::move(token), party_key, std::move(seat_token), values, gadget);
+                       seat_token = std::move(seat_token), statement = std::move(statement)]() mutable {
+    self->on_join(std::move(link), std::move(token), party_key, std::move(seat_token), statement);
   });
 }
 

@@ -90,6 +90,16 @@ struct SessionEnv {
 // One message as a frame to send.
 std::shared_ptr<const std::vector<uint8_t>> frame_of(const wire::Message& m);
 
+// What a party states it proves, as its JoinSession says, read once at the connection: a
+// range party the number of values it brings (0: a party before 1.4), a gadget party (1.5)
+// its gadget. The session fits it to a seat from this alone, never from the party's values.
+struct PartyStatement {
+  uint32_t values = 0;
+  bool states_gadget = false;
+  std::optional<GadgetItem> gadget;  // when the gadget it states reads as one list item
+  static PartyStatement of(const wire::JoinSessionMsg& join);
+};
+
 // A party asked to come back: how long it waits before joining again.
 inline constexpr uint32_t kReconnectAfterMs = 250;
 
@@ -102,12 +112,11 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
 
   void start();  // builds the dealer, replaying the checkpoint's rounds
   // `party_key` is the key whose signature the connection has already checked, if any;
-  // `seat_token` the token a 1.3 party picked for a new seat (a join again finds it).
-  // `values` the number of values the party says it brings (0: a party before 1.4);
-  // `gadget` the gadget it says it proves (1.5; empty: a range party).
+  // `seat_token` the token a 1.3 party picked for a new seat (a join again finds it);
+  // `statement` what the party says it proves.
   void join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> resume_token,
-            std::optional<wire::PublicKey> party_key, std::vector<uint8_t> seat_token = {}, uint32_t values = 0,
-            std::string gadget = {});
+            std::optional<wire::PublicKey> party_key, std::vector<uint8_t> seat_token = {},
+            PartyStatement statement = {});
   void deliver(size_t seat, std::shared_ptr<PartyLink> link, wire::Message message);
   void misbehaved(size_t seat, std::shared_ptr<PartyLink> link, std::string reason);
   void disconnected(size_t seat, std::shared_ptr<PartyLink> link);
@@ -163,10 +172,10 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   std::optional<std::string> replay_range_rounds();
   std::optional<std::string> replay_gadget_rounds();
   void on_join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token, std::optional<wire::PublicKey> key,
-               std::vector<uint8_t> seat_token, uint32_t values, const std::string& gadget);
-  // Why a party bringing `values` values (0: before 1.4) and stating `gadget` (empty: a range
-  // party) cannot take this seat, if it cannot. Public terms only: never the party's values.
-  std::optional<std::string> misfit(const Seat& seat, uint32_t values, const std::string& gadget) const;
+               std::vector<uint8_t> seat_token, const PartyStatement& statement);
+  // Why a party stating `statement` cannot take this seat, if it cannot. Public terms only:
+  // never the party's values.
+  std::optional<std::string> misfit(const Seat& seat, const PartyStatement& statement) const;
   // Why a gadget seat's round message is not its gadget's shape (commitments, multipliers).
   std::optional<std::string> gadget_misfit(size_t seat, const wire::Message& item) const;
   bool gadget_session() const { return terms_.gadgets.has_value(); }

@@ -54,20 +54,28 @@ std::optional<std::string> AggregationSession::gadget_misfit(size_t seat, const 
   return std::nullopt;
 }
 
-std::optional<std::string> AggregationSession::misfit(const Seat& seat, uint32_t values,
-                                                      const std::string& gadget) const {
+PartyStatement PartyStatement::of(const wire::JoinSessionMsg& join) {
+  PartyStatement out{join.values, !join.gadget.empty(), std::nullopt};
+  if (!out.states_gadget) return out;
+  if (auto stated = GadgetList::parse(join.gadget); stated && stated->items().size() == 1)
+    out.gadget = stated->items().front();
+  return out;
+}
+
+std::optional<std::string> AggregationSession::misfit(const Seat& seat, const PartyStatement& statement) const {
+  const uint32_t values = statement.values;
   if (gadget_session()) {
     // The party's gadget against the seat's item: texts the operator and the party chose
     // before any value was committed.
     const GadgetItem& item = terms_.gadgets->items()[seat.shape.first_position];
     const std::string where = "seat " + std::to_string(seat.shape.first_position) + " proves " + item.text();
-    if (gadget.empty()) return where + ": this is a gadget session, and the party states no gadget (wire 1.5)";
-    auto stated = GadgetList::parse(gadget);
-    if (!stated || stated->items().size() != 1) return "the party's gadget is not one gadget list item";
-    if (stated->items().front().text() != item.text()) return where + "; the party states " + stated->text();
+    if (!statement.states_gadget)
+      return where + ": this is a gadget session, and the party states no gadget (wire 1.5)";
+    if (!statement.gadget) return "the party's gadget is not one gadget list item";
+    if (statement.gadget->text() != item.text()) return where + "; the party states " + statement.gadget->text();
     return std::nullopt;
   }
-  if (!gadget.empty()) return "this session proves ranges; the party states a gadget";
+  if (statement.states_gadget) return "this session proves ranges; the party states a gadget";
   // A party before 1.4 says nothing: it brings one value and commits to it unshifted, so it
   // may only take a seat of one unbounded value.
   const bool bounded = !terms_.bounds.empty();
@@ -116,8 +124,8 @@ void AggregationSession::resume_seat(size_t index, const std::shared_ptr<PartyLi
 }
 
 void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token,
-                                 std::optional<wire::PublicKey> key, std::vector<uint8_t> seat_token, uint32_t values,
-                                 const std::string& gadget) {
+                                 std::optional<wire::PublicKey> key, std::vector<uint8_t> seat_token,
+                                 const PartyStatement& statement) {
   auto refuse = [&](const std::string& why) {
     log::warn("join refused", {{"session", id()}, {"remote", link->peer()}, {"reason", why}});
     link->send(frame_of(wire::AbortMsg{why, {}}));
@@ -151,7 +159,7 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
     const auto it = std::find(terms_.allowed.begin(), terms_.allowed.end(), *key);
     if (it == terms_.allowed.end()) return refuse("this key is not allowed in the session");
     position = static_cast<size_t>(it - terms_.allowed.begin());
-    if (auto why = misfit(seats_[*position], values, gadget)) return refuse(*why);
+    if (auto why = misfit(seats_[*position], statement)) return refuse(*why);
   }
   // A resume token, or the seat token of a party that never heard its Joined, opens the
   // seat it names (never another key's).
@@ -189,7 +197,7 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
     std::optional<std::string> why;
     for (size_t j = 0; j < seats_.size() && !position; ++j) {
       if (seats_[j].taken) continue;
-      if (auto unfit = misfit(seats_[j], values, gadget))
+      if (auto unfit = misfit(seats_[j], statement))
         why = std::move(unfit);
       else
         position = j;
