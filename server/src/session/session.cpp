@@ -7,6 +7,7 @@
 
 #include "bp/wire/auth.hpp"
 #include "observability/log.hpp"
+#include "session/inbox.hpp"
 #include "session/refusals.hpp"
 
 namespace bp::server {
@@ -16,18 +17,6 @@ namespace asio = boost::asio;
 std::shared_ptr<const std::vector<uint8_t>> frame_of(const wire::Message& m) {
   return std::make_shared<const std::vector<uint8_t>>(wire::encode(m));
 }
-
-namespace {
-
-template <class T>
-std::vector<T> collect(std::vector<std::optional<wire::Message>>& inbox) {
-  std::vector<T> out;
-  out.reserve(inbox.size());
-  for (auto& m : inbox) out.push_back(std::get<T>(std::move(*m)));
-  return out;
-}
-
-}  // namespace
 
 AggregationSession::AggregationSession(asio::io_context& ioc, SessionTerms terms, wire::DealerCheckpoint checkpoint,
                                        uint64_t epoch, SessionEnv env)
@@ -120,69 +109,6 @@ void AggregationSession::rebuild() {
   // Every round starts with a full deadline here, a rebuilt one too: its parties are on
   // their way back.
   start_round();
-}
-
-// The padding parties from the seed, then rounds 1 and 2 if the checkpoint decided them.
-std::optional<std::string> AggregationSession::replay_range_rounds() {
-  auto fresh = mpc::DealerAwaitingBitCommitments::create(*env_.bp_gens, *env_.pc_gens, params_, padding_seed_);
-  if (!fresh) {
-    abort(AbortKind::Internal, mpc::describe(fresh.error()), {});
-    return std::nullopt;
-  }
-  dealer_ = std::move(*fresh);
-  if (restored_.bit_commitments.empty()) return std::nullopt;
-  auto bits = std::move(std::get<mpc::DealerAwaitingBitCommitments>(dealer_))
-                  .receive_bit_commitments(restored_.bit_commitments);
-  if (!bits) return mpc::describe(bits.error());
-  dealer_ = std::move(bits->first);
-  accepted_bits_ = restored_.bit_commitments;
-  last_broadcast_ = frame_of(bits->second);
-  for (size_t j = 0; j < seats_.size(); ++j) last_accepted_[j] = accepted_of_seat(j, accepted_bits_);
-  if (restored_.poly_commitments.empty()) return std::nullopt;
-  auto polys = std::move(std::get<mpc::DealerAwaitingPolyCommitments>(dealer_))
-                   .receive_poly_commitments(restored_.poly_commitments);
-  if (!polys) return mpc::describe(polys.error());
-  dealer_ = std::move(polys->first);
-  accepted_polys_ = restored_.poly_commitments;
-  last_broadcast_ = frame_of(polys->second);
-  for (size_t j = 0; j < seats_.size(); ++j) last_accepted_[j] = accepted_of_seat(j, accepted_polys_);
-  return std::nullopt;
-}
-
-// A gadget session's dealer has no randomness of its own: the rounds decided are replayed
-// as they were, each one's broadcast being every seat's message of it.
-std::optional<std::string> AggregationSession::replay_gadget_rounds() {
-  auto fresh = mpc::R1CSDealerAwaitingFirstPhases::create(*terms_.gadgets, params_.label);
-  if (!fresh) {
-    abort(AbortKind::Internal, mpc::describe(fresh.error()), {});
-    return std::nullopt;
-  }
-  dealer_ = std::move(*fresh);
-  const auto remember = [&](const auto& accepted) {
-    for (size_t j = 0; j < seats_.size(); ++j) last_accepted_[j] = wire::encode(wire::Message{accepted[j]});
-  };
-  if (restored_.r1cs_first_phases.empty()) return std::nullopt;
-  auto second = std::move(std::get<mpc::R1CSDealerAwaitingFirstPhases>(dealer_)).receive(restored_.r1cs_first_phases);
-  if (!second) return mpc::describe(second.error());
-  dealer_ = std::move(*second);
-  accepted_first_ = restored_.r1cs_first_phases;
-  last_broadcast_ = frame_of(wire::R1CSFirstPhases{accepted_first_});
-  remember(accepted_first_);
-  if (restored_.r1cs_second_phases.empty()) return std::nullopt;
-  auto polys = std::move(std::get<mpc::R1CSDealerAwaitingSecondPhases>(dealer_)).receive(restored_.r1cs_second_phases);
-  if (!polys) return mpc::describe(polys.error());
-  dealer_ = std::move(*polys);
-  accepted_second_ = restored_.r1cs_second_phases;
-  last_broadcast_ = frame_of(wire::R1CSSecondPhases{accepted_second_});
-  remember(accepted_second_);
-  if (restored_.r1cs_poly_commitments.empty()) return std::nullopt;
-  auto shares = std::move(std::get<mpc::R1CSDealerAwaitingPolys>(dealer_)).receive(restored_.r1cs_poly_commitments);
-  if (!shares) return mpc::describe(shares.error());
-  dealer_ = std::move(*shares);
-  accepted_gadget_polys_ = restored_.r1cs_poly_commitments;
-  last_broadcast_ = frame_of(wire::R1CSPolyShares{accepted_gadget_polys_});
-  remember(accepted_gadget_polys_);
-  return std::nullopt;
 }
 
 void AggregationSession::join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token,
@@ -324,6 +250,9 @@ std::vector<uint8_t> AggregationSession::accepted_of_seat(size_t seat, const std
   const auto first = accepted.begin() + static_cast<std::ptrdiff_t>(shape.first_position);
   return canonical(std::vector<Item>(first, first + static_cast<std::ptrdiff_t>(shape.positions)));
 }
+// The range rounds' (session_range.cpp replays them).
+template std::vector<uint8_t> AggregationSession::accepted_of_seat(size_t, const std::vector<BitCommitment>&) const;
+template std::vector<uint8_t> AggregationSession::accepted_of_seat(size_t, const std::vector<PolyCommitment>&) const;
 
 // The round whose messages a phase takes (round_items' numbering); 0: none.
 int AggregationSession::round_of(Phase now, bool gadgets) {
@@ -392,162 +321,13 @@ void AggregationSession::complete_round() {
   env_.metrics->round_latency(phase_name(completed),
                               std::chrono::duration<double>(std::chrono::steady_clock::now() - round_started_).count());
   if (gadget_session()) return complete_gadget_round(completed);
-  if (completed == Phase::BitCommitments) {
-    auto bits = collect<BitCommitment>(inbox_);
-    if (auto bad = bad_bounded_seats(bits); !bad.empty()) {
-      std::vector<size_t> blamed;
-      for (size_t j : bad)
-        for (size_t p : blame_of_seat(j)) blamed.push_back(p);
-      return abort(AbortKind::InvalidShares,
-                   "MalformedBitCommitments: a bounded value's two positions do not add up to (max - min)·B",
-                   std::move(blamed));
-    }
-    auto next = std::move(std::get<mpc::DealerAwaitingBitCommitments>(dealer_)).receive_bit_commitments(bits);
-    if (!next)
-      return abort(AbortKind::InvalidShares, mpc::describe(next.error()), blame_of_positions(next.error().blamed));
-    dealer_ = std::move(next->first);
-    accepted_bits_ = std::move(bits);
-    inbox_.assign(params_.positions, std::nullopt);
-    persist_then([this, challenge = frame_of(next->second)] {
-      start_round();
-      broadcast(challenge);
-    });
-  } else if (completed == Phase::PolyCommitments) {
-    auto polys = collect<PolyCommitment>(inbox_);
-    auto next = std::move(std::get<mpc::DealerAwaitingPolyCommitments>(dealer_)).receive_poly_commitments(polys);
-    if (!next)
-      return abort(AbortKind::InvalidShares, mpc::describe(next.error()), blame_of_positions(next.error().blamed));
-    dealer_ = std::move(next->first);
-    accepted_polys_ = std::move(polys);
-    inbox_.assign(params_.positions, std::nullopt);
-    persist_then([this, challenge = frame_of(next->second)] {
-      start_round();
-      broadcast(challenge);
-    });
-  } else if (completed == Phase::ProofShares) {
-    auto assembled =
-        std::move(std::get<mpc::DealerAwaitingProofShares>(dealer_)).assemble_shares(collect<ProofShare>(inbox_));
-    if (!assembled)
-      return abort(AbortKind::InvalidShares, mpc::describe(assembled.error()),
-                   blame_of_positions(assembled.error().blamed));
-    if (!env_.checker) return checked(std::move(*assembled).check());
-    dealer_ = Checking{};
-    deadline_.cancel();
-    env_.checker->check(std::move(*assembled), params_.padded_m(), [self = shared_from_this()](auto result) {
-      asio::post(self->strand_, [self, result = std::move(result)]() mutable { self->checked(std::move(result)); });
-    });
-  }
-}
-
-// A gadget session's round: every seat's message goes to the dealer, and once the record
-// holds them, back to every party (which draws the challenges from them itself). The last
-// round's shares give the proof, checked before it is signed.
-void AggregationSession::complete_gadget_round(Phase completed) {
-  const auto blamed_abort = [this](const mpc::MpcError& e) {
-    abort(AbortKind::InvalidShares, mpc::describe(e), blame_of_positions(e.blamed));  // seat j is position j
-  };
-  const auto next_round = [this](Frame frame) {
-    inbox_.assign(params_.positions, std::nullopt);
-    persist_then([this, frame = std::move(frame)] {
-      start_round();
-      broadcast(frame);
-    });
-  };
-  if (completed == Phase::FirstPhases) {
-    auto all = collect<R1CSFirstPhaseShare>(inbox_);
-    auto next = std::move(std::get<mpc::R1CSDealerAwaitingFirstPhases>(dealer_)).receive(all);
-    if (!next) return blamed_abort(next.error());
-    dealer_ = std::move(*next);
-    accepted_first_ = std::move(all);
-    next_round(frame_of(wire::R1CSFirstPhases{accepted_first_}));
-  } else if (completed == Phase::SecondPhases) {
-    auto all = collect<R1CSSecondPhaseShare>(inbox_);
-    auto next = std::move(std::get<mpc::R1CSDealerAwaitingSecondPhases>(dealer_)).receive(all);
-    if (!next) return blamed_abort(next.error());
-    dealer_ = std::move(*next);
-    accepted_second_ = std::move(all);
-    next_round(frame_of(wire::R1CSSecondPhases{accepted_second_}));
-  } else if (completed == Phase::PolyCommitments) {
-    auto all = collect<R1CSPolyShare>(inbox_);
-    auto next = std::move(std::get<mpc::R1CSDealerAwaitingPolys>(dealer_)).receive(all);
-    if (!next) return blamed_abort(next.error());
-    dealer_ = std::move(*next);
-    accepted_gadget_polys_ = std::move(all);
-    next_round(frame_of(wire::R1CSPolyShares{accepted_gadget_polys_}));
-  } else if (completed == Phase::ProofShares) {
-    deadline_.cancel();
-    auto assembled =
-        std::move(std::get<mpc::R1CSDealerAwaitingShares>(dealer_)).assemble(collect<R1CSProofShare>(inbox_));
-    if (!assembled) return blamed_abort(assembled.error());
-    // Checked like a range proof: off the strand, in a batch with other sessions' proofs.
-    if (!env_.checker) return gadgets_checked(std::move(*assembled).check());
-    dealer_ = Checking{};
-    env_.checker->check(std::move(*assembled), [self = shared_from_this()](auto result) {
-      asio::post(self->strand_,
-                 [self, result = std::move(result)]() mutable { self->gadgets_checked(std::move(result)); });
-    });
-  }
-}
-
-void AggregationSession::gadgets_checked(mpc::MpcResult<R1CSAggregate> result) {
-  // Moved on meanwhile (lost its lease, taken over): the replica that has it now finishes it.
-  if (std::holds_alternative<Moved>(dealer_) || std::holds_alternative<Ended>(dealer_)) return;
-  if (!result)
-    return abort(AbortKind::InvalidShares, mpc::describe(result.error()), blame_of_positions(result.error().blamed));
-  finish_gadgets_ok(std::move(*result));
-}
-
-void AggregationSession::finish_gadgets_ok(R1CSAggregate aggregate) {
-  wire::R1CSResultMsg signed_result{terms_.gadgets->text(), params_.label, std::move(aggregate.commitments),
-                                    std::move(aggregate.proof), std::nullopt};
-  const auto& dealer = *env_.dealer_key;
-  signed_result.attestation = wire::Attestation{
-      id(), dealer.public_key(), dealer.sign(wire::r1cs_result_statement(dealer.public_key(), id(), signed_result))};
-  auto outcome = SessionOutcome{id(), params_, true, {}, {}, std::nullopt, seats_.size(), signed_result};
-  record_then(std::move(outcome), [this, signed_result = std::move(signed_result)] {
-    env_.metrics->session_completed();
-    log::info("session completed", {{"session", id()},
-                                    {"gadgets", signed_result.gadgets},
-                                    {"proof_bytes", signed_result.proof.serialized_size()},
-                                    {"parties", seats_.size()},
-                                    {"epoch", epoch_}});
-    broadcast(frame_of(signed_result));
-    answer_late_joiners(last_broadcast_);
-    close_all();
-  });
-}
-
-void AggregationSession::checked(mpc::MpcResult<mpc::AggregationResult> result) {
-  // Moved on meanwhile (lost its lease, taken over): the replica that has it now finishes it.
-  if (std::holds_alternative<Moved>(dealer_) || std::holds_alternative<Ended>(dealer_)) return;
-  if (!result)
-    return abort(AbortKind::InvalidShares, mpc::describe(result.error()), blame_of_positions(result.error().blamed));
-  finish_ok(std::move(*result));
+  complete_range_round(completed);
 }
 
 void AggregationSession::broadcast(Frame frame) {
   last_broadcast_ = std::move(frame);
   for (auto& seat : seats_)
     if (seat.link) seat.link->send(last_broadcast_);
-}
-
-void AggregationSession::finish_ok(mpc::AggregationResult result) {
-  wire::ResultMsg signed_result{std::move(result), std::nullopt, terms_.bounds};
-  const auto& dealer = *env_.dealer_key;
-  signed_result.attestation = wire::Attestation{
-      id(), dealer.public_key(), dealer.sign(wire::result_statement(dealer.public_key(), id(), signed_result.result))};
-  auto outcome = SessionOutcome{id(), params_, true, {}, {}, signed_result, seats_.size()};
-  record_then(std::move(outcome), [this, signed_result = std::move(signed_result)] {
-    env_.metrics->session_completed();
-    log::info("session completed", {{"session", id()},
-                                    {"proof_bytes", signed_result.result.proof.to_bytes().size()},
-                                    {"parties", seats_.size()},
-                                    {"positions", params_.positions},
-                                    {"epoch", epoch_}});
-    broadcast(frame_of(signed_result));
-    answer_late_joiners(last_broadcast_);
-    close_all();
-  });
 }
 
 void AggregationSession::abort(AbortKind kind, const std::string& reason, std::vector<size_t> blamed) {

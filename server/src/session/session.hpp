@@ -166,7 +166,8 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   using Frame = std::shared_ptr<const std::vector<uint8_t>>;
   Phase phase() const;
 
-  // session.cpp: the rounds; session_seats.cpp: the seats
+  // session.cpp: the machine; session_range.cpp, session_gadget.cpp: each kind's rounds;
+  // session_seats.cpp: the seats
   void rebuild();
   // The dealer made afresh and fed the checkpoint's decided rounds; why not, if it cannot be.
   std::optional<std::string> replay_range_rounds();
@@ -204,6 +205,8 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   void arm_deadline();
   void on_deadline();
   void complete_round();
+  // session_range.cpp and session_gadget.cpp: what each kind does that the other does not
+  void complete_range_round(Phase completed);
   void checked(mpc::MpcResult<mpc::AggregationResult> result);  // the final proof's check answers
   void complete_gadget_round(Phase completed);
   void gadgets_checked(mpc::MpcResult<R1CSAggregate> result);  // a gadget session's check answers

@@ -1,0 +1,130 @@
+// What a gadget session does that a range session does not: its dealer rebuilt from the
+// decided rounds (it has no randomness of its own), four rounds whose broadcast is every
+// seat's message, its final proof to the checker, and its signed r1cs result. The machine
+// they run in is session.cpp.
+#include <boost/asio/post.hpp>
+
+#include "bp/wire/auth.hpp"
+#include "observability/log.hpp"
+#include "session/inbox.hpp"
+#include "session/session.hpp"
+
+namespace bp::server {
+
+namespace asio = boost::asio;
+
+// A gadget session's dealer has no randomness of its own: the rounds decided are replayed
+// as they were, each one's broadcast being every seat's message of it.
+std::optional<std::string> AggregationSession::replay_gadget_rounds() {
+  auto fresh = mpc::R1CSDealerAwaitingFirstPhases::create(*terms_.gadgets, params_.label);
+  if (!fresh) {
+    abort(AbortKind::Internal, mpc::describe(fresh.error()), {});
+    return std::nullopt;
+  }
+  dealer_ = std::move(*fresh);
+  const auto remember = [&](const auto& accepted) {
+    for (size_t j = 0; j < seats_.size(); ++j) last_accepted_[j] = wire::encode(wire::Message{accepted[j]});
+  };
+  if (restored_.r1cs_first_phases.empty()) return std::nullopt;
+  auto second = std::move(std::get<mpc::R1CSDealerAwaitingFirstPhases>(dealer_)).receive(restored_.r1cs_first_phases);
+  if (!second) return mpc::describe(second.error());
+  dealer_ = std::move(*second);
+  accepted_first_ = restored_.r1cs_first_phases;
+  last_broadcast_ = frame_of(wire::R1CSFirstPhases{accepted_first_});
+  remember(accepted_first_);
+  if (restored_.r1cs_second_phases.empty()) return std::nullopt;
+  auto polys = std::move(std::get<mpc::R1CSDealerAwaitingSecondPhases>(dealer_)).receive(restored_.r1cs_second_phases);
+  if (!polys) return mpc::describe(polys.error());
+  dealer_ = std::move(*polys);
+  accepted_second_ = restored_.r1cs_second_phases;
+  last_broadcast_ = frame_of(wire::R1CSSecondPhases{accepted_second_});
+  remember(accepted_second_);
+  if (restored_.r1cs_poly_commitments.empty()) return std::nullopt;
+  auto shares = std::move(std::get<mpc::R1CSDealerAwaitingPolys>(dealer_)).receive(restored_.r1cs_poly_commitments);
+  if (!shares) return mpc::describe(shares.error());
+  dealer_ = std::move(*shares);
+  accepted_gadget_polys_ = restored_.r1cs_poly_commitments;
+  last_broadcast_ = frame_of(wire::R1CSPolyShares{accepted_gadget_polys_});
+  remember(accepted_gadget_polys_);
+  return std::nullopt;
+}
+
+// A gadget session's round: every seat's message goes to the dealer, and once the record
+// holds them, back to every party (which draws the challenges from them itself). The last
+// round's shares give the proof, checked before it is signed.
+void AggregationSession::complete_gadget_round(Phase completed) {
+  const auto blamed_abort = [this](const mpc::MpcError& e) {
+    abort(AbortKind::InvalidShares, mpc::describe(e), blame_of_positions(e.blamed));  // seat j is position j
+  };
+  const auto next_round = [this](Frame frame) {
+    inbox_.assign(params_.positions, std::nullopt);
+    persist_then([this, frame = std::move(frame)] {
+      start_round();
+      broadcast(frame);
+    });
+  };
+  if (completed == Phase::FirstPhases) {
+    auto all = collect<R1CSFirstPhaseShare>(inbox_);
+    auto next = std::move(std::get<mpc::R1CSDealerAwaitingFirstPhases>(dealer_)).receive(all);
+    if (!next) return blamed_abort(next.error());
+    dealer_ = std::move(*next);
+    accepted_first_ = std::move(all);
+    next_round(frame_of(wire::R1CSFirstPhases{accepted_first_}));
+  } else if (completed == Phase::SecondPhases) {
+    auto all = collect<R1CSSecondPhaseShare>(inbox_);
+    auto next = std::move(std::get<mpc::R1CSDealerAwaitingSecondPhases>(dealer_)).receive(all);
+    if (!next) return blamed_abort(next.error());
+    dealer_ = std::move(*next);
+    accepted_second_ = std::move(all);
+    next_round(frame_of(wire::R1CSSecondPhases{accepted_second_}));
+  } else if (completed == Phase::PolyCommitments) {
+    auto all = collect<R1CSPolyShare>(inbox_);
+    auto next = std::move(std::get<mpc::R1CSDealerAwaitingPolys>(dealer_)).receive(all);
+    if (!next) return blamed_abort(next.error());
+    dealer_ = std::move(*next);
+    accepted_gadget_polys_ = std::move(all);
+    next_round(frame_of(wire::R1CSPolyShares{accepted_gadget_polys_}));
+  } else if (completed == Phase::ProofShares) {
+    deadline_.cancel();
+    auto assembled =
+        std::move(std::get<mpc::R1CSDealerAwaitingShares>(dealer_)).assemble(collect<R1CSProofShare>(inbox_));
+    if (!assembled) return blamed_abort(assembled.error());
+    // Checked like a range proof: off the strand, in a batch with other sessions' proofs.
+    if (!env_.checker) return gadgets_checked(std::move(*assembled).check());
+    dealer_ = Checking{};
+    env_.checker->check(std::move(*assembled), [self = shared_from_this()](auto result) {
+      asio::post(self->strand_,
+                 [self, result = std::move(result)]() mutable { self->gadgets_checked(std::move(result)); });
+    });
+  }
+}
+
+void AggregationSession::gadgets_checked(mpc::MpcResult<R1CSAggregate> result) {
+  // Moved on meanwhile (lost its lease, taken over): the replica that has it now finishes it.
+  if (std::holds_alternative<Moved>(dealer_) || std::holds_alternative<Ended>(dealer_)) return;
+  if (!result)
+    return abort(AbortKind::InvalidShares, mpc::describe(result.error()), blame_of_positions(result.error().blamed));
+  finish_gadgets_ok(std::move(*result));
+}
+
+void AggregationSession::finish_gadgets_ok(R1CSAggregate aggregate) {
+  wire::R1CSResultMsg signed_result{terms_.gadgets->text(), params_.label, std::move(aggregate.commitments),
+                                    std::move(aggregate.proof), std::nullopt};
+  const auto& dealer = *env_.dealer_key;
+  signed_result.attestation = wire::Attestation{
+      id(), dealer.public_key(), dealer.sign(wire::r1cs_result_statement(dealer.public_key(), id(), signed_result))};
+  auto outcome = SessionOutcome{id(), params_, true, {}, {}, std::nullopt, seats_.size(), signed_result};
+  record_then(std::move(outcome), [this, signed_result = std::move(signed_result)] {
+    env_.metrics->session_completed();
+    log::info("session completed", {{"session", id()},
+                                    {"gadgets", signed_result.gadgets},
+                                    {"proof_bytes", signed_result.proof.serialized_size()},
+                                    {"parties", seats_.size()},
+                                    {"epoch", epoch_}});
+    broadcast(frame_of(signed_result));
+    answer_late_joiners(last_broadcast_);
+    close_all();
+  });
+}
+
+}  // namespace bp::server
