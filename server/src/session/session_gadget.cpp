@@ -3,6 +3,7 @@
 // seat's message, its final proof to the checker, and its signed r1cs result. The machine
 // they run in is session.cpp.
 #include <boost/asio/post.hpp>
+#include <type_traits>
 
 #include "bp/wire/auth.hpp"
 #include "observability/log.hpp"
@@ -22,31 +23,32 @@ std::optional<std::string> AggregationSession::replay_gadget_rounds() {
     return std::nullopt;
   }
   dealer_ = std::move(*fresh);
-  const auto remember = [&](const auto& accepted) {
+  // One decided round: fed to the dealer as it was, kept, and its broadcast and every seat's
+  // message remembered (a resumed party's repeat is compared with them).
+  const auto replay = [&](auto awaiting, auto broadcast, const auto& decided,
+                          auto& accepted) -> std::optional<std::string> {
+    using Awaiting = typename decltype(awaiting)::type;
+    using Broadcast = typename decltype(broadcast)::type;
+    auto next = std::move(std::get<Awaiting>(dealer_)).receive(decided);
+    if (!next) return mpc::describe(next.error());
+    dealer_ = std::move(*next);
+    accepted = decided;
+    last_broadcast_ = frame_of(Broadcast{accepted});
     for (size_t j = 0; j < seats_.size(); ++j) last_accepted_[j] = wire::encode(wire::Message{accepted[j]});
+    return std::nullopt;
   };
+  using std::type_identity;
   if (restored_.r1cs_first_phases.empty()) return std::nullopt;
-  auto second = std::move(std::get<mpc::R1CSDealerAwaitingFirstPhases>(dealer_)).receive(restored_.r1cs_first_phases);
-  if (!second) return mpc::describe(second.error());
-  dealer_ = std::move(*second);
-  accepted_first_ = restored_.r1cs_first_phases;
-  last_broadcast_ = frame_of(wire::R1CSFirstPhases{accepted_first_});
-  remember(accepted_first_);
+  if (auto why = replay(type_identity<mpc::R1CSDealerAwaitingFirstPhases>{}, type_identity<wire::R1CSFirstPhases>{},
+                        restored_.r1cs_first_phases, accepted_first_))
+    return why;
   if (restored_.r1cs_second_phases.empty()) return std::nullopt;
-  auto polys = std::move(std::get<mpc::R1CSDealerAwaitingSecondPhases>(dealer_)).receive(restored_.r1cs_second_phases);
-  if (!polys) return mpc::describe(polys.error());
-  dealer_ = std::move(*polys);
-  accepted_second_ = restored_.r1cs_second_phases;
-  last_broadcast_ = frame_of(wire::R1CSSecondPhases{accepted_second_});
-  remember(accepted_second_);
+  if (auto why = replay(type_identity<mpc::R1CSDealerAwaitingSecondPhases>{}, type_identity<wire::R1CSSecondPhases>{},
+                        restored_.r1cs_second_phases, accepted_second_))
+    return why;
   if (restored_.r1cs_poly_commitments.empty()) return std::nullopt;
-  auto shares = std::move(std::get<mpc::R1CSDealerAwaitingPolys>(dealer_)).receive(restored_.r1cs_poly_commitments);
-  if (!shares) return mpc::describe(shares.error());
-  dealer_ = std::move(*shares);
-  accepted_gadget_polys_ = restored_.r1cs_poly_commitments;
-  last_broadcast_ = frame_of(wire::R1CSPolyShares{accepted_gadget_polys_});
-  remember(accepted_gadget_polys_);
-  return std::nullopt;
+  return replay(type_identity<mpc::R1CSDealerAwaitingPolys>{}, type_identity<wire::R1CSPolyShares>{},
+                restored_.r1cs_poly_commitments, accepted_gadget_polys_);
 }
 
 // A gadget session's round: every seat's message goes to the dealer, and once the record

@@ -42,6 +42,18 @@ std::optional<std::string> AggregationSession::replay_range_rounds() {
 
 // A range session's round: its challenge goes out only once the record holds what decided it.
 void AggregationSession::complete_range_round(Phase completed) {
+  const auto blamed_abort = [this](const mpc::MpcError& e) {
+    abort(AbortKind::InvalidShares, mpc::describe(e), blame_of_positions(e.blamed));
+  };
+  // The round decided: the dealer moves on, and its challenge goes out once the record holds it.
+  const auto challenge_after = [this](auto next_dealer, Frame challenge) {
+    dealer_ = std::move(next_dealer);
+    inbox_.assign(params_.positions, std::nullopt);
+    persist_then([this, challenge = std::move(challenge)] {
+      start_round();
+      broadcast(challenge);
+    });
+  };
   if (completed == Phase::BitCommitments) {
     auto bits = collect<BitCommitment>(inbox_);
     if (auto bad = bad_bounded_seats(bits); !bad.empty()) {
@@ -53,33 +65,19 @@ void AggregationSession::complete_range_round(Phase completed) {
                    std::move(blamed));
     }
     auto next = std::move(std::get<mpc::DealerAwaitingBitCommitments>(dealer_)).receive_bit_commitments(bits);
-    if (!next)
-      return abort(AbortKind::InvalidShares, mpc::describe(next.error()), blame_of_positions(next.error().blamed));
-    dealer_ = std::move(next->first);
+    if (!next) return blamed_abort(next.error());
     accepted_bits_ = std::move(bits);
-    inbox_.assign(params_.positions, std::nullopt);
-    persist_then([this, challenge = frame_of(next->second)] {
-      start_round();
-      broadcast(challenge);
-    });
+    challenge_after(std::move(next->first), frame_of(next->second));
   } else if (completed == Phase::PolyCommitments) {
     auto polys = collect<PolyCommitment>(inbox_);
     auto next = std::move(std::get<mpc::DealerAwaitingPolyCommitments>(dealer_)).receive_poly_commitments(polys);
-    if (!next)
-      return abort(AbortKind::InvalidShares, mpc::describe(next.error()), blame_of_positions(next.error().blamed));
-    dealer_ = std::move(next->first);
+    if (!next) return blamed_abort(next.error());
     accepted_polys_ = std::move(polys);
-    inbox_.assign(params_.positions, std::nullopt);
-    persist_then([this, challenge = frame_of(next->second)] {
-      start_round();
-      broadcast(challenge);
-    });
+    challenge_after(std::move(next->first), frame_of(next->second));
   } else if (completed == Phase::ProofShares) {
     auto assembled =
         std::move(std::get<mpc::DealerAwaitingProofShares>(dealer_)).assemble_shares(collect<ProofShare>(inbox_));
-    if (!assembled)
-      return abort(AbortKind::InvalidShares, mpc::describe(assembled.error()),
-                   blame_of_positions(assembled.error().blamed));
+    if (!assembled) return blamed_abort(assembled.error());
     if (!env_.checker) return checked(std::move(*assembled).check());
     dealer_ = Checking{};
     deadline_.cancel();
