@@ -17,11 +17,14 @@
 #include "bp/wire/bounds_text.hpp"
 #include "bp/wire/identity.hpp"
 #include "bp/wire/json.hpp"
+#include "bp/wire/version.hpp"
 
 namespace {
 
 constexpr const char* kUsage =
     "usage:\n"
+    "  bp-party --version\n"
+    "      the release, the commit it was built from, the wire and C ABI versions, the backend\n"
     "  bp-party keygen --out FILE\n"
     "      writes a new Ed25519 identity key to FILE (mode 0600, never overwriting) and its\n"
     "      public key to FILE.pub; prints the public key in hex\n"
@@ -373,6 +376,10 @@ int main(int argc, char** argv) {
     return argc < 2 ? 64 : 0;
   }
   const std::string command = argv[1];
+  if (command == "--version") {
+    std::printf("%s\n", bp::wire::version_line("bp-party").c_str());
+    return 0;
+  }
   if (command == "keygen") return keygen(argc, argv);
   if (command == "create-session") return create_session(argc, argv);
   if (command == "join") return join(argc, argv);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bp/wire/tls_profile.hpp"
+#include "bp/wire/version.hpp"
 #include "record/postgres_connection.hpp"
 
 namespace bp::server {
@@ -286,7 +287,7 @@ std::string env_name(const std::string& option) {
 
 std::string dealer_usage() {
   std::string out =
-      "usage: bp-dealer [--config FILE] [--OPTION VALUE ...]\n"
+      "usage: bp-dealer [--config FILE] [--OPTION VALUE ...] | --version | --help\n"
       "Runs Bulletproofs aggregation sessions over WebSockets; HTTP GET /healthz, /metrics and\n"
       "/v1/sessions/ID on the same port. Flags override environment variables, which override\n"
       "the config file, whose lines are 'option = value' (# starts a comment). Each option's\n"
@@ -338,6 +339,11 @@ ConfigOutcome parse_dealer_config(int argc, char** argv) {
     if (arg == "--help" || arg == "-h") {
       out.help = true;
       out.message = dealer_usage();
+      return out;
+    }
+    if (arg == "--version") {
+      out.help = true;
+      out.message = wire::version_line("bp-dealer") + "\n";
       return out;
     }
     if (arg.rfind("--", 0) != 0 || (i + 1 >= argc && arg != "--allow-anonymous")) {

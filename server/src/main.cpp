@@ -4,6 +4,8 @@
 
 #include "bp/server/config.hpp"
 #include "bp/server/dealer_server.hpp"
+#include "bp/version.hpp"
+#include "bp/wire/version.hpp"
 #include "observability/log.hpp"
 
 int main(int argc, char** argv) {
@@ -23,6 +25,10 @@ int main(int argc, char** argv) {
   // Logs go to stderr; stdout carries only the "listening on" line scripts wait for.
   namespace log = bp::server::log;
   log::configure(*log::format_from_name(parsed.config.log_format), parsed.config.log_level);
+  // The first line says what runs: a fleet's logs tell its versions apart.
+  log::info("bp-dealer starting", {{"version", std::string(bp::release_version())},
+                                   {"commit", std::string(bp::build_commit())},
+                                   {"build", bp::wire::version_line("bp-dealer")}});
   try {
     bp::server::DealerServer server(parsed.config);
     std::printf("listening on %s:%u\n", parsed.config.host.c_str(), server.port());

@@ -22,7 +22,9 @@
 
 #include "bp/hex.hpp"
 #include "bp/random.hpp"
+#include "bp/version.hpp"
 #include "bp/wire/json.hpp"
+#include "bp/wire/version.hpp"
 #include "bp/server/process_stats.hpp"
 #include "harness.hpp"
 
@@ -493,4 +495,25 @@ TEST_CASE("SIGTERM with connections of every kind still open: a clean exit") {
   refused.connect({boost::asio::ip::make_address("127.0.0.1"), dealer.port()});  // past --max-connections
   std::this_thread::sleep_for(200ms);
   CHECK(dealer.terminate_and_wait() == 0);
+}
+
+TEST_CASE("every program says what it is: --version, the dealer's /v1/version and first log line") {
+  const std::string release(release_version());
+  for (const auto& [program, path] : std::vector<std::pair<std::string, std::string>>{
+           {"bp-dealer", BP_DEALER_PATH}, {"bp-party", BP_PARTY_PATH}, {"bp", BP_CLI_PATH}}) {
+    CAPTURE(program);
+    const std::string line = run_command(path + " --version");
+    CHECK(line.rfind(program + " " + release + " (commit ", 0) == 0);
+    CHECK(line.find("), wire 1." + std::to_string(wire::kWireMinorVersion) + ", C ABI ") != std::string::npos);
+    CHECK(line.find(", backend ") != std::string::npos);
+  }
+  DealerProcess dealer;
+  const auto [status, body] = http_get(dealer.port(), "/v1/version");
+  CHECK(status == 200);
+  CHECK(body.find("\"version\":\"" + release + "\"") != std::string::npos);
+  CHECK(body.find("\"commit\":\"" + std::string(build_commit()) + "\"") != std::string::npos);
+  CHECK(body.find("\"wire\":\"1." + std::to_string(wire::kWireMinorVersion) + "\"") != std::string::npos);
+  const std::string log = dealer.log();
+  REQUIRE(!log.empty());
+  CHECK(log.substr(0, log.find('\n')).find("bp-dealer starting") != std::string::npos);
 }

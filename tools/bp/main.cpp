@@ -6,12 +6,14 @@
 #include <string>
 
 #include "args.hpp"
+#include "bp/wire/version.hpp"
 #include "commands.hpp"
 
 namespace {
 
 constexpr const char* kUsage =
     "usage:\n"
+    "  bp --version   the release, its commit, the wire and C ABI versions, the backend\n"
     "  bp prove  --bits N --values v1,v2,... [--blindings h1,h2,...] [--label L]\n"
     "  bp prove  [--bits N] --values v1,... --min a1,... [--max b1,...] [--blindings ...] [--label L]\n"
     "            each value within public bounds (one entry per value or one for all; an empty --max\n"
@@ -55,6 +57,10 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   const std::string command = argv[1];
+  if (command == "--version") {
+    std::printf("%s\n", bp::wire::version_line("bp").c_str());
+    return 0;
+  }
   try {
     if (command == "prove") return bp::cli::run_prove(argc, argv);
     if (command == "verify") return bp::cli::run_verify(argc, argv);

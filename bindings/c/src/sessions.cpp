@@ -16,6 +16,7 @@
 #include "bp/r1cs_gadget_list.hpp"
 #include "bp/random.hpp"
 #include "bp/wire/json.hpp"
+#include "bp/wire/version.hpp"
 #include "edge.hpp"
 #include "key.hpp"
 
@@ -31,6 +32,10 @@ struct bp_join_result {
   std::vector<uint8_t> commitments;
   std::vector<uint8_t> proof;
 };
+
+// What every program's --version says of libbp.
+static_assert(BP_ABI_MAJOR == bp::wire::kCAbiMajor && BP_ABI_MINOR == bp::wire::kCAbiMinor,
+              "bp.h's ABI version and bp/wire/version.hpp's differ");
 
 namespace {
 

@@ -2,6 +2,7 @@
 
 #include <boost/beast/websocket/rfc6455.hpp>
 
+#include "bp/wire/version.hpp"
 #include "net/json_bodies.hpp"
 #include "session/refusals.hpp"
 
@@ -23,6 +24,7 @@ Route handle_request(const HttpRequest& request, const ConnectionEnv& env) {
   // Liveness: the process serves. Readiness: it can take new sessions (the record answers
   // and it is not draining), so a balancer sends it new work only then.
   if (target == "/healthz") return {Route::Kind::Answer, text(200, "ok"), {}};
+  if (target == "/v1/version") return {Route::Kind::Answer, {200, "application/json", wire::version_json() + "\n"}, {}};
   if (target == "/readyz") {
     if (env.stopping->load()) return {Route::Kind::Answer, text(503, "shutting down"), {}};
     if (!env.records->healthy())

@@ -61,8 +61,8 @@ struct DealerConfig {
   bool allow_anonymous = false;            // unsigned sessions and joins; only on a loopback address
 };
 
-// Fills the config from argv (flags override the --config file). On error or --help, the
-// string is the message to print; `help` says it was --help.
+// Fills the config from argv (flags override the --config file). On error, --help or
+// --version, the string is the message to print; `help` says it was --help or --version.
 struct ConfigOutcome {
   bool ok = false;
   bool help = false;
