@@ -234,6 +234,17 @@ Result<GadgetListProof, R1CSError> prove_gadget_list(const GadgetList& list, std
   return out;
 }
 
+Result<GadgetListProof, R1CSError> prove_gadget_list_checked(const GadgetList& list, std::string_view label,
+                                                             std::span<const uint64_t> values,
+                                                             std::span<const Scalar> blindings) {
+  auto proved = prove_gadget_list(list, label, values, blindings);
+  if (!proved) return proved;
+  // Whether the statement holds is the caller's to learn anyway (the proof is public).
+  if (!verify_gadget_list(list, label, proved->commitments, proved->proof))
+    return R1CSError{R1CSErrorKind::Unsatisfied, "the values do not satisfy " + list.text()};
+  return proved;
+}
+
 Result<Ok, R1CSError> verify_gadget_list(const GadgetList& list, std::string_view label,
                                          std::span<const CompressedRistretto> commitments, const R1CSProof& proof) {
   if (commitments.size() != list.commitments()) return wrong_count(list, commitments.size());

@@ -14,8 +14,7 @@ std::string c_abi_version() { return std::to_string(kCAbiMajor) + "." + std::to_
 
 std::string version_line(std::string_view program) {
   return std::string(program) + " " + std::string(release_version()) + " (commit " + std::string(build_commit()) +
-         "), wire " + wire_version() + ", C ABI " + c_abi_version() + ", backend " +
-         backend_name(active_backend());
+         "), wire " + wire_version() + ", C ABI " + c_abi_version() + ", backend " + backend_name(active_backend());
 }
 
 std::string version_json() {

@@ -85,6 +85,9 @@ static void test_r1cs(void) {
   CHECK(strstr(err.message, "range:65") != NULL);
   uint64_t below[2] = {3, 7}; /* a >= b is false: the prover refuses */
   CHECK(bp_r1cs_prove("geq:8", below, 2, NULL, "x", commitments, &none, &len, &err) == BP_ERR_REFUSED);
+  const uint64_t over[] = {256}; /* not below 2^8: refused, not proved */
+  CHECK(bp_r1cs_prove("range:8", over, 1, NULL, "x", commitments, &none, &len, &err) == BP_ERR_REFUSED);
+  CHECK(none == NULL);
   CHECK(none == NULL);
 }
 

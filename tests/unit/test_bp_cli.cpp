@@ -320,14 +320,13 @@ TEST_CASE("bp r1cs prove prints a gadget list's proof that bp r1cs verify accept
   CHECK(run("r1cs verify --gadgets " + gadgets + " --commitments " + join(doc["commitments"]) + " --proof " + tampered +
             " --label cli")
             .exit_code == 1);
-  // A false statement: the prover refuses geq, and a range overflow makes a proof that fails.
+  // A false statement is refused, never printed as a proof: geq's gadget refuses it, and a
+  // range overflow's proof fails its check before it would be printed.
   CHECK(run("r1cs prove --gadgets geq:8 --values 3,7").exit_code == 1);
   const Run over = run("r1cs prove --gadgets range:8 --values 256");
-  REQUIRE(over.exit_code == 0);
-  const auto over_doc = nlohmann::json::parse(over.out);
-  CHECK(run("r1cs verify --gadgets range:8 --commitments " + join(over_doc["commitments"]) + " --proof " +
-            over_doc["proof"].get<std::string>())
-            .exit_code == 1);
+  CHECK(over.exit_code == 1);
+  CHECK(over.out.find("the values do not satisfy range:8") != std::string::npos);
+  CHECK(over.out.find("\"proof\"") == std::string::npos);
   // Bad lists and counts are usage errors.
   CHECK(run("r1cs prove --gadgets range:65 --values 1").exit_code == 2);
   CHECK(run("r1cs prove --gadgets range:8 --values 1,2").exit_code == 2);

@@ -41,7 +41,7 @@ int prove(int argc, char** argv) {
                      std::to_string(values.size()));
   std::vector<Scalar> blindings = blindings_of(args, values.size());
   const std::string label = args.get("label", kDefaultLabel);
-  auto proved = prove_gadget_list(list, label, values, blindings);
+  auto proved = prove_gadget_list_checked(list, label, values, blindings);
   for (auto& b : blindings) b.wipe();
   if (!proved) {
     std::fprintf(stderr, "error: %s\n", describe(proved.error()).c_str());

@@ -43,7 +43,7 @@ int bp_r1cs_prove(const char* gadgets, const uint64_t* values, size_t count, con
     if (int status = read_list(gadgets, count, list, err)) return status;
     bp::c_abi::SecretWitness witness;
     if (int status = witness.read(values, blindings, count, err)) return status;
-    auto proved = bp::prove_gadget_list(list, label, witness.values, witness.blindings);
+    auto proved = bp::prove_gadget_list_checked(list, label, witness.values, witness.blindings);
     if (!proved)
       return fail(err,
                   (proved.error().kind == bp::R1CSErrorKind::GadgetError ||

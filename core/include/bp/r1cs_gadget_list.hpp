@@ -75,6 +75,13 @@ struct GadgetListProof {
 Result<GadgetListProof, R1CSError> prove_gadget_list(const GadgetList& list, std::string_view label,
                                                      std::span<const uint64_t> values,
                                                      std::span<const Scalar> blindings);
+// The same, refusing a false statement (Unsatisfied) instead of handing out a proof that
+// cannot verify: the proof is checked before it is returned, a sixth to a fifth of the proving
+// time. What `bp r1cs prove` and the C ABI (so Python and Go) call; the single prover's
+// output for a true statement is prove_gadget_list's, byte for byte.
+Result<GadgetListProof, R1CSError> prove_gadget_list_checked(const GadgetList& list, std::string_view label,
+                                                             std::span<const uint64_t> values,
+                                                             std::span<const Scalar> blindings);
 Result<Ok, R1CSError> verify_gadget_list(const GadgetList& list, std::string_view label,
                                          std::span<const CompressedRistretto> commitments, const R1CSProof& proof);
 

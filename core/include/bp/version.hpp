@@ -8,6 +8,6 @@
 namespace bp {
 
 std::string_view release_version();  // the project's version, e.g. "0.1.0"
-std::string_view build_commit();      // 12 hex digits ("-modified": a tree that differs), or "unknown"
+std::string_view build_commit();     // 12 hex digits ("-modified": a tree that differs), or "unknown"
 
 }  // namespace bp
