@@ -56,6 +56,19 @@ type vectorCase struct {
 	Proof       string   `json:"proof"`
 }
 
+// An Options without ReconnectAttempts reconnects with the default policy (a rolling restart
+// of the dealer took a Go party written as the docs show, and its whole session, down).
+func TestReconnectAttemptsZeroValueIsTheDefault(t *testing.T) {
+	for attempts, want := range map[int]int{0: -1, -1: 0, -5: 0, 3: 3} {
+		if got := reconnectAttemptsForC(attempts); got != want {
+			t.Errorf("ReconnectAttempts %d: the C ABI gets %d, want %d", attempts, got, want)
+		}
+	}
+	if got := int((&Options{Timeout: time.Second}).toC().c.reconnect_attempts); got != -1 {
+		t.Errorf("an Options without ReconnectAttempts gives the C ABI %d, want -1 (the default)", got)
+	}
+}
+
 func TestReferenceVectors(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join(vectorsDir(), "rangeproofs.json"))
 	if err != nil {

@@ -23,10 +23,10 @@ type Options struct {
 	Identity  *Key          // signs the join or the session request; nil: anonymous
 	DealerKey *[32]byte     // refuse a dealer with any other key
 	// The reconnect policy: a join whose connection drops, or whose dealer moves the session
-	// to another replica, joins again with its seat's token; per outage at most
-	// ReconnectAttempts connections (0: none; < 0: the default, 20) and ReconnectGiveUpAfter
-	// (0: 60 s), waiting ReconnectFirstDelay (0: 200 ms) doubling up to ReconnectMaxDelay
-	// (0: 5 s); then an Unavailable error.
+	// to another replica (a rolling restart), joins again with its seat's token; per outage at
+	// most ReconnectAttempts connections (0, the zero value: the default, 20; < 0: never
+	// reconnect) and ReconnectGiveUpAfter (0: 60 s), waiting ReconnectFirstDelay (0: 200 ms)
+	// doubling up to ReconnectMaxDelay (0: 5 s); then an Unavailable error.
 	ReconnectAttempts    int
 	ReconnectFirstDelay  time.Duration
 	ReconnectMaxDelay    time.Duration
@@ -60,12 +60,25 @@ func (o *Options) toC() *cOptions {
 		out.owned = append(out.owned, p)
 		out.c.dealer_key = (*C.uint8_t)(p)
 	}
-	out.c.reconnect_attempts = C.int(o.ReconnectAttempts)
+	out.c.reconnect_attempts = C.int(reconnectAttemptsForC(o.ReconnectAttempts))
 	out.c.reconnect_first_delay_ms = C.uint32_t(o.ReconnectFirstDelay / time.Millisecond)
 	out.c.reconnect_max_delay_ms = C.uint32_t(o.ReconnectMaxDelay / time.Millisecond)
 	out.c.reconnect_give_up_after_ms = C.uint32_t(o.ReconnectGiveUpAfter / time.Millisecond)
 	out.c.idle_timeout_ms = C.uint32_t(o.IdleTimeout / time.Millisecond)
 	return out
+}
+
+// Go's zero value means the default (an Options written without the field reconnects); the C
+// ABI's 0 means never and its negative the default.
+func reconnectAttemptsForC(attempts int) int {
+	switch {
+	case attempts > 0:
+		return attempts
+	case attempts < 0:
+		return 0
+	default:
+		return -1
+	}
 }
 
 func (o *cOptions) release() {
