@@ -11,6 +11,7 @@
 #include <boost/beast/websocket.hpp>
 #include <boost/beast/websocket/ssl.hpp>
 #include <concepts>
+#include <cstdlib>
 #include <deque>
 
 #include "bp/wire/channel_binding.hpp"
@@ -239,10 +240,17 @@ class WebSocketConversation final : public Conversation,
     if (reason.empty() || reason.front() == '<' || reason.find_first_of("\r\n") != std::string::npos)
       reason = "the dealer declined the WebSocket upgrade: " + std::string(upgrade_response_.reason());
     const unsigned status = upgrade_response_.result_int();
-    // A balancer with no replica to send us to, or a dealer at capacity or without its
-    // record: it may pass.
-    const bool may_pass = status == 502 || status == 503 || status == 504;
-    return {ClientErrorKind::Aborted, reason + " (HTTP " + std::to_string(status) + ")", {}, may_pass ? 1000u : 0u};
+    // A balancer with no replica to send us to, a dealer at capacity or without its record,
+    // or one that admits no more new connections from our address this second (429: a
+    // backend running many sessions at once): it may pass, after the Retry-After the dealer
+    // names (1 s when it names none).
+    const bool may_pass = status == 429 || status == 502 || status == 503 || status == 504;
+    uint32_t after_ms = 1000;
+    if (const auto header = upgrade_response_[boost::beast::http::field::retry_after]; !header.empty()) {
+      const unsigned long seconds = std::strtoul(std::string(header).c_str(), nullptr, 10);
+      if (seconds >= 1 && seconds <= 60) after_ms = static_cast<uint32_t>(seconds * 1000);
+    }
+    return {ClientErrorKind::Aborted, reason + " (HTTP " + std::to_string(status) + ")", {}, may_pass ? after_ms : 0u};
   }
 
   // Records what our signatures will be bound to: the dealer's nonce and key, and over TLS

@@ -517,3 +517,13 @@ TEST_CASE("every program says what it is: --version, the dealer's /v1/version an
   REQUIRE(!log.empty());
   CHECK(log.substr(0, log.find('\n')).find("bp-dealer starting") != std::string::npos);
 }
+
+TEST_CASE("a backend over the dealer's new connections per second is admitted a moment later, not aborted") {
+  // Two new connections a second from one address; six parties from it at once. The dealer
+  // answers the rest 429 with Retry-After, and the client joins again after it.
+  DealerProcess dealer({"--max-connects-per-ip-per-s", "2"});
+  const std::string session = create_session(dealer, 8, 6);
+  std::this_thread::sleep_for(1100ms);  // the create's connection out of this second
+  const auto outcome = run_parties(dealer, session, {1, 2, 3, 4, 5, 6}, 30s);
+  check_all_succeeded(outcome, 6);
+}
