@@ -47,9 +47,15 @@ type Error struct {
 	Kind    ErrorKind
 	Message string
 	Blamed  []int
+	// A Cancelled join's context error (context.Canceled or context.DeadlineExceeded), so
+	// errors.Is(err, context.DeadlineExceeded) says why the context ended.
+	cause error
 }
 
 func (e *Error) Error() string { return e.Message }
+
+// Unwrap gives the context error of a join its context ended.
+func (e *Error) Unwrap() error { return e.cause }
 
 func fromC(status C.int, e *C.bp_error) error {
 	if status == C.BP_OK {

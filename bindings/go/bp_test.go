@@ -335,6 +335,9 @@ func TestContextCancelsTheJoin(t *testing.T) {
 	if !errors.As(err, &e) || e.Kind != Cancelled {
 		t.Fatalf("cancelled join: %v", err)
 	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a join whose context's deadline passed: errors.Is(err, context.DeadlineExceeded) is false (%v)", err)
+	}
 	if time.Since(start) > 10*time.Second {
 		t.Fatalf("cancel took %v", time.Since(start))
 	}

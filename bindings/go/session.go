@@ -11,6 +11,7 @@ import "C"
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"runtime/cgo"
 	"time"
 	"unsafe"
@@ -344,6 +345,10 @@ func runJoin(ctx context.Context,
 	case <-ctx.Done():
 		C.bp_join_cancel(join)
 		outcome := <-done
+		var e *Error
+		if errors.As(outcome.err, &e) && e.Kind == Cancelled {
+			e.cause = ctx.Err()
+		}
 		return outcome.result, outcome.err
 	}
 }
