@@ -109,6 +109,12 @@ class Key:
             _native.lib.bp_key_free(self._handle)
             self._handle = ctypes.c_void_p()
 
+    def __enter__(self) -> "Key":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()  # the secret is wiped inside libbp now, not when the object is collected
+
     def __del__(self):
         self.close()
 
@@ -417,6 +423,9 @@ async def join_and_prove_async(dealer_url: str, session_id: str, value: Union[in
         return await asyncio.shield(future)
     except asyncio.CancelledError:
         _native.lib.bp_join_cancel(handle)
+        # Nobody awaits the join's own answer now: the future is cancelled too, so libbp's
+        # "cancelled" is dropped rather than logged as an exception never retrieved.
+        future.cancel()
         raise
     finally:
         # The handle waits for the callback to return; do that off the event loop. The

@@ -80,3 +80,9 @@ def test_many_threads_at_once():
     for t in threads:
         t.join()
     assert errors == []
+
+
+def test_a_key_is_a_context_manager():
+    with bp.Key.generate() as key:
+        assert len(key.public_key) == 32
+    assert not key._handle  # freed (and its secret wiped in libbp) on leaving the block

@@ -1,6 +1,7 @@
 """Sessions from Python against a real bp-dealer on loopback: four parties as threads and as
 asyncio tasks, a dropout, a bad CA, a wrong pinned dealer key, a cancelled join."""
 import asyncio
+import gc
 import subprocess
 import threading
 
@@ -102,8 +103,22 @@ def test_cancelling_the_task_cancels_the_join(dealer):
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await asyncio.wait_for(task, 10)
+        await asyncio.sleep(0.5)  # libbp's own answer to the cancel arrives meanwhile
+        gc.collect()
 
-    asyncio.run(main())
+    unhandled = []
+
+    def run():
+        loop = asyncio.new_event_loop()
+        loop.set_exception_handler(lambda _loop, context: unhandled.append(context.get("message")))
+        try:
+            loop.run_until_complete(main())
+            gc.collect()
+        finally:
+            loop.close()
+
+    run()
+    assert unhandled == []  # no "Future exception was never retrieved"
 
 
 def test_a_backend_proves_a_batch_of_balances_within_bounds_in_one_seat(dealer):
