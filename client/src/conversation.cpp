@@ -162,7 +162,7 @@ class WebSocketConversation final : public Conversation,
     ws_.set_option(timeouts);
     ws_.async_handshake(upgrade_response_, dealer_.host, target_, guard([](const Self& self, beast::error_code ec) {
                           if (ec == websocket::error::upgrade_declined) return self->fail(self->declined());
-                          if (ec) return self->fail(lost("handshake: " + ec.message()));
+                          if (ec) return self->fail(lost("handshake: " + ec.message() + self->tls_hint(ec)));
                           self->phase_ = Phase::AwaitingHello;  // the dealer speaks first
                           self->read();
                         }));
@@ -229,6 +229,15 @@ class WebSocketConversation final : public Conversation,
     }
     if (step->done) return finish();
     read();
+  }
+
+  // A dealer that speaks TLS ends a plain upgrade at once (it reads no HTTP before its
+  // handshake): said beside the error, since it looks like any lost connection.
+  std::string tls_hint(const beast::error_code& ec) const {
+    if constexpr (Tls) return {};
+    const bool ended =
+        ec == boost::beast::http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset;
+    return ended ? " (a TLS dealer ends a plain ws:// upgrade so: is the URL wss://?)" : "";
   }
 
   // The dealer answered the upgrade with an HTTP status (at capacity, too many connections

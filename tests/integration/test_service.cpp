@@ -332,7 +332,8 @@ TEST_CASE("TLS: the whole protocol over wss://, https:// endpoints, and a wrong 
   CHECK(refused.error().detail.find("certificate verify failed") != std::string::npos);
   // Plain ws:// to a TLS dealer does not get in either.
   auto plain = client::create_session(dealer.endpoint(), {16, 2, "x", 0, {}, {}}, {});
-  CHECK_FALSE(plain.ok());
+  REQUIRE_FALSE(plain.ok());
+  CHECK_MESSAGE(plain.error().detail.find("is the URL wss://?") != std::string::npos, client::describe(plain.error()));
   // Asking by name to skip verification is the only way past a CA we do not trust.
   wrong.insecure_skip_verify = true;
   CHECK(client::create_session(endpoint, {16, 2, "x", 0, {}, {}}, wrong).ok());

@@ -22,10 +22,10 @@ def main(argv):
         else:
             result = bp.join_and_prove(url, session, int(value), **options)
     except bp.AbortedError as e:
-        print(f"abort: {e.message} (blamed {e.blamed})", file=sys.stderr)
+        print(e.message, file=sys.stderr)  # one line: the kind, the reason, blamed=[...]
         return 2
     except bp.BpError as e:
-        print(f"{e.kind}: {e.message}", file=sys.stderr)
+        print(e.message, file=sys.stderr)
         return 1
     if result.gadgets is None:
         bp.verify(result.proof, result.commitments, bits=result.bits, label=result.label)

@@ -65,7 +65,7 @@ func main() {
 	}
 	var e *bp.Error
 	if errors.As(err, &e) {
-		fmt.Fprintf(os.Stderr, "%s: %s (blamed %v)\n", e.Kind, e.Message, e.Blamed)
+		fmt.Fprintln(os.Stderr, e.Message) // one line: the kind, the reason, blamed=[...]
 		if e.Kind == bp.Aborted {
 			os.Exit(2)
 		}
