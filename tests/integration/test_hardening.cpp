@@ -499,8 +499,10 @@ TEST_CASE("SIGTERM with connections of every kind still open: a clean exit") {
 
 TEST_CASE("every program says what it is: --version, the dealer's /v1/version and first log line") {
   const std::string release(release_version());
-  for (const auto& [program, path] : std::vector<std::pair<std::string, std::string>>{
+  for (const auto& named : std::vector<std::pair<std::string, std::string>>{
            {"bp-dealer", BP_DEALER_PATH}, {"bp-party", BP_PARTY_PATH}, {"bp", BP_CLI_PATH}}) {
+    const std::string& program = named.first;
+    const std::string& path = named.second;
     CAPTURE(program);
     const std::string line = run_command(path + " --version");
     CHECK(line.rfind(program + " " + release + " (commit ", 0) == 0);
