@@ -187,16 +187,6 @@ Result<Assembly, R1CSBlame> assemble(const GadgetList& list, std::string_view la
   return a;
 }
 
-std::vector<size_t> blamed_shares(const Assembly& a, std::span<const R1CSFirstPhaseShare> first,
-                                  std::span<const R1CSSecondPhaseShare> second, std::span<const R1CSPolyShare> poly,
-                                  std::span<const R1CSProofShare> shares) {
-  std::vector<size_t> blamed;
-  for (size_t k = 0; k < shares.size(); ++k)
-    if (!shares_fit(*a.replay, k, a.mine[k], a.first_commitment[k], first[k], second[k], poly[k], shares[k]))
-      blamed.push_back(k);
-  return blamed;
-}
-
 }  // namespace
 
 Result<R1CSAggregate, R1CSBlame> assemble_r1cs(const GadgetList& list, std::string_view label,
@@ -215,19 +205,24 @@ std::vector<size_t> audit_r1cs_shares(const GadgetList& list, std::string_view l
                                       std::span<const R1CSProofShare> shares) {
   auto a = assemble(list, label, first, second, poly, shares, false);
   if (!a) return a.error().blamed;
-  return blamed_shares(*a, first, second, poly, shares);
+  std::vector<size_t> blamed;
+  for (size_t k = 0; k < shares.size(); ++k)
+    if (!shares_fit(*a->replay, k, a->mine[k], a->first_commitment[k], first[k], second[k], poly[k], shares[k]))
+      blamed.push_back(k);
+  return blamed;
 }
 
+// The two steps with the verification between (the audit replays the session again, on the
+// failing path only).
 Result<R1CSAggregate, R1CSBlame> aggregate_r1cs(const GadgetList& list, std::string_view label,
                                                 std::span<const R1CSFirstPhaseShare> first,
                                                 std::span<const R1CSSecondPhaseShare> second,
                                                 std::span<const R1CSPolyShare> poly,
                                                 std::span<const R1CSProofShare> shares) {
-  auto a = assemble(list, label, first, second, poly, shares, true);
-  if (!a) return a.error();
-  if (verify_gadget_list(list, label, a->out.commitments, a->out.proof)) return std::move(a->out);
+  auto out = assemble_r1cs(list, label, first, second, poly, shares);
+  if (!out || verify_gadget_list(list, label, out->commitments, out->proof)) return out;
   return R1CSBlame{R1CSError{R1CSErrorKind::VerificationError, "the aggregated proof does not verify"},
-                   blamed_shares(*a, first, second, poly, shares)};
+                   audit_r1cs_shares(list, label, first, second, poly, shares)};
 }
 
 }  // namespace bp

@@ -324,6 +324,18 @@ void AggregationSession::complete_round() {
   complete_range_round(completed);
 }
 
+void AggregationSession::abort_blaming(const mpc::MpcError& e) {
+  abort(AbortKind::InvalidShares, mpc::describe(e), blame_of_positions(e.blamed));
+}
+
+void AggregationSession::next_round_once_recorded(Frame frame) {
+  inbox_.assign(params_.positions, std::nullopt);
+  persist_then([this, frame = std::move(frame)] {
+    start_round();
+    broadcast(frame);
+  });
+}
+
 void AggregationSession::broadcast(Frame frame) {
   last_broadcast_ = std::move(frame);
   for (auto& seat : seats_)

@@ -205,6 +205,12 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   void arm_deadline();
   void on_deadline();
   void complete_round();
+  // A round's messages refused by the dealer: the session ends blaming their positions (a
+  // gadget session's seats are its positions).
+  void abort_blaming(const mpc::MpcError& e);
+  // A round decided: the next round's inbox, and `frame` to every party once the record holds
+  // what decided it.
+  void next_round_once_recorded(Frame frame);
   // session_range.cpp and session_gadget.cpp: what each kind does that the other does not
   void complete_range_round(Phase completed);
   void checked(mpc::MpcResult<mpc::AggregationResult> result);  // the final proof's check answers

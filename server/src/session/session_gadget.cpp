@@ -55,42 +55,33 @@ std::optional<std::string> AggregationSession::replay_gadget_rounds() {
 // holds them, back to every party (which draws the challenges from them itself). The last
 // round's shares give the proof, checked before it is signed.
 void AggregationSession::complete_gadget_round(Phase completed) {
-  const auto blamed_abort = [this](const mpc::MpcError& e) {
-    abort(AbortKind::InvalidShares, mpc::describe(e), blame_of_positions(e.blamed));  // seat j is position j
+  // A phase decided: the dealer moves on, and every seat's message of it goes back to every
+  // party once the record holds them.
+  const auto decide = [this](auto awaiting, auto broadcast, auto& accepted) {
+    using Awaiting = typename decltype(awaiting)::type;
+    using Broadcast = typename decltype(broadcast)::type;
+    auto all = collect<typename std::decay_t<decltype(accepted)>::value_type>(inbox_);
+    auto next = std::move(std::get<Awaiting>(dealer_)).receive(all);
+    if (!next) return abort_blaming(next.error());
+    dealer_ = std::move(*next);
+    accepted = std::move(all);
+    next_round_once_recorded(frame_of(Broadcast{accepted}));
   };
-  const auto next_round = [this](Frame frame) {
-    inbox_.assign(params_.positions, std::nullopt);
-    persist_then([this, frame = std::move(frame)] {
-      start_round();
-      broadcast(frame);
-    });
-  };
+  using std::type_identity;
   if (completed == Phase::FirstPhases) {
-    auto all = collect<R1CSFirstPhaseShare>(inbox_);
-    auto next = std::move(std::get<mpc::R1CSDealerAwaitingFirstPhases>(dealer_)).receive(all);
-    if (!next) return blamed_abort(next.error());
-    dealer_ = std::move(*next);
-    accepted_first_ = std::move(all);
-    next_round(frame_of(wire::R1CSFirstPhases{accepted_first_}));
+    decide(type_identity<mpc::R1CSDealerAwaitingFirstPhases>{}, type_identity<wire::R1CSFirstPhases>{},
+           accepted_first_);
   } else if (completed == Phase::SecondPhases) {
-    auto all = collect<R1CSSecondPhaseShare>(inbox_);
-    auto next = std::move(std::get<mpc::R1CSDealerAwaitingSecondPhases>(dealer_)).receive(all);
-    if (!next) return blamed_abort(next.error());
-    dealer_ = std::move(*next);
-    accepted_second_ = std::move(all);
-    next_round(frame_of(wire::R1CSSecondPhases{accepted_second_}));
+    decide(type_identity<mpc::R1CSDealerAwaitingSecondPhases>{}, type_identity<wire::R1CSSecondPhases>{},
+           accepted_second_);
   } else if (completed == Phase::PolyCommitments) {
-    auto all = collect<R1CSPolyShare>(inbox_);
-    auto next = std::move(std::get<mpc::R1CSDealerAwaitingPolys>(dealer_)).receive(all);
-    if (!next) return blamed_abort(next.error());
-    dealer_ = std::move(*next);
-    accepted_gadget_polys_ = std::move(all);
-    next_round(frame_of(wire::R1CSPolyShares{accepted_gadget_polys_}));
+    decide(type_identity<mpc::R1CSDealerAwaitingPolys>{}, type_identity<wire::R1CSPolyShares>{},
+           accepted_gadget_polys_);
   } else if (completed == Phase::ProofShares) {
     deadline_.cancel();
     auto assembled =
         std::move(std::get<mpc::R1CSDealerAwaitingShares>(dealer_)).assemble(collect<R1CSProofShare>(inbox_));
-    if (!assembled) return blamed_abort(assembled.error());
+    if (!assembled) return abort_blaming(assembled.error());
     // Checked like a range proof: off the strand, in a batch with other sessions' proofs.
     if (!env_.checker) return gadgets_checked(std::move(*assembled).check());
     dealer_ = Checking{};
@@ -104,8 +95,7 @@ void AggregationSession::complete_gadget_round(Phase completed) {
 void AggregationSession::gadgets_checked(mpc::MpcResult<R1CSAggregate> result) {
   // Moved on meanwhile (lost its lease, taken over): the replica that has it now finishes it.
   if (std::holds_alternative<Moved>(dealer_) || std::holds_alternative<Ended>(dealer_)) return;
-  if (!result)
-    return abort(AbortKind::InvalidShares, mpc::describe(result.error()), blame_of_positions(result.error().blamed));
+  if (!result) return abort_blaming(result.error());
   finish_gadgets_ok(std::move(*result));
 }
 

@@ -42,17 +42,10 @@ std::optional<std::string> AggregationSession::replay_range_rounds() {
 
 // A range session's round: its challenge goes out only once the record holds what decided it.
 void AggregationSession::complete_range_round(Phase completed) {
-  const auto blamed_abort = [this](const mpc::MpcError& e) {
-    abort(AbortKind::InvalidShares, mpc::describe(e), blame_of_positions(e.blamed));
-  };
   // The round decided: the dealer moves on, and its challenge goes out once the record holds it.
   const auto challenge_after = [this](auto next_dealer, Frame challenge) {
     dealer_ = std::move(next_dealer);
-    inbox_.assign(params_.positions, std::nullopt);
-    persist_then([this, challenge = std::move(challenge)] {
-      start_round();
-      broadcast(challenge);
-    });
+    next_round_once_recorded(std::move(challenge));
   };
   if (completed == Phase::BitCommitments) {
     auto bits = collect<BitCommitment>(inbox_);
@@ -65,19 +58,19 @@ void AggregationSession::complete_range_round(Phase completed) {
                    std::move(blamed));
     }
     auto next = std::move(std::get<mpc::DealerAwaitingBitCommitments>(dealer_)).receive_bit_commitments(bits);
-    if (!next) return blamed_abort(next.error());
+    if (!next) return abort_blaming(next.error());
     accepted_bits_ = std::move(bits);
     challenge_after(std::move(next->first), frame_of(next->second));
   } else if (completed == Phase::PolyCommitments) {
     auto polys = collect<PolyCommitment>(inbox_);
     auto next = std::move(std::get<mpc::DealerAwaitingPolyCommitments>(dealer_)).receive_poly_commitments(polys);
-    if (!next) return blamed_abort(next.error());
+    if (!next) return abort_blaming(next.error());
     accepted_polys_ = std::move(polys);
     challenge_after(std::move(next->first), frame_of(next->second));
   } else if (completed == Phase::ProofShares) {
     auto assembled =
         std::move(std::get<mpc::DealerAwaitingProofShares>(dealer_)).assemble_shares(collect<ProofShare>(inbox_));
-    if (!assembled) return blamed_abort(assembled.error());
+    if (!assembled) return abort_blaming(assembled.error());
     if (!env_.checker) return checked(std::move(*assembled).check());
     dealer_ = Checking{};
     deadline_.cancel();
@@ -90,8 +83,7 @@ void AggregationSession::complete_range_round(Phase completed) {
 void AggregationSession::checked(mpc::MpcResult<mpc::AggregationResult> result) {
   // Moved on meanwhile (lost its lease, taken over): the replica that has it now finishes it.
   if (std::holds_alternative<Moved>(dealer_) || std::holds_alternative<Ended>(dealer_)) return;
-  if (!result)
-    return abort(AbortKind::InvalidShares, mpc::describe(result.error()), blame_of_positions(result.error().blamed));
+  if (!result) return abort_blaming(result.error());
   finish_ok(std::move(*result));
 }
 
