@@ -86,10 +86,23 @@ if ! openssl s_client -connect "127.0.0.1:$port" -tls1_2 </dev/null >/dev/null 2
 else
   fail "a TLS 1.2 handshake was served with --tls-min-version 1.3"
 fi
-if grep -q 'Verify return code: 0' <<<"$(openssl s_client -connect "127.0.0.1:$port" -tls1_3 -CAfile "$work/one.ca.crt" </dev/null 2>/dev/null)"; then
+# One CI run saw s_client exit 1 here once (never reproduced in 200 tries on an idle machine):
+# up to three tries, and every failed try's own words and the dealer's log are printed, so
+# that a recurrence says why instead of only that.
+tls13_ok=
+for try in 1 2 3; do
+  tls13_out=$(timeout 20 openssl s_client -connect "127.0.0.1:$port" -tls1_3 -CAfile "$work/one.ca.crt" </dev/null 2>&1) || true
+  if grep -q 'Verify return code: 0' <<<"$tls13_out"; then tls13_ok=$try; break; fi
+  echo "      try $try: s_client said:"; tail -n 8 <<<"$tls13_out" | sed 's/^/        /'
+  echo "      the dealer's log:"; tail -n 5 "$work/dealer.log" | sed 's/^/        /'
+  sleep 1
+done
+if [ "$tls13_ok" = 1 ]; then
   pass "a TLS 1.3 handshake is served and verifies"
+elif [ -n "$tls13_ok" ]; then
+  pass "a TLS 1.3 handshake is served and verifies (on try $tls13_ok; the failed tries are printed above)"
 else
-  fail "no TLS 1.3 handshake"
+  fail "no TLS 1.3 handshake in three tries"
 fi
 stop_dealer
 
