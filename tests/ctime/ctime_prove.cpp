@@ -26,8 +26,8 @@
 #include "bp/random.hpp"
 #include "bp/r1cs_gadget_list.hpp"
 #include "bp/range_proof.hpp"
-#include "msm_kernels.hpp"
-#include "prove_with_rng.hpp"
+#include "msm/msm_kernels.hpp"
+#include "range/prove_with_rng.hpp"
 #ifdef BP_CTIME_IFMA_EMULATED
 #include "ifma_emulated_kernels.hpp"
 #endif

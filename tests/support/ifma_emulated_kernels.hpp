@@ -3,7 +3,7 @@
 // IFMA, these otherwise.
 #pragma once
 
-#include "msm_kernels.hpp"
+#include "msm/msm_kernels.hpp"
 
 namespace bp::detail::ifma_emulated {
 extern const MsmKernels kMsmKernels;

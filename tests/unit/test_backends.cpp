@@ -11,20 +11,21 @@
 #include <array>
 #include <vector>
 
-#include "avx2/edwards4.hpp"
-#include "avx2/field_batch.hpp"
-#include "ifma/ifma.hpp"
-#include "ifma/field_batch_ifma.hpp"
-#include "ifma/ifma_emulated.hpp"
-#include "ifma/v8_emulated.hpp"
+#include "backend/avx2/edwards4.hpp"
+#include "backend/avx2/field_batch.hpp"
+#include "backend/cpu_features.hpp"
+#include "backend/ifma/ifma.hpp"
+#include "backend/ifma/field_batch_ifma.hpp"
+#include "backend/ifma/ifma_emulated.hpp"
+#include "backend/ifma/v8_emulated.hpp"
 #include "ifma_emulated_kernels.hpp"
-#include "mulx/edwards64.hpp"
+#include "backend/mulx/edwards64.hpp"
 #include "bp/backend.hpp"
 #include "bp/msm.hpp"
 #include "bp/precomputed.hpp"
 #include "bp/range_proof.hpp"
 #include "chacha_rng.hpp"
-#include "prove_with_rng.hpp"
+#include "range/prove_with_rng.hpp"
 #include "vectors.hpp"
 
 using namespace bp;
@@ -169,7 +170,7 @@ namespace ifma8_lanes {
 using namespace bp::detail::ifma_emulated;
 #define BP_LANES_INLINE inline
 #define BP_LANES_FN
-#include "ifma/field52x8.inc"
+#include "backend/ifma/field52x8.inc"
 #undef BP_LANES_FN
 #undef BP_LANES_INLINE
 }  // namespace ifma8_lanes

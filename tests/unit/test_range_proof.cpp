@@ -8,7 +8,7 @@
 #include "bp/range_proof.hpp"
 #include "bp/transcript_protocol.hpp"
 #include "chacha_rng.hpp"
-#include "prove_with_rng.hpp"
+#include "range/prove_with_rng.hpp"
 #include "vectors.hpp"
 
 using namespace bp;
