@@ -18,6 +18,35 @@ struct ConstraintList {
   R1CSMetrics metrics(size_t multipliers) const;
 };
 
+// The multiplier bookkeeping every system shares (the prover's, the verifier's and the
+// multiparty replay's), so that all three number variables and order constraints alike; each
+// system adds only what it holds (values, owners).
+//
+// multiply: the new multiplier's left and right wires are constrained to the two combinations.
+inline MultiplierVariables constrain_multiplier_inputs(ConstraintSystem& cs, const MultiplierVariables& vars,
+                                                       LinearCombination left, LinearCombination right) {
+  left -= vars.left;
+  right -= vars.right;
+  cs.constrain(std::move(left));
+  cs.constrain(std::move(right));
+  return vars;
+}
+// allocate: a call opens a multiplier (`open` pushes one; its left wire is the variable) and
+// the next call fills that multiplier's right wire (`fill(i)`), as the reference pairs them.
+template <class Open, class Fill>
+Variable allocate_wire(ConstraintList& list, Open open, Fill fill) {
+  auto& pending = list.pending_multiplier;
+  if (!pending) {
+    const MultiplierVariables vars = open();
+    pending = vars.left.index;
+    return vars.left;
+  }
+  const size_t i = *pending;
+  pending.reset();
+  fill(i);
+  return Variable{Variable::Kind::MultiplierRight, i};
+}
+
 // Constraint q weighs z^(q+1): w_L[i] = Σ_q z^(q+1)·coef_q(L_i) (likewise w_R, w_O),
 // w_V[j] = −Σ_q z^(q+1)·coef_q(V_j), w_c = −Σ_q z^(q+1)·coef_q(1).
 struct FlattenedConstraints {

@@ -120,27 +120,17 @@ std::pair<CompressedRistretto, Variable> R1CSProver::commit(const Scalar& v, con
 
 MultiplierVariables R1CSProver::multiply(LinearCombination left, LinearCombination right) {
   const Scalar l = s_->eval(left), r = s_->eval(right);
-  const auto vars = s_->push_multiplier(l, r);
-  left -= vars.left;
-  right -= vars.right;
-  constrain(std::move(left));
-  constrain(std::move(right));
-  return vars;
+  return detail::constrain_multiplier_inputs(*this, s_->push_multiplier(l, r), std::move(left), std::move(right));
 }
 
 Result<Variable, R1CSError> R1CSProver::allocate(std::optional<Scalar> value) {
   if (!value) return R1CSError{R1CSErrorKind::MissingAssignment, {}};
-  auto& pending = s_->list.pending_multiplier;
-  if (!pending) {
-    const auto vars = s_->push_multiplier(*value, Scalar::zero());
-    pending = vars.left.index;
-    return vars.left;
-  }
-  const size_t i = *pending;
-  pending.reset();
-  s_->a_R[i] = *value;
-  s_->a_O[i] = s_->a_L[i] * *value;
-  return Variable{Variable::Kind::MultiplierRight, i};
+  return detail::allocate_wire(
+      s_->list, [&] { return s_->push_multiplier(*value, Scalar::zero()); },
+      [&](size_t i) {
+        s_->a_R[i] = *value;
+        s_->a_O[i] = s_->a_L[i] * *value;
+      });
 }
 
 Result<MultiplierVariables, R1CSError> R1CSProver::allocate_multiplier(

@@ -34,31 +34,21 @@ class SliceSystem final : public RandomizableConstraintSystem {
 
   MultiplierVariables multiply(LinearCombination left, LinearCombination right) override {
     const Scalar l = eval(left), r = eval(right);
-    const auto vars = push(l, r);
-    left -= vars.left;
-    right -= vars.right;
-    constrain(std::move(left));
-    constrain(std::move(right));
-    return vars;
+    return constrain_multiplier_inputs(*this, push(l, r), std::move(left), std::move(right));
   }
   Result<Variable, R1CSError> allocate(std::optional<Scalar> value) override {
     if (owned() && !value) return R1CSError{R1CSErrorKind::MissingAssignment, {}};
     const Scalar x = owned() ? *value : Scalar::zero();
-    auto& pending = list.pending_multiplier;
-    if (!pending) {
-      const auto vars = push(x, Scalar::zero());
-      pending = vars.left.index;
-      return vars.left;
-    }
-    const size_t i = *pending;
-    pending.reset();
-    if (owner[i] != current_) {
-      broken = "a multiplier would be shared by two items";
-      return Variable{Variable::Kind::MultiplierRight, i};
-    }
-    a_R[i] = x;
-    a_O[i] = a_L[i] * x;
-    return Variable{Variable::Kind::MultiplierRight, i};
+    return allocate_wire(
+        list, [&] { return push(x, Scalar::zero()); },
+        [&](size_t i) {
+          if (owner[i] != current_) {
+            broken = "a multiplier would be shared by two items";
+            return;
+          }
+          a_R[i] = x;
+          a_O[i] = a_L[i] * x;
+        });
   }
   Result<MultiplierVariables, R1CSError> allocate_multiplier(std::optional<std::pair<Scalar, Scalar>> inputs) override {
     if (owned() && !inputs) return R1CSError{R1CSErrorKind::MissingAssignment, {}};

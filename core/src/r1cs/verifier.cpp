@@ -45,24 +45,12 @@ Variable R1CSVerifier::commit(const CompressedRistretto& V) {
 }
 
 MultiplierVariables R1CSVerifier::multiply(LinearCombination left, LinearCombination right) {
-  const auto vars = s_->push_multiplier();
-  left -= vars.left;
-  right -= vars.right;
-  constrain(std::move(left));
-  constrain(std::move(right));
-  return vars;
+  return detail::constrain_multiplier_inputs(*this, s_->push_multiplier(), std::move(left), std::move(right));
 }
 
 Result<Variable, R1CSError> R1CSVerifier::allocate(std::optional<Scalar>) {
-  auto& pending = s_->list.pending_multiplier;
-  if (!pending) {
-    const auto vars = s_->push_multiplier();
-    pending = vars.left.index;
-    return vars.left;
-  }
-  const size_t i = *pending;
-  pending.reset();
-  return Variable{Variable::Kind::MultiplierRight, i};
+  return detail::allocate_wire(
+      s_->list, [&] { return s_->push_multiplier(); }, [](size_t) {});
 }
 
 Result<MultiplierVariables, R1CSError> R1CSVerifier::allocate_multiplier(std::optional<std::pair<Scalar, Scalar>>) {
