@@ -34,10 +34,7 @@ namespace {
 // offloaded by a run that timed out may still read them while the process exits.
 const BulletproofGens& generators(size_t n, size_t m) { return shared_generators(n, m); }
 
-const PedersenGens& pedersen() {
-  static const auto* pc = new PedersenGens;
-  return *pc;
-}
+const PedersenGens& pedersen() { return shared_pedersen(); }
 
 std::string hex_of(std::initializer_list<const Scalar*> scalars) {
   std::string out;
@@ -165,7 +162,7 @@ class PartyRun final : public detail::RejoiningRun {
                                      size_t positions) {
     Seated out;
     for (size_t k = 0; k < positions; ++k) {
-      auto party = mpc::PartyAwaitingPosition::create(generators(params.n, params.padded_m()), pedersen(), params,
+      auto party = mpc::PartyAwaitingPosition::create(generators(params.bits, params.padded_m()), pedersen(), params,
                                                       witness.values[k], witness.blindings[k]);
       if (!party) return party.error();
       auto next = std::move(*party).assign_position(position + k);
@@ -179,7 +176,7 @@ class PartyRun final : public detail::RejoiningRun {
   // Whether a session's steps go off the connection's thread: its generators (built once per
   // process for each size, 21 µs apiece) and the proof the result is checked against grow
   // with n × the padded positions; up to 1,024 of them a step costs a few milliseconds.
-  static bool heavy(const mpc::SessionParams& params) { return params.n * params.padded_m() > 1024; }
+  static bool heavy(const mpc::SessionParams& params) { return params.bits * params.padded_m() > 1024; }
 
   // Whether a first Joined seats us in the statement we stated, from public data only: the
   // same answer whatever our values are. The label is rebuilt from our session id, our bit

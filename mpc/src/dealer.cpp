@@ -17,7 +17,7 @@ MpcResult<DealerAwaitingBitCommitments> DealerFactory::create(const BulletproofG
   auto ctx = SessionContext::make(bp_gens, pc_gens, params, std::move(owned_rng), rng);
   if (!ctx) return ctx.error();
   auto s = std::make_unique<DealerState>(std::move(*ctx));
-  rangeproof_domain_sep(s->transcript, params.n, params.padded_m());
+  rangeproof_domain_sep(s->transcript, params.bits, params.padded_m());
   // Padding parties commit to 0 with blinding 0; their randomness comes from the dealer.
   for (size_t j = params.positions; j < params.padded_m(); ++j) {
     auto pad = PartyFactory::create(bp_gens, pc_gens, params, 0, Scalar::zero(), nullptr, s->rng, false);
@@ -138,7 +138,7 @@ struct DealerCheckingProof::Assembled {
 MpcResult<DealerCheckingProof> DealerAwaitingProofShares::assemble_shares(std::vector<ProofShare> shares) && {
   if (!s_) return consumed();
   auto& s = *s_;
-  const size_t n = s.params.n;
+  const size_t n = s.params.bits;
   if (shares.size() != s.params.positions)
     return MpcError{
         MpcErrorKind::WrongNumProofShares,
@@ -150,7 +150,7 @@ MpcResult<DealerCheckingProof> DealerAwaitingProofShares::assemble_shares(std::v
 
   auto a = std::make_unique<DealerCheckingProof::Assembled>();
   AggregationResult& result = a->result;
-  result.n = n;
+  result.bits = n;
   result.label = s.params.label;
   for (const auto& c : s.bit_commitments) result.commitments.push_back(c.V_j);
   for (size_t j = s.params.positions; j < s.params.padded_m(); ++j) result.padding_positions.push_back(j);
@@ -170,7 +170,7 @@ MpcResult<AggregationResult> DealerCheckingProof::check() && {
   const auto& s = *a_->s;
   Transcript verifier(s.params.label);
   return std::move(*this).verdict(
-      a_->result.proof.verify_multiple(*s.bp_gens, *s.pc_gens, verifier, a_->result.commitments, s.params.n).ok());
+      a_->result.proof.verify_multiple(*s.bp_gens, *s.pc_gens, verifier, a_->result.commitments, s.params.bits).ok());
 }
 
 MpcResult<AggregationResult> DealerCheckingProof::verdict(bool verified) && {
@@ -206,7 +206,7 @@ std::vector<MpcResult<AggregationResult>> DealerCheckingProof::check_batch(std::
   for (size_t k : live) {
     const auto& a = *dealers[k].a_;
     transcripts.emplace_back(a.s->params.label);
-    items.push_back({&a.result.proof, a.result.commitments, a.s->params.n, &transcripts.back()});
+    items.push_back({&a.result.proof, a.result.commitments, a.s->params.bits, &transcripts.back()});
   }
   const auto& first = *dealers[live[0]].a_->s;
   const BatchOutcome outcome = verify_batch(*first.bp_gens, *first.pc_gens, items);
@@ -222,7 +222,7 @@ MpcError DealerCheckingProof::blame() const {
   // The proof fails: find the shares that do not match their own party's commitments.
   std::vector<size_t> bad;
   for (size_t j = 0; j < s.params.positions; ++j)
-    if (!audit_share_vartime(*s.bp_gens, *s.pc_gens, j, s.params.n, s.bit_commitments[j], s.bit_round.challenge,
+    if (!audit_share_vartime(*s.bp_gens, *s.pc_gens, j, s.params.bits, s.bit_commitments[j], s.bit_round.challenge,
                              s.poly_commitments[j], s.poly_round.challenge, a_->shares[j]))
       bad.push_back(j);
   return MpcError{MpcErrorKind::MalformedProofShares, std::move(bad), "the aggregated proof does not verify"};

@@ -19,7 +19,7 @@ PartyState::~PartyState() {
 MpcResult<SessionContext> SessionContext::make(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
                                                const SessionParams& params, std::unique_ptr<RandomSource> owned_rng,
                                                RandomSource* rng) {
-  if (!params.valid() || bp_gens.gens_capacity() < params.n || bp_gens.party_capacity() < params.padded_m())
+  if (!params.valid() || bp_gens.gens_capacity() < params.bits || bp_gens.party_capacity() < params.padded_m())
     return MpcError{MpcErrorKind::InvalidParameters, {}, "n, m or the generators do not fit this session"};
   SessionContext ctx;
   ctx.bp_gens = &bp_gens;
@@ -37,12 +37,12 @@ MpcResult<PartyAwaitingPosition> PartyFactory::create(const BulletproofGens& bp_
   auto ctx = SessionContext::make(bp_gens, pc_gens, params, std::move(owned_rng), rng);
   if (!ctx) return ctx.error();
   // Whether the value fits is the one bit the caller is told anyway.
-  if (!allow_out_of_range && params.n < 64 && (value >> params.n) != 0)
+  if (!allow_out_of_range && params.bits < 64 && (value >> params.bits) != 0)
     return MpcError{MpcErrorKind::ValueOutOfRange, {}, "the value is not below 2^n"};
   auto s = std::make_unique<PartyState>(std::move(*ctx));
   s->value = value;
   s->blinding = blinding;
-  rangeproof_domain_sep(s->transcript, params.n, params.padded_m());
+  rangeproof_domain_sep(s->transcript, params.bits, params.padded_m());
   return PartyAwaitingPosition(std::move(s));
 }
 
@@ -66,7 +66,7 @@ MpcResult<std::pair<PartyAwaitingBitChallenge, BitCommitment>> PartyAwaitingPosi
         MpcErrorKind::InvalidPosition, {}, "position " + std::to_string(position) + " is outside the session"};
   s.position = position;
   s.bit_commitment =
-      party_commit_bits(*s.bp_gens, *s.pc_gens, position, s.params.n, s.value, s.blinding, *s.rng, s.bit_secrets);
+      party_commit_bits(*s.bp_gens, *s.pc_gens, position, s.params.bits, s.value, s.blinding, *s.rng, s.bit_secrets);
   BitCommitment reply = s.bit_commitment;
   return std::pair{PartyAwaitingBitChallenge(std::move(s_)), reply};
 }
@@ -159,7 +159,7 @@ MpcResult<ProofShare> PartyAwaitingResult::replay(const PolyChallengeMsg& c) con
 MpcResult<Ok> PartyAwaitingResult::check_placement(const AggregationResult& r) const {
   if (!s_) return consumed();
   const auto& s = *s_;
-  if (r.n != s.params.n || r.label != s.params.label)
+  if (r.bits != s.params.bits || r.label != s.params.label)
     return malicious_dealer("the result is for other session parameters");
   if (r.commitments.size() != s.params.padded_m() || !(r.commitments[s.position] == s.bit_commitment.V_j))
     return malicious_dealer("the result does not carry our commitment at our position");
@@ -170,7 +170,7 @@ MpcResult<Ok> PartyAwaitingResult::check_result(const AggregationResult& r) cons
   if (auto placed = check_placement(r); !placed) return placed.error();
   const auto& s = *s_;
   Transcript t(r.label);
-  const auto status = r.proof.verify_multiple(*s.bp_gens, *s.pc_gens, t, r.commitments, r.n);
+  const auto status = r.proof.verify_multiple(*s.bp_gens, *s.pc_gens, t, r.commitments, r.bits);
   if (!status) return malicious_dealer("the aggregated proof does not verify");
   return Ok{};
 }

@@ -13,7 +13,7 @@ size_t SessionParams::padded_m() const {
   return m;
 }
 
-bool SessionParams::valid() const { return is_valid_bitsize(n) && positions >= 1 && positions <= kMaxPositions; }
+bool SessionParams::valid() const { return is_valid_bitsize(bits) && positions >= 1 && positions <= kMaxPositions; }
 
 std::string session_label_prefix(std::string_view session_id, size_t n, size_t positions, size_t bounded_values) {
   SessionParams p{n, positions, {}};

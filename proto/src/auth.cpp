@@ -73,7 +73,7 @@ std::vector<uint8_t> manage_statement(const ChannelContext& channel, const Manag
 std::vector<uint8_t> result_statement(const PublicKey& dealer_key, const std::string& session_id,
                                       const mpc::AggregationResult& result) {
   Statement s("bp-agg/v1 result");
-  s.field(dealer_key).field(session_id).number(result.n).field(result.label);
+  s.field(dealer_key).field(session_id).number(result.bits).field(result.label);
   s.number(result.commitments.size());
   for (const auto& c : result.commitments) s.field(c.bytes);
   return s.field(result.proof.to_bytes()).take();

@@ -87,7 +87,7 @@ Result<Message, CodecError> decode_message(const pb::AggregationResult& m, const
   if (static_cast<size_t>(m.padding_positions_size()) >= count)
     return error(CodecErrorKind::TooMany, "more padding positions than commitments");
   mpc::AggregationResult out;
-  out.n = m.bits();
+  out.bits = m.bits();
   out.label = m.label();
   for (const auto& c : m.commitments()) {
     BP_TRY(p, point(c, "commitment"));
@@ -97,7 +97,7 @@ Result<Message, CodecError> decode_message(const pb::AggregationResult& m, const
     if (j >= count) return error(CodecErrorKind::BadLength, "a padding position outside the session");
     out.padding_positions.push_back(j);
   }
-  if (m.proof().size() != RangeProof::serialized_size(out.n, count))
+  if (m.proof().size() != RangeProof::serialized_size(out.bits, count))
     return error(CodecErrorKind::BadLength, "the proof has the wrong length for n and m");
   auto proof = RangeProof::from_bytes(
       std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(m.proof().data()), m.proof().size()));

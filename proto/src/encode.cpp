@@ -45,7 +45,7 @@ std::vector<uint8_t> encode(const Message& message) {
         m->set_dealer_key(text_of(message.attestation->dealer_key));
         m->set_dealer_signature(text_of(message.attestation->signature));
       }
-      m->set_bits(static_cast<uint32_t>(r.n));
+      m->set_bits(static_cast<uint32_t>(r.bits));
       m->set_label(r.label);
       for (const auto& c : r.commitments) m->add_commitments(bytes_of(c));
       for (size_t j : r.padding_positions) m->add_padding_positions(static_cast<uint32_t>(j));

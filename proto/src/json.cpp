@@ -47,7 +47,7 @@ std::optional<BoundedStatement> bounded_statement(const mpc::AggregationResult& 
 
 void add_statement(JsonObject& out, const mpc::AggregationResult& r, const std::vector<ValueBounds>& bounds) {
   const auto to_bytes = [](const CompressedRistretto& c) { return std::span<const uint8_t>(c.bytes); };
-  out.number("bits", r.n);
+  out.number("bits", r.bits);
   if (auto statement = bounded_statement(r, bounds)) {
     out.text("label", statement->label).json("bounds", bounds_json(bounds));
     out.hex_strings("commitments", statement->commitments, to_bytes);

@@ -430,7 +430,7 @@ Seated join_raw(const DealerProcess& dealer, const std::string& session, const w
 ManualParty commit_manually(Seated& seated, uint64_t value) {
   static const PedersenGens pc;
   const mpc::SessionParams params{seated.joined.bits, seated.joined.session_positions, seated.joined.transcript_label};
-  ManualParty m{std::make_unique<BulletproofGens>(params.n, params.padded_m()), std::nullopt};
+  ManualParty m{std::make_unique<BulletproofGens>(params.bits, params.padded_m()), std::nullopt};
   SystemRandom rng;
   auto party = mpc::PartyAwaitingPosition::create(*m.gens, pc, params, value, Scalar::random(rng));
   REQUIRE(party.ok());

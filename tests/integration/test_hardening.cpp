@@ -93,7 +93,7 @@ std::string proof_line(const DealerProcess& dealer) {
   const auto outcomes = run_parties(dealer, session, {1, 2});
   check_all_succeeded(outcomes, 2);
   const auto& r = outcomes.results[0]->result;
-  return wire::proof_json(r.n, r.label, r.commitments, r.proof.to_bytes());
+  return wire::proof_json(r.bits, r.label, r.commitments, r.proof.to_bytes());
 }
 
 // `count` upgraded WebSockets that stay open (each has read the dealer's Hello).
@@ -145,7 +145,7 @@ TEST_CASE("a bit commitment in the same write as the join is the seated party's,
   // The first joiner sits at position 0, so its commitment can be made before the answer.
   const mpc::SessionParams params{8, 2, created->transcript_label};
   Seated seated{std::make_unique<RawParty>(dealer.port()), {}};
-  ManualParty manual{std::make_unique<BulletproofGens>(params.n, params.padded_m()), std::nullopt};
+  ManualParty manual{std::make_unique<BulletproofGens>(params.bits, params.padded_m()), std::nullopt};
   SystemRandom rng;
   static const PedersenGens pc;  // the party keeps a reference: it must outlive the session
   auto party = mpc::PartyAwaitingPosition::create(*manual.gens, pc, params, 9, Scalar::random(rng));

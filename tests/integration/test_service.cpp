@@ -405,12 +405,12 @@ TEST_CASE("POST /v1/verify batch-verifies proofs sent as JSON lines") {
   const auto outcomes = run_parties(dealer, session, {1, 2});
   check_all_succeeded(outcomes, 2);
   const auto& result = outcomes.results[0]->result;
-  const std::string line = wire::proof_json(result.n, result.label, result.commitments, result.proof.to_bytes());
+  const std::string line = wire::proof_json(result.bits, result.label, result.commitments, result.proof.to_bytes());
   auto [status, body] = http_post(dealer.port(), "/v1/verify", line + "\n" + line + "\n");
   CHECK(status == 200);
   CHECK(body == "{\"ok\":true,\"proofs\":2,\"failed\":[]}\n");
   // The same proof under another label fails, and is named.
-  const std::string wrong = wire::proof_json(result.n, "another label", result.commitments, result.proof.to_bytes());
+  const std::string wrong = wire::proof_json(result.bits, "another label", result.commitments, result.proof.to_bytes());
   std::tie(status, body) = http_post(dealer.port(), "/v1/verify", line + "\n" + wrong + "\n");
   CHECK(status == 200);
   CHECK(body == "{\"ok\":false,\"proofs\":2,\"failed\":[1]}\n");

@@ -143,7 +143,7 @@ TEST_CASE("the dealer's attestation covers the result and names the session") {
   static const PedersenGens pc;
   const auto dealer = Identity::generate();
   mpc::AggregationResult result;
-  result.n = 8;
+  result.bits = 8;
   result.label = "bp-agg/v1 session=x";
   result.commitments = {pc.commit(Scalar::from_u64(5), Scalar::from_u64(6)).compress()};
   const auto statement_key = dealer.public_key();

@@ -102,7 +102,7 @@ TEST_CASE("every message round-trips") {
   const auto signed_result = round_trip(ResultMsg{s.result, std::nullopt});
   CHECK_FALSE(signed_result.attestation.has_value());
   const auto r = signed_result.result;
-  CHECK(r.n == s.result.n);
+  CHECK(r.bits == s.result.bits);
   CHECK(r.label == s.result.label);
   CHECK(r.commitments == s.result.commitments);
   CHECK(r.padding_positions == std::vector<size_t>{3});

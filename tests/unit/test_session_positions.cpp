@@ -25,7 +25,7 @@ struct MultiParty {
     for (size_t i = 0; i < values.size(); ++i) blindings.push_back(Scalar::random(rng));
     BoundedWitness w{values, blindings};
     if (!bounds.empty()) {
-      auto bounded = bounded_witness(values, blindings, bounds, h.params.n);
+      auto bounded = bounded_witness(values, blindings, bounds, h.params.bits);
       REQUIRE(bounded);
       w = std::move(*bounded);
     }

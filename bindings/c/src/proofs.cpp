@@ -10,6 +10,7 @@
 #include <sodium.h>
 
 #include "bp/batch_verification.hpp"
+#include "bp/mpc/limits.hpp"
 #include "bp/random.hpp"
 #include "bp/range_proof.hpp"
 #include "edge.hpp"
@@ -21,16 +22,13 @@ using bp::c_abi::succeed;
 namespace {
 
 constexpr size_t kMaxBits = 64;
-constexpr size_t kMaxPositions = 256;
+using bp::mpc::kMaxPositions;  // the one limit, as the dealer and the decoder apply it
 
 // Generators are costly to make and never change: core's process-wide set per party count
-// (n ≤ 64 uses a prefix of the 64-bit set).
+// (a smaller bit size uses a prefix of the 64-bit set).
 const bp::BulletproofGens& gens_for(size_t m) { return bp::shared_generators(kMaxBits, m); }
 
-const bp::PedersenGens& pedersen() {
-  static const bp::PedersenGens gens;
-  return gens;
-}
+const bp::PedersenGens& pedersen() { return bp::shared_pedersen(); }
 
 // n and m as a proof allows them; the message names what is wrong.
 const char* shape_problem(size_t m, size_t n) {

@@ -185,7 +185,7 @@ bp_join_result* make_result(bp::client::GadgetOutcome&& outcome) {
   const auto list = bp::GadgetList::parse(outcome.result.gadgets);  // the client read it already
   result->seats = list ? list->items().size() : 0;
   result->outcome.result.label = outcome.result.label;
-  result->outcome.result.n = 0;
+  result->outcome.result.bits = 0;
   if (outcome.result.attestation) result->outcome.attestation = *outcome.result.attestation;
   result->gadget = std::move(outcome);
   return result.release();
@@ -463,7 +463,7 @@ size_t bp_join_result_positions(const bp_join_result* r) {
   return r->gadget ? r->seats : r->outcome.result.commitments.size();
 }
 size_t bp_join_result_parties(const bp_join_result* r) { return bp_join_result_positions(r); }
-size_t bp_join_result_bits(const bp_join_result* r) { return r ? r->outcome.result.n : 0; }
+size_t bp_join_result_bits(const bp_join_result* r) { return r ? r->outcome.result.bits : 0; }
 size_t bp_join_result_commitment_count(const bp_join_result* r) { return r ? r->commitments.size() / 32 : 0; }
 const char* bp_join_result_gadgets(const bp_join_result* r) {
   return r && r->gadget ? r->gadget->result.gadgets.c_str() : nullptr;

@@ -115,5 +115,7 @@ class BulletproofGens {
 // read them while the process exits). The one cache every layer uses: a party's range seats,
 // the constraint-system proofs (gens_capacity multipliers, one party) and the C ABI.
 const BulletproofGens& shared_generators(size_t gens_capacity, size_t party_capacity);
+// The process's Pedersen generators (B, B̃ with their tables), kept the same way.
+const PedersenGens& shared_pedersen();
 
 }  // namespace bp

@@ -162,6 +162,11 @@ const BulletproofGens& shared_generators(size_t gens_capacity, size_t party_capa
   return *slot;
 }
 
+const PedersenGens& shared_pedersen() {
+  static const auto* pc = new PedersenGens;
+  return *pc;
+}
+
 bool BulletproofGens::tables_pay_for(size_t n, size_t m) const {
   std::lock_guard lock(tables_->shapes_mutex);
   auto& seen = tables_->shapes_asked;

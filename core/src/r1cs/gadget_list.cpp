@@ -192,12 +192,7 @@ Result<Ok, R1CSError> GadgetList::build(RandomizableConstraintSystem& cs, std::s
   return Ok{};
 }
 
-// Never destroyed, like the generators: a party's offloaded work may still read it on its
-// own thread while the process exits.
-const PedersenGens& detail::r1cs_pedersen() {
-  static const auto* pc = new PedersenGens;
-  return *pc;
-}
+const PedersenGens& detail::r1cs_pedersen() { return shared_pedersen(); }
 
 const BulletproofGens& detail::r1cs_generators(size_t capacity) { return shared_generators(capacity, 1); }
 

@@ -26,7 +26,7 @@ std::string outcome_json(const SessionOutcome& o) {
     if (const auto& a = o.result->attestation)
       out.hex("dealer_key", a->dealer_key).hex("dealer_signature", a->signature);
   } else {
-    out.number("bits", o.params.n).number("positions", o.params.positions);
+    out.number("bits", o.params.bits).number("positions", o.params.positions);
     if (o.parties != 0) out.number("parties", o.parties);
     out.text("label", o.params.label);
     out.text("reason", o.reason).numbers("blamed", o.blamed);

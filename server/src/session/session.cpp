@@ -32,7 +32,7 @@ AggregationSession::AggregationSession(asio::io_context& ioc, SessionTerms terms
       retry_(strand_) {}
 
 wire::SessionSummary AggregationSession::summary() const {
-  return {id(), params_.n, party_count_, public_joined_.load(), phase_name(public_phase_.load()), {}};
+  return {id(), params_.bits, party_count_, public_joined_.load(), phase_name(public_phase_.load()), {}};
 }
 
 AggregationSession::Phase AggregationSession::phase() const {
@@ -97,7 +97,7 @@ void AggregationSession::rebuild() {
   if (epoch_ == kFirstEpoch) {
     env_.metrics->session_started();
     log::info("session created", {{"session", id()},
-                                  {"bits", params_.n},
+                                  {"bits", params_.bits},
                                   {"parties", seats_.size()},
                                   {"positions", params_.positions},
                                   {"round_timeout_ms", terms_.round_timeout.count()}});

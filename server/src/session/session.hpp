@@ -192,10 +192,10 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   std::vector<uint8_t> accepted_of_seat(size_t seat, const std::vector<Item>& accepted) const;
   void resume_seat(size_t seat, const std::shared_ptr<PartyLink>& link, const std::vector<uint8_t>& token);
   // Ends the session when the party of a committed seat joins again without its token.
-  void seat_lost_state(size_t position, const std::shared_ptr<PartyLink>& link);
-  void give_seat(size_t seat, const std::shared_ptr<PartyLink>& link, const std::optional<wire::PublicKey>& key,
+  void seat_lost_state(size_t seat_index, const std::shared_ptr<PartyLink>& link);
+  void give_seat(size_t seat_index, const std::shared_ptr<PartyLink>& link, const std::optional<wire::PublicKey>& key,
                  bool again, std::vector<uint8_t> token);
-  void announce_seat(size_t seat, const std::shared_ptr<PartyLink>& link, const std::vector<uint8_t>& token,
+  void announce_seat(size_t seat_index, const std::shared_ptr<PartyLink>& link, const std::vector<uint8_t>& token,
                      const std::optional<wire::PublicKey>& key, bool again);
   size_t seats_taken() const;
   void on_deliver(size_t seat, const std::shared_ptr<PartyLink>& link, wire::Message message);

@@ -22,7 +22,7 @@ constexpr auto kRetryEvery = std::chrono::milliseconds(250);
 
 wire::DealerCheckpoint AggregationSession::snapshot() const {
   wire::DealerCheckpoint c;
-  c.bits = params_.n;
+  c.bits = params_.bits;
   c.positions = params_.positions;
   c.transcript_label = params_.label;
   c.round_timeout_ms = static_cast<uint32_t>(terms_.round_timeout.count());

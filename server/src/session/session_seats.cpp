@@ -94,7 +94,7 @@ wire::JoinedMsg AggregationSession::joined_message(size_t seat, const std::vecto
   const SeatShape& shape = seats_[seat].shape;
   const auto bounds = terms_.bounds_of(shape);
   return wire::JoinedMsg{shape.first_position,
-                         params_.n,
+                         params_.bits,
                          params_.positions,
                          params_.label,
                          token,
@@ -151,15 +151,15 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
     return link->close();
   }
 
-  // Which seat: the key's own position in an allow-list session, else any taken seat that
+  // Which seat: the key's own seat in an allow-list session, else any taken seat that
   // the resume token opens, else the first free one.
-  std::optional<size_t> position;
+  std::optional<size_t> chosen_seat;
   if (!terms_.allowed.empty()) {
     if (!key) return refuse("this session admits only the parties it lists: sign the join with your key");
     const auto it = std::find(terms_.allowed.begin(), terms_.allowed.end(), *key);
     if (it == terms_.allowed.end()) return refuse("this key is not allowed in the session");
-    position = static_cast<size_t>(it - terms_.allowed.begin());
-    if (auto why = misfit(seats_[*position], statement)) return refuse(*why);
+    chosen_seat = static_cast<size_t>(it - terms_.allowed.begin());
+    if (auto why = misfit(seats_[*chosen_seat], statement)) return refuse(*why);
   }
   // A resume token, or the seat token of a party that never heard its Joined, opens the
   // seat it names (never another key's).
@@ -168,7 +168,7 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
   if (!presented_token.empty()) {
     const wire::TokenHash presented = wire::hash_resume_token(presented_token);
     for (size_t j = 0; j < seats_.size(); ++j) {
-      if (position && j != *position) continue;
+      if (chosen_seat && j != *chosen_seat) continue;
       Seat& seat = seats_[j];
       if (!seat.taken || sodium_memcmp(seat.token_hash.data(), presented.data(), presented.size()) != 0) continue;
       if (seat.link) {
@@ -182,52 +182,52 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
     }
     if (resuming) return refuse("no vacant seat for this resume token");
   }
-  if (position && seats_[*position].taken) {
-    if (seats_[*position].link) return refuse("this party has joined already (resume with its token)");
+  if (chosen_seat && seats_[*chosen_seat].taken) {
+    if (seats_[*chosen_seat].link) return refuse("this party has joined already (resume with its token)");
     // A party that committed and comes back without its token has lost its state (a restart):
     // it cannot answer the challenges its commitments were given, and is not lying.
-    if (!last_accepted_[*position].empty()) return seat_lost_state(*position, link);
+    if (!last_accepted_[*chosen_seat].empty()) return seat_lost_state(*chosen_seat, link);
     // Its key proves who it is: a party that never heard of its seat (the Joined frame was
     // lost with its connection) takes it again, under a new token.
-    return give_seat(*position, link, key, true, std::move(seat_token));
+    return give_seat(*chosen_seat, link, key, true, std::move(seat_token));
   }
   if (phase() != Phase::Joining) return refuse("the session is full");
-  if (!position) {
+  if (!chosen_seat) {
     // The first free seat this party fits (anonymous sessions may mix parties of 1 and k values).
     std::optional<std::string> why;
-    for (size_t j = 0; j < seats_.size() && !position; ++j) {
+    for (size_t j = 0; j < seats_.size() && !chosen_seat; ++j) {
       if (seats_[j].taken) continue;
       if (auto unfit = misfit(seats_[j], statement))
         why = std::move(unfit);
       else
-        position = j;
+        chosen_seat = j;
     }
-    if (!position) return refuse(why ? *why : std::string("the session is full"));
+    if (!chosen_seat) return refuse(why ? *why : std::string("the session is full"));
   }
-  give_seat(*position, link, key, false, std::move(seat_token));
+  give_seat(*chosen_seat, link, key, false, std::move(seat_token));
 }
 
-void AggregationSession::seat_lost_state(size_t position, const std::shared_ptr<PartyLink>& link) {
+void AggregationSession::seat_lost_state(size_t seat_index, const std::shared_ptr<PartyLink>& link) {
   // Seated for the abort only: it hears, with the others and once the record holds it, why.
-  Seat& seat = seats_[position];
+  Seat& seat = seats_[seat_index];
   seat.link = link;
   env_.metrics->party_joined();
-  link->seated(weak_from_this(), position, seat.shape.positions);
+  link->seated(weak_from_this(), seat_index, seat.shape.positions);
   const size_t first = seat.shape.first_position;
   abort(AbortKind::LostState,
-        "the party at position " + std::to_string(first) +
+        "the party at seat_index " + std::to_string(first) +
             " came back without its state (it joined again, after committing, without its resume token): "
             "its commitments cannot be answered, so the session cannot go on",
-        blame_of_seat(position));
+        blame_of_seat(seat_index));
 }
 
-void AggregationSession::give_seat(size_t position, const std::shared_ptr<PartyLink>& link,
+void AggregationSession::give_seat(size_t seat_index, const std::shared_ptr<PartyLink>& link,
                                    const std::optional<wire::PublicKey>& key, bool again, std::vector<uint8_t> token) {
   if (token.empty()) {  // a party before 1.3 names none: we pick it
     token.resize(wire::kResumeTokenBytes);
     randombytes_buf(token.data(), token.size());
   }
-  Seat& seat = seats_[position];
+  Seat& seat = seats_[seat_index];
   seat.taken = true;
   seat.link = link;
   seat.peer = link->peer();
@@ -238,23 +238,23 @@ void AggregationSession::give_seat(size_t position, const std::shared_ptr<PartyL
   // The party hears of its seat only once the record holds it (with its token's hash), so a
   // replica that takes the session over can seat it again; its connection reads nothing more
   // until then.
-  persist_then([this, position, link, token = std::move(token), key, again] {
-    announce_seat(position, link, token, key, again);
+  persist_then([this, seat_index, link, token = std::move(token), key, again] {
+    announce_seat(seat_index, link, token, key, again);
   });
 }
 
-void AggregationSession::announce_seat(size_t position, const std::shared_ptr<PartyLink>& link,
+void AggregationSession::announce_seat(size_t seat_index, const std::shared_ptr<PartyLink>& link,
                                        const std::vector<uint8_t>& token, const std::optional<wire::PublicKey>& key,
                                        bool again) {
-  if (seats_[position].link == link) {
-    link->seated(weak_from_this(), position, seats_[position].shape.positions);
-    link->send(frame_of(joined_message(position, token)));
+  if (seats_[seat_index].link == link) {
+    link->seated(weak_from_this(), seat_index, seats_[seat_index].shape.positions);
+    link->send(frame_of(joined_message(seat_index, token)));
     if (again && last_broadcast_) link->send(last_broadcast_);
     log::info("party joined", {{"session", id()},
-                               {"position", seats_[position].shape.first_position},
-                               {"remote", seats_[position].peer},
+                               {"position", seats_[seat_index].shape.first_position},
+                               {"remote", seats_[seat_index].peer},
                                {"party_key", key ? wire::public_key_hex(*key) : std::string("anonymous")},
-                               {"positions", seats_[position].shape.positions}});
+                               {"positions", seats_[seat_index].shape.positions}});
   }
   const Phase now = phase();
   if ((now == Phase::BitCommitments || now == Phase::FirstPhases) && round_open_ != now) {  // every seat is taken

@@ -70,7 +70,7 @@ Result<GadgetList, std::string> gadgets_of(const std::string& text, size_t parti
 
 wire::DealerCheckpoint first_checkpoint(const SessionTerms& terms) {
   wire::DealerCheckpoint c;
-  c.bits = terms.params.n;
+  c.bits = terms.params.bits;
   c.positions = terms.params.positions;
   c.transcript_label = terms.params.label;
   c.round_timeout_ms = static_cast<uint32_t>(terms.round_timeout.count());

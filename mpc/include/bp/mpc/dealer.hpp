@@ -13,16 +13,16 @@
 // result leaves the dealer only once its proof has verified.
 //
 // Move-only, &&-qualified transitions, ConsumedState after a move, like the party's.
-// Every incoming message is validated before use; an error names the positions of the
-// parties at fault. When the assembled proof does not verify, every share is audited
-// against its own party's commitments and the bad ones are named (MalformedProofShares).
+// Every incoming message is validated before use; an error names the
+// positions at fault. When the assembled proof does not verify, every share is audited
+// against its own position's commitments and the bad ones are named (MalformedProofShares).
 //
 // Any number of real positions from 1 to kMaxPositions (256) is accepted: the dealer
 // completes the next power of two with padding positions it runs itself (value 0, blinding 0).
 //
 // A dealer is rebuilt from what it accepted: the same padding seed and the same messages,
 // fed through the same transitions, give the same challenges and the same proof, byte for
-// byte (the challenges come from the transcript, the padding parties' randomness from the
+// byte (the challenges come from the transcript, the padding positions' randomness from the
 // seed). That is how another replica takes a session over from a checkpoint.
 #pragma once
 
@@ -53,10 +53,10 @@ inline constexpr size_t kPaddingSeedBytes = 32;
 
 class DealerAwaitingBitCommitments {
  public:
-  // The generators must outlive the dealer and hold n bits for padded_m parties.
+  // The generators must outlive the dealer and hold `bits` bits for padded_m positions.
   static MpcResult<DealerAwaitingBitCommitments> create(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
                                                         const SessionParams& params);
-  // The padding parties' randomness from `padding_seed` (32 bytes the caller drew and keeps
+  // The padding positions' randomness from `padding_seed` (32 bytes the caller drew and keeps
   // in its checkpoint). They prove value 0 with blinding 0, so the seed hides nothing.
   static MpcResult<DealerAwaitingBitCommitments> create(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
                                                         const SessionParams& params,

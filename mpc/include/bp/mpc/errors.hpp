@@ -11,8 +11,8 @@
 namespace bp::mpc {
 
 enum class MpcErrorKind {
-  InvalidParameters,       // n, m or the generators do not allow this session
-  ValueOutOfRange,         // the party's own value is not below 2^n
+  InvalidParameters,       // the bit size, the positions or the generators do not allow this session
+  ValueOutOfRange,         // the party's own value is not below 2^bits
   InvalidPosition,         // a position outside [0, m)
   WrongNumBitCommitments,  // the dealer got a different number of messages than positions
   WrongNumPolyCommitments,

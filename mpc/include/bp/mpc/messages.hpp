@@ -27,7 +27,11 @@ struct PolyChallengeMsg {
 
 // What every party receives at the end.
 struct AggregationResult {
-  size_t n = 0;
+  // The bit size; `n` is its old name, kept for one release (see SessionParams).
+  union {
+    size_t bits = 0;
+    [[deprecated("AggregationResult::n is the bit size: use bits")]] size_t n;
+  };
   std::string label;                             // the transcript label to verify under
   std::vector<CompressedRistretto> commitments;  // V_0 .. V_{padded_m-1}
   std::vector<size_t> padding_positions;         // positions the dealer filled in

@@ -20,7 +20,12 @@ inline constexpr unsigned kProtocolVersion = 1;
 [[deprecated("kMaxParties counted positions: use kMaxPositions")]] inline constexpr size_t kMaxParties = kMaxPositions;
 
 struct SessionParams {
-  size_t n = 64;         // the bit size: 8, 16, 32 or 64
+  // The bit size: 8, 16, 32 or 64. `n` is its old name, kept for one release; both name the
+  // same storage (a union of one type, which GCC and Clang read either way).
+  union {
+    size_t bits = 64;
+    [[deprecated("SessionParams::n is the bit size: use bits")]] size_t n;
+  };
   size_t positions = 1;  // real positions, 1..256 (one per value, or two for a bounded one)
   std::string label;     // the full transcript label (see session_label)
 
@@ -37,15 +42,15 @@ struct SessionParams {
 // bounded_label), so no user label makes one session's label another kind's. The label's
 // text says "parties=" for the count of positions: it is what every proof so far was made
 // under, so it stays.
-std::string session_label(std::string_view session_id, size_t n, size_t positions, std::string_view user_label,
+std::string session_label(std::string_view session_id, size_t bits, size_t positions, std::string_view user_label,
                           size_t bounded_values = 0);
 // Everything session_label writes before the user's label (up to and including "label="):
 // what the dealer, the client and a checkpoint's reader all compare a label's start with.
-std::string session_label_prefix(std::string_view session_id, size_t n, size_t positions, size_t bounded_values = 0);
+std::string session_label_prefix(std::string_view session_id, size_t bits, size_t positions, size_t bounded_values = 0);
 
 // The transcript label of a session whose values may carry bounds (empty: none): session_label,
 // and with bounds the count before the user's label and bounded_label's " bounds=..." after it.
-std::string session_transcript_label(std::string_view session_id, size_t n, size_t positions,
+std::string session_transcript_label(std::string_view session_id, size_t bits, size_t positions,
                                      std::string_view user_label, std::span<const ValueBounds> bounds);
 
 // What a session's transcript label says beyond what a party knows before it joins (its
@@ -56,12 +61,12 @@ struct LabelTerms {
   std::vector<ValueBounds> bounds;
 };
 
-// Reads a transcript label as one of session_id's, for n bits and `positions` positions, and
+// Reads a transcript label as one of session_id's, for `bits` bits and `positions` positions, and
 // returns its terms only when session_transcript_label rebuilds exactly this label from them:
 // a label for another session, bit size or count of positions, or one whose bounds do not take
 // those positions, gives nothing. Public data; a party calls it on its Joined.
-std::optional<LabelTerms> read_session_transcript_label(std::string_view label, std::string_view session_id, size_t n,
-                                                        size_t positions);
+std::optional<LabelTerms> read_session_transcript_label(std::string_view label, std::string_view session_id,
+                                                        size_t bits, size_t positions);
 
 // A gadget session's transcript label (wire 1.5):
 // "bp-agg-r1cs/v1 session=<id> gadgets=<canonical list> label=<user label>". Its own tag, so
