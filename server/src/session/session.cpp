@@ -27,28 +27,17 @@ AggregationSession::AggregationSession(asio::io_context& ioc, SessionTerms terms
       epoch_(epoch),
       restored_(std::move(checkpoint)),
       party_count_(terms_.seat_shapes().size()),
-      padding_seed_(restored_.padding_seed),
       deadline_(strand_),
-      retry_(strand_) {}
+      retry_(strand_),
+      kind_(make_session_kind(terms_, env_)) {}
 
 wire::SessionSummary AggregationSession::summary() const {
   return {id(), params_.bits, party_count_, public_joined_.load(), phase_name(public_phase_.load()), {}};
 }
 
 AggregationSession::Phase AggregationSession::phase() const {
-  if (std::holds_alternative<mpc::DealerAwaitingBitCommitments>(dealer_))
-    return seats_taken() < seats_.size() ? Phase::Joining : Phase::BitCommitments;
-  if (std::holds_alternative<mpc::DealerAwaitingPolyCommitments>(dealer_)) return Phase::PolyCommitments;
-  if (std::holds_alternative<mpc::DealerAwaitingProofShares>(dealer_)) return Phase::ProofShares;
-  if (std::holds_alternative<mpc::R1CSDealerAwaitingFirstPhases>(dealer_))
-    return seats_taken() < seats_.size() ? Phase::Joining : Phase::FirstPhases;
-  if (std::holds_alternative<mpc::R1CSDealerAwaitingSecondPhases>(dealer_)) return Phase::SecondPhases;
-  if (std::holds_alternative<mpc::R1CSDealerAwaitingPolys>(dealer_)) return Phase::PolyCommitments;
-  if (std::holds_alternative<mpc::R1CSDealerAwaitingShares>(dealer_)) return Phase::ProofShares;
-  if (std::holds_alternative<Checking>(dealer_) || std::holds_alternative<Ended>(dealer_) ||
-      std::holds_alternative<Moved>(dealer_))
-    return Phase::Done;
-  return Phase::Joining;  // not started yet
+  if (!std::holds_alternative<std::monostate>(stage_)) return Phase::Done;
+  return kind_->phase(seats_taken() == seats_.size());
 }
 
 void AggregationSession::publish_progress() {
@@ -88,11 +77,14 @@ void AggregationSession::rebuild() {
     seats_[j].peer = restored_.seats[j].peer;
   }
   inbox_.assign(params_.positions, std::nullopt);
-  last_accepted_.assign(seats_.size(), {});
-  auto replayed = gadget_session() ? replay_gadget_rounds() : replay_range_rounds();
-  if (std::holds_alternative<Ended>(dealer_)) return;  // the dealer could not be made: aborted
+  auto replayed = kind_->replay(restored_);
   restored_ = {};
-  if (replayed) return abort(AbortKind::Internal, "the checkpoint does not replay: " + *replayed, {});
+  if (auto* cannot = std::get_if<SessionKind::Abort>(&replayed)) return abort(cannot->kind, cannot->why, {});
+  if (auto* why = std::get_if<std::string>(&replayed))
+    return abort(AbortKind::Internal, "the checkpoint does not replay: " + *why, {});
+  auto& rounds = std::get<SessionKind::Replayed>(replayed);
+  last_broadcast_ = std::move(rounds.last_broadcast);
+  last_accepted_ = std::move(rounds.last_accepted);
   publish_progress();
   if (epoch_ == kFirstEpoch) {
     env_.metrics->session_started();
@@ -227,47 +219,7 @@ RoundItems round_items(wire::Message message) {
   return out;
 }
 
-// The items of a round in one canonical encoding, whichever form they came in: what a
-// resumed party's repeat is compared with.
-template <class Item>
-std::vector<uint8_t> canonical(const std::vector<Item>& items) {
-  if constexpr (std::is_same_v<Item, BitCommitment>) return wire::encode(wire::BitCommitments{items});
-  if constexpr (std::is_same_v<Item, PolyCommitment>) return wire::encode(wire::PolyCommitments{items});
-  if constexpr (std::is_same_v<Item, ProofShare>) return wire::encode(wire::ProofShares{items});
-}
-template <class Item>
-std::vector<uint8_t> canonical(const std::vector<wire::Message>& items) {
-  std::vector<Item> typed;
-  for (const auto& m : items) typed.push_back(std::get<Item>(m));
-  return canonical(typed);
-}
-
 }  // namespace
-
-template <class Item>
-std::vector<uint8_t> AggregationSession::accepted_of_seat(size_t seat, const std::vector<Item>& accepted) const {
-  const SeatShape& shape = seats_[seat].shape;
-  const auto first = accepted.begin() + static_cast<std::ptrdiff_t>(shape.first_position);
-  return canonical(std::vector<Item>(first, first + static_cast<std::ptrdiff_t>(shape.positions)));
-}
-// The range rounds' (session_range.cpp replays them).
-template std::vector<uint8_t> AggregationSession::accepted_of_seat(size_t, const std::vector<BitCommitment>&) const;
-template std::vector<uint8_t> AggregationSession::accepted_of_seat(size_t, const std::vector<PolyCommitment>&) const;
-
-// The round whose messages a phase takes (round_items' numbering); 0: none.
-int AggregationSession::round_of(Phase now, bool gadgets) {
-  using P = Phase;
-  if (gadgets)
-    return now == P::Joining || now == P::FirstPhases ? 4
-           : now == P::SecondPhases                   ? 5
-           : now == P::PolyCommitments                ? 6
-           : now == P::ProofShares                    ? 7
-                                                      : 0;
-  return now == P::Joining || now == P::BitCommitments ? 1
-         : now == P::PolyCommitments                   ? 2
-         : now == P::ProofShares                       ? 3
-                                                       : 0;
-}
 
 void AggregationSession::on_deliver(size_t seat, const std::shared_ptr<PartyLink>& link, wire::Message message) {
   const Phase now = phase();
@@ -281,7 +233,7 @@ void AggregationSession::on_deliver(size_t seat, const std::shared_ptr<PartyLink
     return abort(AbortKind::Withdrawn, refusal::kPartyWithdrew, blame_of_seat(seat));
   }
   auto round = round_items(std::move(message));
-  const int expected_round = round_of(now, gadget_session());
+  const int expected_round = kind_->round_of(now);
   // A party that resumed its seat may repeat the last message it sent, even after its round
   // has closed (it cannot know whether the message arrived); the same items are harmless.
   if (round.round != 0 && round.items.size() == shape.positions) {
@@ -290,10 +242,9 @@ void AggregationSession::on_deliver(size_t seat, const std::shared_ptr<PartyLink
                        : round.round == 3 ? canonical<ProofShare>(round.items)
                                           : wire::encode(round.items.front());
     if (bytes == last_accepted_[seat]) return;
-    if (round.round == expected_round && gadget_session()) {
-      if (auto why = gadget_misfit(seat, round.items.front()))
+    if (round.round == expected_round)
+      if (auto why = kind_->message_misfit(shape, round.items.front()))
         return abort(AbortKind::InvalidShares, *why, blame_of_seat(seat));
-    }
     if (round.round == expected_round) {
       if (inbox_[shape.first_position])
         return abort(AbortKind::ProtocolViolation, "a second, different message in one round", blame_of_seat(seat));
@@ -315,17 +266,58 @@ void AggregationSession::on_deliver(size_t seat, const std::shared_ptr<PartyLink
         blame_of_seat(seat));
 }
 
-// A round's challenge goes out only once the record holds what decided it.
 void AggregationSession::complete_round() {
   const Phase completed = phase();
   env_.metrics->round_latency(phase_name(completed),
                               std::chrono::duration<double>(std::chrono::steady_clock::now() - round_started_).count());
-  if (gadget_session()) return complete_gadget_round(completed);
-  complete_range_round(completed);
+  act_on(kind_->complete(completed, inbox_));
 }
 
-void AggregationSession::abort_blaming(const mpc::MpcError& e) {
-  abort(AbortKind::InvalidShares, mpc::describe(e), blame_of_positions(e.blamed));
+void AggregationSession::act_on(SessionKind::Decision decision) {
+  if (auto* refused = std::get_if<SessionKind::Abort>(&decision)) return abort_as(std::move(*refused));
+  if (auto* next = std::get_if<SessionKind::NextRound>(&decision))
+    return next_round_once_recorded(std::move(next->broadcast));
+  check_proof();
+}
+
+void AggregationSession::abort_as(SessionKind::Abort refused) {
+  abort(refused.kind, refused.why, blame_of_positions(refused.blamed));
+}
+
+// Every share is in: nothing a party sends counts while the proof is checked, and the
+// deadline stops (the check, not a late party, decides now).
+void AggregationSession::check_proof() {
+  stage_ = Checking{};
+  deadline_.cancel();
+  const bool off_strand = env_.checker != nullptr;
+  kind_->check(env_.checker, [self = shared_from_this(), off_strand](std::optional<SessionKind::Abort> failed) {
+    if (!off_strand) return self->checked(std::move(failed));
+    asio::post(self->strand_, [self, failed = std::move(failed)]() mutable { self->checked(std::move(failed)); });
+  });
+}
+
+void AggregationSession::checked(std::optional<SessionKind::Abort> failed) {
+  // Moved on meanwhile (lost its lease, taken over): the replica that has it now finishes it.
+  if (std::holds_alternative<Moved>(stage_) || std::holds_alternative<Ended>(stage_)) return;
+  if (failed) return abort_as(std::move(*failed));
+  finish_ok(kind_->sign(*env_.dealer_key, id(), seats_.size()));
+}
+
+void AggregationSession::finish_ok(SessionKind::Signed signed_result) {
+  record_then(std::move(signed_result.outcome),
+              [this, frame = std::move(signed_result.frame), proof_bytes = signed_result.proof_bytes,
+               proves = std::move(signed_result.proves)] {
+                env_.metrics->session_completed();
+                log::info("session completed", {{"session", id()},
+                                                {"proves", proves},
+                                                {"proof_bytes", proof_bytes},
+                                                {"parties", seats_.size()},
+                                                {"positions", params_.positions},
+                                                {"epoch", epoch_}});
+                broadcast(frame);
+                answer_late_joiners(last_broadcast_);
+                close_all();
+              });
 }
 
 void AggregationSession::next_round_once_recorded(Frame frame) {
@@ -343,7 +335,7 @@ void AggregationSession::broadcast(Frame frame) {
 }
 
 void AggregationSession::abort(AbortKind kind, const std::string& reason, std::vector<size_t> blamed) {
-  if (phase() == Phase::Done && !std::holds_alternative<Checking>(dealer_)) return;  // a check's verdict still counts
+  if (phase() == Phase::Done && !std::holds_alternative<Checking>(stage_)) return;  // a check's verdict still counts
   auto outcome = SessionOutcome{id(), params_, false, reason, blamed, std::nullopt, seats_.size()};
   record_then(std::move(outcome), [this, kind, reason, blamed = std::move(blamed)] {
     ended_reason_ = reason;

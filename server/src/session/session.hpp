@@ -30,6 +30,8 @@
 #include "observability/metrics.hpp"
 #include "record/record_store.hpp"
 #include "session/proof_checker.hpp"
+#include "session/session_env.hpp"
+#include "session/session_kind.hpp"
 #include "session/session_terms.hpp"
 
 namespace bp::server {
@@ -48,56 +50,6 @@ class PartyLink {
   // Closes once the frames queued so far are written.
   virtual void close() = 0;
   virtual std::string peer() const = 0;
-};
-
-// How a session ended, recorded before any party hears of it.
-struct SessionOutcome {
-  std::string id;
-  mpc::SessionParams params;
-  bool ok = false;
-  std::string reason;                                // abort reason (empty when ok)
-  std::vector<size_t> blamed;                        // positions
-  std::optional<wire::ResultMsg> result;             // with the dealer's attestation
-  size_t parties = 0;                                // seats (0: unknown, a record too damaged to say)
-  std::optional<wire::R1CSResultMsg> r1cs_result{};  // a gadget session's, with the attestation
-};
-
-// What a session writes to the record. Each call answers once, on any thread.
-class SessionRecord {
- public:
-  virtual ~SessionRecord() = default;
-  virtual void checkpoint(Checkpoint checkpoint, std::function<void(RecordResult<Ok>)> done) = 0;
-  virtual void close(const SessionOutcome& outcome, uint64_t epoch, std::function<void(RecordResult<Ok>)> done) = 0;
-  virtual void release(const std::string& id, uint64_t epoch, std::function<void(RecordResult<Ok>)> done) = 0;
-};
-
-// What every session shares with the rest of the daemon.
-struct SessionEnv {
-  const BulletproofGens* bp_gens;
-  const PedersenGens* pc_gens;
-  Metrics* metrics;
-  std::chrono::milliseconds reconnect_grace;  // a dropped party's seat waits this long
-  // How long a write to the record is tried again while the record fails, before the
-  // session stops here and waits in the record (its parties are sent to join again).
-  std::chrono::milliseconds record_patience;
-  SessionRecord* record;
-  const wire::Identity* dealer_key;  // signs every result
-  // Checks the final proofs, batching those of sessions that end together; none: each
-  // session checks its own on its strand.
-  ProofChecker* checker = nullptr;
-};
-
-// One message as a frame to send.
-std::shared_ptr<const std::vector<uint8_t>> frame_of(const wire::Message& m);
-
-// What a party states it proves, as its JoinSession says, read once at the connection: a
-// range party the number of values it brings (0: a party before 1.4), a gadget party (1.5)
-// its gadget. The session fits it to a seat from this alone, never from the party's values.
-struct PartyStatement {
-  uint32_t values = 0;
-  bool states_gadget = false;
-  std::optional<GadgetItem> gadget;  // when the gadget it states reads as one list item
-  static PartyStatement of(const wire::JoinSessionMsg& join);
 };
 
 // A party asked to come back: how long it waits before joining again.
@@ -140,9 +92,9 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   wire::SessionSummary summary() const;
 
  private:
-  // Where the session is, derived from the dealer's state (never stored beside it).
-  // A gadget session goes Joining, FirstPhases, SecondPhases, PolyCommitments, ProofShares.
-  enum class Phase { Joining, BitCommitments, PolyCommitments, ProofShares, Done, FirstPhases, SecondPhases };
+  // Where the session is: its kind's dealer while it runs (never stored beside it), Done
+  // once it checks its proof, ended or moved on.
+  using Phase = SessionPhase;
   struct Seat {
     SeatShape shape;
     bool taken = false;
@@ -156,40 +108,21 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   // Every share is in and the proof is assembled; its check alone decides the outcome, so
   // nothing a party sends counts any more (Phase::Done) while it runs.
   struct Checking {};
-  // monostate until start() has made the dealer; bit commitments are taken while parties
-  // still join, so AwaitingBitCommitments is Joining until every seat is taken.
-  // A gadget session's first phases are taken while parties still join, as bit commitments are.
-  using DealerState =
-      std::variant<std::monostate, mpc::DealerAwaitingBitCommitments, mpc::DealerAwaitingPolyCommitments,
-                   mpc::DealerAwaitingProofShares, Checking, Ended, Moved, mpc::R1CSDealerAwaitingFirstPhases,
-                   mpc::R1CSDealerAwaitingSecondPhases, mpc::R1CSDealerAwaitingPolys, mpc::R1CSDealerAwaitingShares>;
-  using Frame = std::shared_ptr<const std::vector<uint8_t>>;
+  // monostate while the kind's dealer runs the rounds (taking first messages while parties
+  // still join); then how it stopped.
+  using Stage = std::variant<std::monostate, Checking, Ended, Moved>;
   Phase phase() const;
 
-  // session.cpp: the machine; session_range.cpp, session_gadget.cpp: each kind's rounds;
+  // session.cpp: the machine; the kinds (range_kind.cpp, gadget_kind.cpp) decide its rounds;
   // session_seats.cpp: the seats
   void rebuild();
-  // The dealer made afresh and fed the checkpoint's decided rounds; why not, if it cannot be.
-  std::optional<std::string> replay_range_rounds();
-  std::optional<std::string> replay_gadget_rounds();
   void on_join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token, std::optional<wire::PublicKey> key,
                std::vector<uint8_t> seat_token, const PartyStatement& statement);
-  // Why a party stating `statement` cannot take this seat, if it cannot. Public terms only:
-  // never the party's values.
-  std::optional<std::string> misfit(const Seat& seat, const PartyStatement& statement) const;
-  // Why a gadget seat's round message is not its gadget's shape (commitments, multipliers).
-  std::optional<std::string> gadget_misfit(size_t seat, const wire::Message& item) const;
-  bool gadget_session() const { return terms_.gadgets.has_value(); }
   wire::JoinedMsg joined_message(size_t seat, const std::vector<uint8_t>& token) const;
   // Every position of every seat that holds one of these positions, ascending: a party is
   // blamed as a whole.
   std::vector<size_t> blame_of_positions(const std::vector<size_t>& positions) const;
   std::vector<size_t> blame_of_seat(size_t seat) const;
-  // The seats whose bounded values' positions are not what V and the bounds give.
-  std::vector<size_t> bad_bounded_seats(const std::vector<BitCommitment>& bits) const;
-  // A seat's accepted messages of a round, encoded as a repeat of them is compared.
-  template <class Item>
-  std::vector<uint8_t> accepted_of_seat(size_t seat, const std::vector<Item>& accepted) const;
   void resume_seat(size_t seat, const std::shared_ptr<PartyLink>& link, const std::vector<uint8_t>& token);
   // Ends the session when the party of a committed seat joins again without its token.
   void seat_lost_state(size_t seat_index, const std::shared_ptr<PartyLink>& link);
@@ -204,27 +137,25 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   void start_round();       // the round of the current phase: its inbox, clock and deadline
   void arm_deadline();
   void on_deadline();
+  // Every position's message of the round is in: the kind decides, the machine acts on it.
   void complete_round();
-  // A round's messages refused by the dealer: the session ends blaming their positions (a
-  // gadget session's seats are its positions).
-  void abort_blaming(const mpc::MpcError& e);
+  // What the kind decided when a round completed: an abort (blaming whole seats), the next
+  // round's broadcast once the record holds what decided it, or the assembled proof's check.
+  void act_on(SessionKind::Decision decision);
+  void abort_as(SessionKind::Abort abort);
   // A round decided: the next round's inbox, and `frame` to every party once the record holds
   // what decided it.
   void next_round_once_recorded(Frame frame);
-  // session_range.cpp and session_gadget.cpp: what each kind does that the other does not
-  void complete_range_round(Phase completed);
-  void checked(mpc::MpcResult<mpc::AggregationResult> result);  // the final proof's check answers
-  void complete_gadget_round(Phase completed);
-  void gadgets_checked(mpc::MpcResult<R1CSAggregate> result);  // a gadget session's check answers
-  void finish_gadgets_ok(R1CSAggregate aggregate);             // signs it, records it, tells everyone
+  // The assembled proof goes to the check (off the strand when there is a checker); its
+  // verdict comes back here.
+  void check_proof();
+  void checked(std::optional<SessionKind::Abort> failed);
+  void finish_ok(SessionKind::Signed signed_result);  // records it, tells everyone
   void broadcast(Frame frame);
-  void finish_ok(mpc::AggregationResult result);  // signs it, records it, tells everyone
   void abort(AbortKind kind, const std::string& reason, std::vector<size_t> blamed);
   void close_all();
   void answer_late_joiners(const Frame& announced);  // the outcome the record holds, or where to go
   static const char* phase_name(Phase p);
-  // The round whose messages a phase takes, as round_items numbers them (session.cpp); 0: none.
-  static int round_of(Phase now, bool gadgets);
 
   // session_persistence.cpp: the record
   wire::DealerCheckpoint snapshot() const;
@@ -248,7 +179,6 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   const uint64_t epoch_;
   wire::DealerCheckpoint restored_;  // what start() rebuilds; emptied after
   const size_t party_count_;         // seats, fixed by the terms (read by summary() off the strand)
-  std::array<uint8_t, mpc::kPaddingSeedBytes> padding_seed_{};
   boost::asio::steady_timer deadline_;
   boost::asio::steady_timer retry_;  // the next try of a write the record failed
   std::chrono::steady_clock::time_point round_started_;
@@ -256,13 +186,9 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
 
   std::vector<Seat> seats_;  // one per party
   std::vector<size_t> seat_of_position_;
-  DealerState dealer_;
-  std::vector<BitCommitment> accepted_bits_;    // round 1's commitments, once decided
-  std::vector<PolyCommitment> accepted_polys_;  // round 2's
-  // A gadget session's decided rounds (the checkpoint's), one message per seat.
-  std::vector<R1CSFirstPhaseShare> accepted_first_;
-  std::vector<R1CSSecondPhaseShare> accepted_second_;
-  std::vector<R1CSPolyShare> accepted_gadget_polys_;
+  // What this session proves and how its rounds decide (decided once, when it is made).
+  const std::unique_ptr<SessionKind> kind_;
+  Stage stage_;
   std::vector<std::optional<wire::Message>> inbox_;  // this round's message per position
   std::vector<std::vector<uint8_t>> last_accepted_;  // each seat's last accepted round, encoded
   std::optional<std::string> ended_reason_;          // an abort the record holds, for parties that come after it

@@ -29,16 +29,10 @@ wire::DealerCheckpoint AggregationSession::snapshot() const {
   c.allowed_parties = terms_.allowed;
   c.owner_key = terms_.owner.operator_key;
   c.owner_address = terms_.owner.address;
-  c.padding_seed = padding_seed_;
   for (const auto& seat : seats_) c.seats.push_back({seat.taken, seat.token_hash, seat.peer});
-  c.bit_commitments = accepted_bits_;
-  c.poly_commitments = accepted_polys_;
   c.values_per_party = terms_.values_per_party;
   c.bounds = terms_.bounds;
-  if (terms_.gadgets) c.gadgets = terms_.gadgets->text();
-  c.r1cs_first_phases = accepted_first_;
-  c.r1cs_second_phases = accepted_second_;
-  c.r1cs_poly_commitments = accepted_gadget_polys_;
+  kind_->checkpoint(c);  // the kind's terms and the rounds it decided
   return c;
 }
 
@@ -95,7 +89,7 @@ void AggregationSession::checkpoint_written(RecordResult<Ok> result, std::vector
 }
 
 void AggregationSession::record_then(SessionOutcome outcome, std::function<void()> announce) {
-  dealer_ = Ended{};  // nothing a party sends counts any more
+  stage_ = Ended{};  // nothing a party sends counts any more
   publish_progress();
   deadline_.cancel();
   retry_.cancel();
@@ -112,7 +106,7 @@ void AggregationSession::try_close(std::shared_ptr<const SessionOutcome> outcome
     asio::post(self->strand_, [self, outcome, announce, result = std::move(result)] {
       // Sent on meanwhile (the lease ran out): whatever the record took, its parties learn it
       // from the record when they join again.
-      if (std::holds_alternative<Moved>(self->dealer_)) return;
+      if (std::holds_alternative<Moved>(self->stage_)) return;
       if (result) {
         // The record holds the outcome, so the registry may forget the id now; and must be
         // allowed to before anyone hears of it: a party that has the result and joins again
@@ -148,8 +142,8 @@ void AggregationSession::hand_over(std::string reason) {
     // A session whose final proof is being checked goes too: no outcome is on its way to the
     // record yet (record_then ends the Checking), and the replica that takes it over checks
     // the shares the parties send it again.
-    if (self->phase() == Phase::Done && !std::holds_alternative<Checking>(self->dealer_)) return;
-    self->dealer_ = Moved{};  // from now on nothing a party sends counts here
+    if (self->phase() == Phase::Done && !std::holds_alternative<Checking>(self->stage_)) return;
+    self->stage_ = Moved{};  // from now on nothing a party sends counts here
     self->deadline_.cancel();
     self->retry_.cancel();
     self->waiting_.clear();
@@ -169,13 +163,13 @@ void AggregationSession::hand_over(std::string reason) {
 void AggregationSession::lost(std::string reason) {
   asio::post(strand_, [self = shared_from_this(), reason = std::move(reason)] {
     // An outcome the record holds is told; one still on its way may never get there.
-    if (std::holds_alternative<Moved>(self->dealer_) || self->finished_flag_) return;
+    if (std::holds_alternative<Moved>(self->stage_) || self->finished_flag_) return;
     self->move_on(reason);
   });
 }
 
 void AggregationSession::move_on(const std::string& reason) {
-  dealer_ = Moved{};
+  stage_ = Moved{};
   publish_progress();
   deadline_.cancel();
   retry_.cancel();

@@ -29,65 +29,12 @@ std::vector<size_t> AggregationSession::blame_of_positions(const std::vector<siz
   return out;
 }
 
-std::vector<size_t> AggregationSession::bad_bounded_seats(const std::vector<BitCommitment>& bits) const {
-  std::vector<size_t> bad;
-  if (terms_.bounds.empty()) return bad;
-  for (size_t j = 0; j < seats_.size(); ++j) {
-    const SeatShape& shape = seats_[j].shape;
-    std::vector<CompressedRistretto> positions;
-    for (size_t p = 0; p < shape.positions; ++p) positions.push_back(bits[shape.first_position + p].V_j);
-    if (!value_commitments_of(*env_.pc_gens, positions, terms_.bounds_of(shape))) bad.push_back(j);
-  }
-  return bad;
-}
-
-std::optional<std::string> AggregationSession::gadget_misfit(size_t seat, const wire::Message& item) const {
-  const GadgetItem& gadget = terms_.gadgets->items()[seat];
-  const std::string where = "seat " + std::to_string(seat) + " (" + gadget.text() + ")";
-  if (const auto* first = std::get_if<R1CSFirstPhaseShare>(&item); first && first->V.size() != gadget.commitments())
-    return "MalformedPhaseShares: " + where + " sent " + std::to_string(first->V.size()) +
-           " commitments in its first phase; its gadget has " + std::to_string(gadget.commitments());
-  if (const auto* share = std::get_if<R1CSProofShare>(&item);
-      share && (share->l.size() != gadget.multipliers() || share->r.size() != gadget.multipliers()))
-    return "MalformedProofShares: " + where + " sent a share over " + std::to_string(share->l.size()) +
-           " multipliers; its gadget has " + std::to_string(gadget.multipliers());
-  return std::nullopt;
-}
-
 PartyStatement PartyStatement::of(const wire::JoinSessionMsg& join) {
   PartyStatement out{join.values, !join.gadget.empty(), std::nullopt};
   if (!out.states_gadget) return out;
   if (auto stated = GadgetList::parse(join.gadget); stated && stated->items().size() == 1)
     out.gadget = stated->items().front();
   return out;
-}
-
-std::optional<std::string> AggregationSession::misfit(const Seat& seat, const PartyStatement& statement) const {
-  const uint32_t values = statement.values;
-  if (gadget_session()) {
-    // The party's gadget against the seat's item: texts the operator and the party chose
-    // before any value was committed.
-    const GadgetItem& item = terms_.gadgets->items()[seat.shape.first_position];
-    const std::string where = "seat " + std::to_string(seat.shape.first_position) + " proves " + item.text();
-    if (!statement.states_gadget)
-      return where + ": this is a gadget session, and the party states no gadget (wire 1.5)";
-    if (!statement.gadget) return "the party's gadget is not one gadget list item";
-    if (statement.gadget->text() != item.text()) return where + "; the party states " + statement.gadget->text();
-    return std::nullopt;
-  }
-  if (statement.states_gadget) return "this session proves ranges; the party states a gadget";
-  // A party before 1.4 says nothing: it brings one value and commits to it unshifted, so it
-  // may only take a seat of one unbounded value.
-  const bool bounded = !terms_.bounds.empty();
-  if (values == 0 && seat.shape.values == 1 && !bounded) return std::nullopt;
-  if (values == 0)
-    return std::string("this seat holds ") +
-           (bounded ? "bounded values" : std::to_string(seat.shape.values) + " values") +
-           ": it needs a party of wire version 1.4 or later";
-  if (values != seat.shape.values)
-    return "this seat holds " + std::to_string(seat.shape.values) + " values; the party brings " +
-           std::to_string(values);
-  return std::nullopt;
 }
 
 wire::JoinedMsg AggregationSession::joined_message(size_t seat, const std::vector<uint8_t>& token) const {
@@ -131,7 +78,7 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
     link->send(frame_of(wire::AbortMsg{why, {}}));
     link->close();
   };
-  if (std::holds_alternative<Moved>(dealer_)) {
+  if (std::holds_alternative<Moved>(stage_)) {
     // Between a hand-over and the registry forgetting us: the party goes where the session is.
     link->send(
         frame_of(wire::AbortMsg{"the session moves to another dealer replica: join again", {}, kReconnectAfterMs}));
@@ -159,7 +106,7 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
     const auto it = std::find(terms_.allowed.begin(), terms_.allowed.end(), *key);
     if (it == terms_.allowed.end()) return refuse("this key is not allowed in the session");
     chosen_seat = static_cast<size_t>(it - terms_.allowed.begin());
-    if (auto why = misfit(seats_[*chosen_seat], statement)) return refuse(*why);
+    if (auto why = kind_->misfit(seats_[*chosen_seat].shape, statement)) return refuse(*why);
   }
   // A resume token, or the seat token of a party that never heard its Joined, opens the
   // seat it names (never another key's).
@@ -197,7 +144,7 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
     std::optional<std::string> why;
     for (size_t j = 0; j < seats_.size() && !chosen_seat; ++j) {
       if (seats_[j].taken) continue;
-      if (auto unfit = misfit(seats_[j], statement))
+      if (auto unfit = kind_->misfit(seats_[j].shape, statement))
         why = std::move(unfit);
       else
         chosen_seat = j;
