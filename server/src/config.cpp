@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -331,11 +332,19 @@ ConfigOutcome parse_config_text(const std::string& text, const std::string& sour
 }
 
 ConfigOutcome parse_dealer_config(int argc, char** argv) {
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+  return parse_dealer_config(args);
+}
+
+ConfigOutcome parse_dealer_config(const std::vector<std::string>& args) {
   ConfigOutcome out;
+  out.config.command_line = args;
   std::map<std::string, std::string> flags;
   std::string config_file;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
+  const size_t argc = args.size();
+  for (size_t i = 0; i < argc; ++i) {
+    const std::string& arg = args[i];
     if (arg == "--help" || arg == "-h") {
       out.help = true;
       out.message = dealer_usage();
@@ -354,7 +363,7 @@ ConfigOutcome parse_dealer_config(int argc, char** argv) {
       flags["allow-anonymous"] = "true";
       continue;
     }
-    const std::string key = arg.substr(2), value = argv[++i];
+    const std::string key = arg.substr(2), value = args[++i];
     if (key == "config")
       config_file = value;
     else
@@ -422,6 +431,32 @@ ConfigOutcome parse_dealer_config(int argc, char** argv) {
   if (out.config.threads == 0) out.config.threads = std::max(1u, std::thread::hardware_concurrency());
   out.ok = true;
   return out;
+}
+
+std::vector<std::string> changed_options(const DealerConfig& before, const DealerConfig& after) {
+  std::vector<std::string> changed;
+  for (const auto& [name, option] : options())
+    if (!option.alias_of && option.show && option.show(before) != option.show(after)) changed.push_back(name);
+  // Shown as nothing in --help (a list, a flag): compared as they are.
+  if (before.operator_keys != after.operator_keys) changed.emplace_back("operator-key");
+  if (before.allow_anonymous != after.allow_anonymous) changed.emplace_back("allow-anonymous");
+  std::sort(changed.begin(), changed.end());
+  changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
+  return changed;
+}
+
+bool reloadable_option(const std::string& name) {
+  static const std::set<std::string> kReloadable = {"operator-key",
+                                                    "allow-anonymous",
+                                                    "log-level",
+                                                    "max-sessions",
+                                                    "max-sessions-per-ip",
+                                                    "max-sessions-per-operator",
+                                                    "max-anonymous-sessions-per-ip",
+                                                    "max-parties",
+                                                    "max-round-timeout-ms",
+                                                    "round-timeout-ms"};
+  return kReloadable.count(name) != 0;
 }
 
 }  // namespace bp::server

@@ -97,6 +97,9 @@ struct DealerServer::Impl {
   // handlers are still queued when the daemon stops are destroyed with the io_context, and
   // they release their admission tickets and touch the metrics and TLS context then.
   DealerConfig config;
+  // The configuration as SIGHUP last applied it (config, with the reloadable options as
+  // reloaded; touched only on the acceptor's strand).
+  DealerConfig applied;
   AuthPolicy auth;
   Metrics metrics;
   std::string replica;
@@ -123,6 +126,7 @@ struct DealerServer::Impl {
 
   explicit Impl(DealerConfig c)
       : config(std::move(c)),
+        applied(config),
         auth(config),
         replica(config.replica_name.empty() ? default_replica_name(config) : config.replica_name),
         records(record_factory(config, replica), record_options(config, replica), metrics),
@@ -258,12 +262,51 @@ struct DealerServer::Impl {
     });
   }
 
+  // SIGHUP's first half: the configuration parsed again from the same command line, the
+  // environment and the config file as they are now. What may change while sessions run
+  // (reloadable_option) is applied, all or nothing; a change to anything else is named as
+  // needing a restart and left as it was. Sessions already created keep their terms.
+  void reload_config() {
+    auto fresh = parse_dealer_config(applied.command_line);
+    if (!fresh.ok) {
+      log::error("SIGHUP: the configuration was not reloaded; the previous one stays in use",
+                 {{"reason", fresh.message}});
+      return;
+    }
+    std::string reloaded, needs_restart;
+    for (const auto& name : changed_options(applied, fresh.config))
+      (reloadable_option(name) ? reloaded : needs_restart) += (name + " ");
+    if (auto why = auth.reload(fresh.config)) {
+      log::error("SIGHUP: the configuration was not reloaded; the previous one stays in use", {{"reason", *why}});
+      return;
+    }
+    registry.set_limits(SessionLimits::of(fresh.config));
+    log::set_level(fresh.config.log_level);
+    applied.operator_keys = fresh.config.operator_keys;
+    applied.allow_anonymous = fresh.config.allow_anonymous;
+    applied.log_level = fresh.config.log_level;
+    applied.max_sessions = fresh.config.max_sessions;
+    applied.max_sessions_per_ip = fresh.config.max_sessions_per_ip;
+    applied.max_sessions_per_operator = fresh.config.max_sessions_per_operator;
+    applied.max_anonymous_sessions_per_ip = fresh.config.max_anonymous_sessions_per_ip;
+    applied.max_parties = fresh.config.max_parties;
+    applied.default_round_timeout_ms = fresh.config.default_round_timeout_ms;
+    applied.max_round_timeout_ms = fresh.config.max_round_timeout_ms;
+    if (!reloaded.empty()) reloaded.pop_back();
+    if (!needs_restart.empty()) needs_restart.pop_back();
+    log::info("SIGHUP: configuration reloaded", {{"changed", reloaded.empty() ? std::string("nothing") : reloaded},
+                                                 {"operator_keys", applied.operator_keys.size()}});
+    if (!needs_restart.empty())
+      log::warn("SIGHUP: these options changed but take effect only after a restart", {{"options", needs_restart}});
+  }
+
   // On SIGHUP, on the acceptor's strand (where new connections take the context): the
-  // certificate and key again. Connections already open keep theirs.
+  // configuration, then the certificate and key again. Connections already open keep theirs.
   void await_reload() {
     reload_signal.async_wait([this](boost::system::error_code ec, int) {
       if (ec) return;
       asio::post(acceptor.get_executor(), [this] {
+        reload_config();
         if (!tls) {
           log::info("SIGHUP: no TLS certificate to reload");
         } else if (auto why = tls->reload()) {

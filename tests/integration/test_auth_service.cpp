@@ -13,6 +13,8 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
 #include <algorithm>
+#include <csignal>
+#include <future>
 #include <cstdio>
 #include <thread>
 
@@ -550,4 +552,85 @@ TEST_CASE("a party's withdrawal reaches the record as its kind only, never the p
   CHECK(body.find("a party withdrew before committing") != std::string::npos);
   CHECK(body.find("bounds [") == std::string::npos);
   CHECK(body.find(outcome.error().detail) == std::string::npos);
+}
+
+TEST_CASE("SIGHUP reloads operator keys and session limits from the config file while a session runs") {
+  char tmpl[] = "/tmp/bp-reload-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const std::string dir = tmpl, config = dir + "/dealer.conf";
+  const IdentityPtr first_operator = new_identity(), second_operator = new_identity();
+  const auto write_config = [&](const std::string& text) {
+    FILE* f = std::fopen(config.c_str(), "w");
+    REQUIRE(f != nullptr);
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+  };
+  const auto hex = [](const IdentityPtr& id) { return wire::public_key_hex(id->public_key()); };
+  write_config("operator-key = " + hex(first_operator) + "\nmax-sessions-per-operator = 5\n");
+  DealerProcess dealer({"--config", config});
+  const auto create = [&](const IdentityPtr& signer, const std::vector<IdentityPtr>& parties) {
+    client::SessionRequest request{8, parties.size(), "reload", 20000, {}, {}};
+    for (const auto& p : parties) request.allowed_parties.push_back(p->public_key());
+    client::Options options;
+    options.identity = signer;
+    return client::create_session(dealer.endpoint(), request, options);
+  };
+  const auto wait_for_log = [&](const std::string& text, size_t occurrences) {
+    for (int i = 0; i < 200; ++i) {
+      const std::string log = dealer.log();
+      size_t count = 0;
+      for (size_t at = log.find(text); at != std::string::npos; at = log.find(text, at + 1)) ++count;
+      if (count >= occurrences) return true;
+      std::this_thread::sleep_for(50ms);
+    }
+    return false;
+  };
+
+  // A session of the first operator's, one of its two parties seated and waiting.
+  const std::vector<IdentityPtr> parties = {new_identity(), new_identity()};
+  auto running = create(first_operator, parties);
+  REQUIRE_MESSAGE(running.ok(), client::describe(running.error()));
+  remember_bits(running->session_id, 8);
+  const auto join = [&](size_t index, uint64_t value) {
+    client::Options options;
+    options.identity = parties[index];
+    SystemRandom rng;
+    return client::join_and_prove(dealer.endpoint(), running->session_id,
+                                  stated(running->session_id, value, Scalar::random(rng)), options);
+  };
+  auto seated = std::async(std::launch::async, [&] { return join(0, 7); });
+  const auto refused = create(second_operator, {new_identity()});
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().detail.find("unknown operator key") != std::string::npos);
+
+  // The second operator added, its limit lowered, and one option that needs a restart.
+  write_config("operator-key = " + hex(first_operator) + "," + hex(second_operator) +
+               "\nmax-sessions-per-operator = 1\nmax-frame-bytes = 70000\n");
+  REQUIRE(kill(dealer.pid(), SIGHUP) == 0);
+  REQUIRE_MESSAGE(wait_for_log("SIGHUP: configuration reloaded", 1), dealer.log());
+  CHECK(dealer.log().find("max-frame-bytes") != std::string::npos);  // named as needing a restart
+  auto second = create(second_operator, {new_identity()});
+  REQUIRE_MESSAGE(second.ok(), client::describe(second.error()));
+  const auto over = create(second_operator, {new_identity()});
+  REQUIRE_FALSE(over.ok());
+  CHECK(over.error().detail.find("this operator has 1 open sessions, its limit") != std::string::npos);
+
+  // The session created before the reload finishes under its own terms.
+  const auto other = join(1, 9);
+  const auto first = seated.get();
+  REQUIRE_MESSAGE(first.ok(), client::describe(first.error()));
+  REQUIRE_MESSAGE(other.ok(), client::describe(other.error()));
+  CHECK(first->result.proof.to_bytes() == other->result.proof.to_bytes());
+
+  // A config that does not parse changes nothing and says why.
+  write_config("operator-key = not-a-key\n");
+  REQUIRE(kill(dealer.pid(), SIGHUP) == 0);
+  REQUIRE_MESSAGE(wait_for_log("the configuration was not reloaded", 1), dealer.log());
+  CHECK(dealer.log().find("not-a-key") != std::string::npos);
+  const auto still = create(first_operator, {new_identity()});
+  CHECK_MESSAGE(still.ok(), client::describe(still.error()));
+  const auto still_over = create(second_operator, {new_identity()});
+  REQUIRE_FALSE(still_over.ok());
+  CHECK(still_over.error().detail.find("its limit") != std::string::npos);
+  std::system(("rm -rf " + dir).c_str());
 }

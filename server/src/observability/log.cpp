@@ -76,6 +76,8 @@ std::optional<Format> format_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+void set_level(const std::string& level) { spdlog::set_level(spdlog::level::from_str(level)); }
+
 void configure(Format format, const std::string& level) {
   g_format = format;
   // JSON lines carry their own time and level, and no colour codes.

@@ -21,6 +21,8 @@ enum class Format { Text, Json };
 
 // The sink (stderr), the format and the lowest level written ("info", "debug", ...).
 void configure(Format format, const std::string& level);
+// The level alone, while the dealer runs (SIGHUP); safe from any thread.
+void set_level(const std::string& level);
 std::optional<Format> format_from_name(std::string_view name);  // "text" or "json"
 
 // One field: its value as JSON and as it reads in a text line.

@@ -9,6 +9,17 @@
 namespace bp::server {
 
 namespace {
+// Every operator key of the config, or the text naming the first bad one.
+Result<std::vector<wire::PublicKey>, std::string> operator_keys_of(const DealerConfig& config) {
+  std::vector<wire::PublicKey> keys;
+  for (const auto& text : config.operator_keys) {
+    auto key = wire::parse_public_key(text);
+    if (!key) return "operator key '" + text + "' is neither 64 hex characters nor a readable .pub file";
+    keys.push_back(*key);
+  }
+  return keys;
+}
+
 wire::Identity load_or_generate(const std::string& path) {
   if (path.empty()) {
     auto fresh = wire::Identity::generate();
@@ -24,15 +35,23 @@ wire::Identity load_or_generate(const std::string& path) {
 
 AuthPolicy::AuthPolicy(const DealerConfig& config)
     : dealer_(load_or_generate(config.dealer_key_file)), allow_anonymous_(config.allow_anonymous) {
-  for (const auto& text : config.operator_keys) {
-    auto key = wire::parse_public_key(text);
-    if (!key)
-      throw std::runtime_error("operator key '" + text + "' is neither 64 hex characters nor a readable .pub file");
-    operators_.push_back(*key);
-  }
+  auto keys = operator_keys_of(config);
+  if (!keys) throw std::runtime_error(keys.error());
+  operators_ = std::move(*keys);
   log::info("keys", {{"dealer_key", wire::public_key_hex(dealer_.public_key())},
                      {"operator_keys", operators_.size()},
                      {"anonymous_sessions", allow_anonymous_ ? "allowed (loopback)" : "refused"}});
+}
+
+std::optional<std::string> AuthPolicy::reload(const DealerConfig& config) {
+  auto keys = operator_keys_of(config);
+  if (!keys) return keys.error();
+  {
+    std::lock_guard lock(mutex_);
+    operators_ = std::move(*keys);
+  }
+  allow_anonymous_ = config.allow_anonymous;
+  return std::nullopt;
 }
 
 std::optional<std::string> AuthPolicy::check_operator(const std::optional<wire::KeySignature>& auth,
@@ -41,8 +60,12 @@ std::optional<std::string> AuthPolicy::check_operator(const std::optional<wire::
     if (!allow_anonymous_) return std::string(what) + " needs an operator's signature";
     return std::nullopt;
   }
-  if (std::find(operators_.begin(), operators_.end(), auth->key) == operators_.end())
-    return "unknown operator key " + wire::public_key_hex(auth->key);
+  bool known = false;
+  {
+    std::lock_guard lock(mutex_);
+    known = std::find(operators_.begin(), operators_.end(), auth->key) != operators_.end();
+  }
+  if (!known) return "unknown operator key " + wire::public_key_hex(auth->key);
   if (!wire::verify_signature(auth->key, statement, auth->signature))
     return "the operator's signature does not verify for this connection";
   return std::nullopt;

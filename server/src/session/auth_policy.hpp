@@ -3,6 +3,8 @@
 // which key sits where is the session's business (session.cpp).
 #pragma once
 
+#include <atomic>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +23,10 @@ class AuthPolicy {
 
   const wire::Identity& dealer() const { return dealer_; }
   bool anonymous_allowed() const { return allow_anonymous_; }
+  // SIGHUP: the operator keys and --allow-anonymous of a config parsed again. Every key is
+  // read before any is used: on an error nothing changes and the text says why. (The
+  // dealer's own key is not reloaded: a restart changes it.)
+  std::optional<std::string> reload(const DealerConfig& config);
 
   // The refusal reason, or nullopt when the request may go ahead.
   std::optional<std::string> check_create(const wire::ChannelContext& channel,
@@ -36,8 +42,10 @@ class AuthPolicy {
                                             const std::vector<uint8_t>& statement, const char* what) const;
 
   wire::Identity dealer_;
+  // Read by every connection's thread, replaced by a reload.
+  mutable std::mutex mutex_;
   std::vector<wire::PublicKey> operators_;
-  bool allow_anonymous_;
+  std::atomic<bool> allow_anonymous_;
 };
 
 }  // namespace bp::server

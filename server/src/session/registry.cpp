@@ -22,7 +22,22 @@ std::string owner_text(const SessionOwner& owner) {
 
 SessionRegistry::SessionRegistry(boost::asio::io_context& ioc, const DealerConfig& config, SessionEnv env,
                                  RecordService& records)
-    : ioc_(ioc), config_(config), env_(std::move(env)), records_(records) {}
+    : ioc_(ioc), config_(config), env_(std::move(env)), records_(records), limits_(SessionLimits::of(config)) {}
+
+SessionLimits SessionLimits::of(const DealerConfig& config) {
+  return {config.max_sessions,
+          config.max_sessions_per_ip,
+          config.max_sessions_per_operator,
+          config.max_anonymous_sessions_per_ip,
+          config.max_parties,
+          config.default_round_timeout_ms,
+          config.max_round_timeout_ms};
+}
+
+void SessionRegistry::set_limits(const SessionLimits& limits) {
+  std::lock_guard lock(mutex_);
+  limits_ = limits;
+}
 
 void SessionRegistry::prune_locked() {
   for (auto it = sessions_.begin(); it != sessions_.end();)
@@ -36,11 +51,11 @@ std::optional<std::string> SessionRegistry::over_cap_locked(const SessionOwner& 
     same_owner += entry.session->owner().same_as(owner);
     same_address += entry.session->owner().address == owner.address;
   }
-  if (owner.operator_key && same_owner >= config_.max_sessions_per_operator)
+  if (owner.operator_key && same_owner >= limits_.max_sessions_per_operator)
     return "this operator has " + std::to_string(same_owner) + " open sessions, its limit";
-  if (!owner.operator_key && same_owner >= config_.max_anonymous_sessions_per_ip)
+  if (!owner.operator_key && same_owner >= limits_.max_anonymous_sessions_per_ip)
     return "your address has " + std::to_string(same_owner) + " open unsigned sessions, its limit";
-  if (same_address >= config_.max_sessions_per_ip)
+  if (same_address >= limits_.max_sessions_per_ip)
     return "your address has " + std::to_string(same_address) + " open sessions, its limit";
   return std::nullopt;
 }
@@ -63,15 +78,17 @@ void SessionRegistry::create(const wire::CreateSessionMsg& request, SessionOwner
   } else {
     positions = positions_of(request.bits, request.parties, request.values_per_party, request.bounds, max_positions);
   }
+  SessionLimits limits;
   {
     std::lock_guard lock(mutex_);
+    limits = limits_;
     if (!accepting_) return done(std::string(refusal::kShuttingDown));
     if (!records_.healthy()) return done(refusal::no_new_sessions(records_.failure()));
     prune_locked();
-    if (sessions_.size() + claiming_.size() + taking_.size() >= config_.max_sessions)
-      return done("the dealer runs its maximum of " + std::to_string(config_.max_sessions) + " sessions");
-    if (request.parties > config_.max_parties)
-      return done("at most " + std::to_string(config_.max_parties) + " parties per session on this dealer");
+    if (sessions_.size() + claiming_.size() + taking_.size() >= limits_.max_sessions)
+      return done("the dealer runs its maximum of " + std::to_string(limits_.max_sessions) + " sessions");
+    if (request.parties > limits_.max_parties)
+      return done("at most " + std::to_string(limits_.max_parties) + " parties per session on this dealer");
     if (!positions) return done(positions.error());
     if (auto why = over_cap_locked(owner)) return done(*why);
     if (id.empty()) id = wire::random_session_id();  // 128 random bits: the claim settles the rest
@@ -80,8 +97,8 @@ void SessionRegistry::create(const wire::CreateSessionMsg& request, SessionOwner
     claiming_.insert(id);
   }
   const uint32_t timeout_ms = request.round_timeout_ms == 0
-                                  ? config_.default_round_timeout_ms
-                                  : std::min(request.round_timeout_ms, config_.max_round_timeout_ms);
+                                  ? limits.default_round_timeout_ms
+                                  : std::min(request.round_timeout_ms, limits.max_round_timeout_ms);
   auto label = gadgets ? mpc::gadget_session_label(id, gadgets->text(), request.label)
                        : mpc::session_transcript_label(id, request.bits, *positions, request.label, request.bounds);
   // Every decoder of a label (Joined, the result, checkpoints) takes this many bytes: a session
@@ -112,8 +129,8 @@ void SessionRegistry::create(const wire::CreateSessionMsg& request, SessionOwner
       terms.seat_shapes().size()});
   // The per-owner cap again, over every replica sharing the record (the check above sees
   // only this one's sessions).
-  const auto cap = static_cast<uint32_t>(owner.operator_key ? config_.max_sessions_per_operator
-                                                            : config_.max_anonymous_sessions_per_ip);
+  const auto cap = static_cast<uint32_t>(owner.operator_key ? limits.max_sessions_per_operator
+                                                            : limits.max_anonymous_sessions_per_ip);
   ClaimRequest claim{id,
                      owner_text(owner),
                      static_cast<uint32_t>(request.bits),
@@ -189,8 +206,8 @@ void SessionRegistry::find_or_take_over(const std::string& id, std::optional<wir
     }
     if (!records_.healthy())
       return done(Refusal{refusal::record_unavailable(records_.failure()), kAskAgainMs, std::nullopt});
-    if (sessions_.size() + claiming_.size() + taking_.size() >= config_.max_sessions)
-      return done(Refusal{"the dealer runs its maximum of " + std::to_string(config_.max_sessions) + " sessions",
+    if (sessions_.size() + claiming_.size() + taking_.size() >= limits_.max_sessions)
+      return done(Refusal{"the dealer runs its maximum of " + std::to_string(limits_.max_sessions) + " sessions",
                           kAskAgainMs, std::nullopt});
     prune_locked();
     taking_[id].push_back({party_key, std::move(done)});

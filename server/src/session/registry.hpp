@@ -46,6 +46,19 @@ struct Refusal {
   std::optional<std::string> outcome_json;
 };
 
+// The limits on new sessions, which SIGHUP may change while sessions run (a session keeps
+// the terms it was created under).
+struct SessionLimits {
+  size_t max_sessions = 0;
+  size_t max_sessions_per_ip = 0;
+  size_t max_sessions_per_operator = 0;
+  size_t max_anonymous_sessions_per_ip = 0;
+  size_t max_parties = 0;
+  uint32_t default_round_timeout_ms = 0;
+  uint32_t max_round_timeout_ms = 0;
+  static SessionLimits of(const DealerConfig& config);
+};
+
 class SessionRegistry {
  public:
   using Created = std::variant<std::shared_ptr<AggregationSession>, std::string>;  // or why not
@@ -55,6 +68,8 @@ class SessionRegistry {
   // A new session, or the reason there cannot be one (limits, id taken, the record down or
   // busy, shutting down), given to `done` on a store thread or at once.
   void create(const wire::CreateSessionMsg& request, SessionOwner owner, std::function<void(Created)> done);
+  // What new sessions are held to from now on (a reload).
+  void set_limits(const SessionLimits& limits);
   std::shared_ptr<AggregationSession> find(const std::string& id);
   // The session a party asks for: running here, or taken over from the record. A live holder
   // is asked to hand it over only for a party the session admits (`party_key`, checked by
@@ -100,6 +115,7 @@ class SessionRegistry {
   SessionEnv env_;
   RecordService& records_;
   std::mutex mutex_;
+  SessionLimits limits_;  // under mutex_
   bool accepting_ = true;
   std::unordered_map<std::string, Entry> sessions_;
   std::set<std::string> claiming_;  // ids whose claim is with the record right now

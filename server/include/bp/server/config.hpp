@@ -59,6 +59,10 @@ struct DealerConfig {
   std::string dealer_key_file;             // Ed25519 key that signs results; empty = a new one per run
   std::vector<std::string> operator_keys;  // public keys (hex or .pub files) allowed to create sessions
   bool allow_anonymous = false;            // unsigned sessions and joins; only on a loopback address
+
+  // The arguments it was parsed from (argv after the program's name): SIGHUP parses them
+  // again, with the environment and the config file as they are then.
+  std::vector<std::string> command_line;
 };
 
 // Fills the config from argv (flags override the --config file). On error, --help or
@@ -72,6 +76,12 @@ struct ConfigOutcome {
 // Besides parsing, refuses a configuration that would let anyone in: no operator key and no
 // --allow-anonymous, or --allow-anonymous on an address other than loopback.
 ConfigOutcome parse_dealer_config(int argc, char** argv);
+ConfigOutcome parse_dealer_config(const std::vector<std::string>& args);
+// The options (their names, as --help spells them) whose values differ between two configs.
+std::vector<std::string> changed_options(const DealerConfig& before, const DealerConfig& after);
+// What SIGHUP applies to a running dealer: who may create sessions, the session limits, the
+// log level (and the TLS certificate's files, read again). Any other option needs a restart.
+bool reloadable_option(const std::string& name);
 // The config file's "option = value" lines applied over `base` (also what the fuzzer drives).
 ConfigOutcome parse_config_text(const std::string& text, const std::string& source_name, DealerConfig base);
 std::string dealer_usage();
