@@ -101,6 +101,27 @@ if [ -x build/gcc/server/bp-dealer ]; then
   done
 fi
 
+echo "== the systemd unit (systemd-analyze verify, and its exposure offline)"
+# In a throwaway root: the unit where an operator puts it, systemd's own units beside it, and
+# an executable where ExecStart looks (the unit's checks need one, not the real program).
+unit_root=$(mktemp -d)
+trap 'rm -rf "$unit_root"' EXIT
+mkdir -p "$unit_root/etc/systemd/system" "$unit_root/usr/lib/systemd" "$unit_root/usr/local/bin" "$unit_root/bin"
+cp -r /usr/lib/systemd/system "$unit_root/usr/lib/systemd/"
+cp /bin/kill "$unit_root/bin/"
+printf '#!/bin/sh\n' >"$unit_root/usr/local/bin/bp-dealer"
+chmod 755 "$unit_root/usr/local/bin/bp-dealer"
+cp deploy/systemd/bp-dealer.service "$unit_root/etc/systemd/system/"
+verify=$(systemd-analyze verify --root="$unit_root" /etc/systemd/system/bp-dealer.service 2>&1) ||
+  fail "systemd-analyze verify: $verify"
+[ -z "$verify" ] || fail "systemd-analyze verify warns: $verify"
+exposure=$(systemd-analyze security --offline=yes --root="$unit_root" /etc/systemd/system/bp-dealer.service 2>&1 |
+  sed -n 's/.*Overall exposure level for bp-dealer.service: \([0-9.]*\).*/\1/p')
+[ -n "$exposure" ] || fail "systemd-analyze security printed no exposure level"
+awk -v e="$exposure" 'BEGIN { exit !(e <= 2.0) }' || fail "the unit's exposure is $exposure (at most 2.0: keep it hardened)"
+echo "   bp-dealer.service: verified; exposure $exposure"
+grep -q 'deploy/systemd/bp-dealer.service' docs/operations.md || fail "docs/operations.md does not install the unit"
+
 echo "== shellcheck"
 shellcheck -s sh deploy/compose/*.sh deploy/image/healthcheck.sh deploy/scale-out/*.sh
 shellcheck -x deploy/*.sh deploy/lib/*.sh deploy/podman/*.sh deploy/nginx/*.sh tests/run.sh tests/format/*.sh tests/cluster/*.sh tests/faults/*.sh tests/tls/*.sh tests/prometheus/*.sh tests/lib/*.sh tests/demo/*.sh tests/bindings/*.sh tests/integration/*.sh tests/plots/*.sh tools/plots/*.sh tools/netbench/*.sh tools/r1cs/*.sh bindings/*.sh bindings/python/*.sh

@@ -26,7 +26,7 @@ declare -A sets=(
   [tls]="testssl.sh openssl curl"
   [prometheus]="prometheus python3-yaml python3-matplotlib curl"
   # The deployment checks: compose files, scripts, manifests (node: the schema check).
-  [deploy]="docker-compose shellcheck python3-yaml"
+  [deploy]="docker-compose shellcheck python3-yaml systemd"
   [netns]="iproute2"
   [format]="clang-format"
   # crun 1.8 cannot run containers where cgroups are in hybrid mode: runc can
