@@ -97,26 +97,35 @@ std::string show_duration(uint64_t seconds) {
   return std::to_string(seconds) + "s";
 }
 
+// IP:PORT, [IPv6]:PORT or a bare IPv6 address with its port (::1:8700). An IP address only:
+// a host name would fail later, at bind, as an exception instead of this message.
+bool parse_address(const std::string& v, std::string& host_out, uint16_t& port_out) {
+  const auto colon = v.rfind(':');
+  uint64_t port;
+  if (colon == std::string::npos || colon == 0 || !to_u64(v.substr(colon + 1), 65535, port)) return false;
+  std::string host = v.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  boost::system::error_code ec;
+  boost::asio::ip::make_address(host, ec);
+  if (ec) return false;
+  host_out = host;
+  port_out = static_cast<uint16_t>(port);
+  return true;
+}
+
 const std::map<std::string, Option>& options() {
   static const std::map<std::string, Option> kOptions = {
       {"listen",
-       {[](DealerConfig& c, const std::string& v) {
-          const auto colon = v.rfind(':');
-          uint64_t port;
-          if (colon == std::string::npos || colon == 0 || !to_u64(v.substr(colon + 1), 65535, port)) return false;
-          // An IP address, IPv6 in brackets or bare ([::1]:8700, ::1:8700): a host name
-          // would only fail later, at bind, as an exception instead of this message.
-          std::string host = v.substr(0, colon);
-          if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-          boost::system::error_code ec;
-          boost::asio::ip::make_address(host, ec);
-          if (ec) return false;
-          c.host = host;
-          c.port = static_cast<uint16_t>(port);
-          return true;
-        },
+       {[](DealerConfig& c, const std::string& v) { return parse_address(v, c.host, c.port); },
         [](const DealerConfig& c) { return c.host + ":" + std::to_string(c.port); },
         "IP:PORT to listen on ([IPv6]:PORT; port 0 picks a free one)"}},
+      {"metrics-listen",
+       {[](DealerConfig& c, const std::string& v) { return parse_address(v, c.metrics_host, c.metrics_port); },
+        [](const DealerConfig& c) {
+          return c.metrics_host.empty() ? std::string() : c.metrics_host + ":" + std::to_string(c.metrics_port);
+        },
+        "IP:PORT serving /metrics, /healthz, /readyz, /v1/version and the session listing GET /v1/sessions, apart "
+        "from the parties' port (plain HTTP: an address only operators reach); default none"}},
       {"threads",
        {number(&DealerConfig::threads, 1024, "worker threads; 0: one per core").set,
         [](const DealerConfig& c) { return c.threads == 0 ? std::string("one per core") : std::to_string(c.threads); },

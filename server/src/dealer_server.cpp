@@ -113,6 +113,8 @@ struct DealerServer::Impl {
   ProofChecker checker;  // the sessions' final proofs, batched when they end together
   SessionRegistry registry;
   tcp::acceptor acceptor;
+  // --metrics-listen: the operator's read-only listener (plain HTTP), on its own strand.
+  std::optional<tcp::acceptor> metrics_acceptor;
   asio::signal_set signals;
   asio::signal_set reload_signal;  // SIGHUP: read the TLS certificate and key again
   asio::steady_timer drain_timer;
@@ -156,6 +158,16 @@ struct DealerServer::Impl {
     acceptor.set_option(asio::socket_base::reuse_address(true));
     acceptor.bind(endpoint);
     acceptor.listen(asio::socket_base::max_listen_connections);
+    if (!config.metrics_host.empty()) {
+      const tcp::endpoint at(asio::ip::make_address(config.metrics_host), config.metrics_port);
+      metrics_acceptor.emplace(asio::make_strand(ioc));
+      metrics_acceptor->open(at.protocol());
+      metrics_acceptor->set_option(asio::socket_base::reuse_address(true));
+      metrics_acceptor->bind(at);
+      metrics_acceptor->listen();
+      log::info("metrics listening (plain HTTP: /metrics, /healthz, /readyz, /v1/version, /v1/sessions)",
+                {{"address", config.metrics_host + ":" + std::to_string(metrics_acceptor->local_endpoint().port())}});
+    }
     // Every position's variable-time tables (the inner-product argument reads them) now,
     // rather than in the first session's last round. The constant-time ones are built for
     // the positions the dealer pads, when it first pads them.
@@ -210,6 +222,31 @@ struct DealerServer::Impl {
       backoff = std::chrono::milliseconds(0);
       admit(std::move(socket));
       accept();
+    });
+  }
+
+  // The operator's listener: the same admission per address, plain HTTP, its own routes. A
+  // failed accept (descriptors) waits a moment rather than spin.
+  void accept_metrics() {
+    metrics_acceptor->async_accept(asio::make_strand(ioc), [this](boost::system::error_code ec, tcp::socket socket) {
+      if (stopping || ec == asio::error::operation_aborted) return;
+      if (ec) {
+        auto pause =
+            std::make_shared<asio::steady_timer>(metrics_acceptor->get_executor(), std::chrono::milliseconds(100));
+        return pause->async_wait([this, pause](boost::system::error_code) {
+          if (!stopping) accept_metrics();
+        });
+      }
+      boost::system::error_code ignored;
+      const auto remote = socket.remote_endpoint(ignored);
+      if (!ignored) {
+        if (auto ticket = admission.admit(remote.address().to_string())) {
+          ConnectionEnv env{&config, &registry, &records, &stopping, &metrics, &auth, &bp_gens, &pc_gens, &verifier};
+          env.metrics_listener = true;
+          std::make_shared<HttpConnection<PlainStream>>(PlainStream(std::move(socket)), env, std::move(ticket))->run();
+        }
+      }
+      accept_metrics();
     });
   }
 
@@ -332,6 +369,11 @@ struct DealerServer::Impl {
       accept_backoff.cancel();
       acceptor.close(ignored);
     });
+    if (metrics_acceptor)
+      asio::post(metrics_acceptor->get_executor(), [this] {
+        boost::system::error_code ignored;
+        metrics_acceptor->close(ignored);
+      });
     registry.stop_accepting();
     // A record that outlives this process takes the sessions over: release them now, so the
     // replica (or the restarted process) their parties reach next goes on with them at once.
@@ -371,6 +413,7 @@ void DealerServer::run() {
   });
   d.await_reload();
   asio::post(d.acceptor.get_executor(), [&d] { d.accept(); });
+  if (d.metrics_acceptor) asio::post(d.metrics_acceptor->get_executor(), [&d] { d.accept_metrics(); });
   d.schedule_forget();
   std::vector<std::thread> workers;
   for (unsigned i = 1; i < d.config.threads; ++i) workers.emplace_back([&d] { d.ioc.run(); });

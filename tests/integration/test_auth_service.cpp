@@ -634,3 +634,53 @@ TEST_CASE("SIGHUP reloads operator keys and session limits from the config file 
   CHECK(still_over.error().detail.find("its limit") != std::string::npos);
   std::system(("rm -rf " + dir).c_str());
 }
+
+TEST_CASE("--metrics-listen: metrics, health and a paged session listing on the operator's own port") {
+  DealerProcess dealer({"--metrics-listen", "127.0.0.1:0"});
+  uint16_t metrics_port = 0;
+  for (int i = 0; i < 100 && metrics_port == 0; ++i) {
+    const std::string log = dealer.log();
+    const auto at = log.find("metrics listening");
+    const auto address = at == std::string::npos ? std::string::npos : log.find("address=127.0.0.1:", at);
+    if (address != std::string::npos) metrics_port = static_cast<uint16_t>(std::stoi(log.substr(address + 18)));
+    if (metrics_port == 0) std::this_thread::sleep_for(50ms);
+  }
+  REQUIRE_MESSAGE(metrics_port != 0, dealer.log());
+  std::vector<std::string> ids;
+  for (size_t bits : {8, 16, 32}) {
+    auto created = client::create_session(dealer.endpoint(), {bits, 2, "listing", 20000, {}, {}});
+    REQUIRE_MESSAGE(created.ok(), client::describe(created.error()));
+    ids.push_back(created->session_id);
+  }
+  std::sort(ids.begin(), ids.end());
+
+  const auto listed = http_get(metrics_port, "/v1/sessions");
+  CHECK(listed.first == 200);
+  const std::string& all = listed.second;
+  for (const auto& id : ids) CHECK(all.find("\"id\":\"" + id + "\",\"phase\":\"join\"") != std::string::npos);
+  CHECK(all.find("\"next\":null") != std::string::npos);
+  const auto first_page = http_get(metrics_port, "/v1/sessions?limit=2").second;
+  CHECK(first_page.find(ids[0]) != std::string::npos);
+  CHECK(first_page.find(ids[2]) == std::string::npos);
+  CHECK(first_page.find("\"next\":\"" + ids[1] + "\"") != std::string::npos);
+  const auto second_page = http_get(metrics_port, "/v1/sessions?limit=2&after=" + ids[1]).second;
+  CHECK(second_page.find(ids[2]) != std::string::npos);
+  CHECK(second_page.find(ids[0]) == std::string::npos);
+  CHECK(second_page.find("\"next\":null") != std::string::npos);
+  CHECK(http_get(metrics_port, "/v1/sessions?phase=proof_shares").second.find("\"sessions\":[]") != std::string::npos);
+  CHECK(http_get(metrics_port, "/v1/sessions?min_running_s=3600").second.find("\"sessions\":[]") != std::string::npos);
+  const auto bad = http_get(metrics_port, "/v1/sessions?colour=blue");
+  CHECK(bad.first == 400);
+  CHECK(bad.second.find("unknown parameter 'colour'") != std::string::npos);
+
+  // /metrics and health live on the operator's port; the parties' port keeps only lookups.
+  const auto metrics = http_get(metrics_port, "/metrics");
+  CHECK(metrics.first == 200);
+  CHECK(metrics.second.find("bp_sessions_started_total 3") != std::string::npos);
+  CHECK(http_get(metrics_port, "/readyz").first == 200);
+  CHECK(http_get(dealer.port(), "/metrics").first == 404);
+  CHECK(http_get(dealer.port(), "/v1/sessions").first == 404);
+  CHECK(http_get(dealer.port(), "/v1/sessions/" + ids[0]).first == 200);
+  CHECK(http_get(metrics_port, "/v1/sessions/" + ids[0]).first == 404);
+  CHECK(http_post(metrics_port, "/v1/verify", "{}").first == 405);
+}

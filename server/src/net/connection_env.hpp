@@ -25,6 +25,9 @@ struct ConnectionEnv {
   const BulletproofGens* bp_gens;  // for POST /v1/verify
   const PedersenGens* pc_gens;
   VerifyPool* verifier;
+  // The connection came in on --metrics-listen: metrics, health and the session listing
+  // only (no WebSocket, no verification, no lookups).
+  bool metrics_listener = false;
 };
 
 // Plain TCP (ws://, loopback demos) and TLS over TCP (wss://, https://).

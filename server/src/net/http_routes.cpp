@@ -4,6 +4,7 @@
 
 #include "bp/wire/version.hpp"
 #include "net/json_bodies.hpp"
+#include "net/session_listing.hpp"
 #include "session/refusals.hpp"
 
 namespace bp::server {
@@ -16,8 +17,37 @@ constexpr std::string_view kSessionsPath = "/v1/sessions/";
 HttpAnswer text(unsigned status, std::string body) { return {status, "text/plain", std::move(body) + "\n"}; }
 }  // namespace
 
+namespace {
+
+// The operator's listener (--metrics-listen): read-only views of the dealer, nothing a party
+// uses.
+Route metrics_listener_route(const HttpRequest& request, const ConnectionEnv& env) {
+  const std::string target(request.target());
+  if (request.method() != http::verb::get) return {Route::Kind::Answer, text(405, "GET only on this listener"), {}};
+  const auto query_at = target.find('?');
+  const std::string path = target.substr(0, query_at);
+  if (path == "/v1/sessions")
+    return {Route::Kind::Answer,
+            session_listing(
+                query_at == std::string::npos ? std::string_view() : std::string_view(target).substr(query_at + 1),
+                env.registry->listing()),
+            {}};
+  if (target == "/metrics" || target == "/healthz" || target == "/readyz" || target == "/v1/version")
+    return public_route(request, env);
+  return {Route::Kind::Answer,
+          text(404, "not found: this listener serves /metrics, /healthz, /readyz, /v1/version and /v1/sessions"),
+          {}};
+}
+
+}  // namespace
+
 Route handle_request(const HttpRequest& request, const ConnectionEnv& env) {
+  if (env.metrics_listener) return metrics_listener_route(request, env);
   if (boost::beast::websocket::is_upgrade(request)) return {Route::Kind::Upgrade, {}, {}};
+  return public_route(request, env);
+}
+
+Route public_route(const HttpRequest& request, const ConnectionEnv& env) {
   const std::string target(request.target());
   if (request.method() == http::verb::post && target == "/v1/verify") return {Route::Kind::Verify, {}, {}};
   if (request.method() != http::verb::get) return {Route::Kind::Answer, text(405, "GET, or POST /v1/verify"), {}};
@@ -31,8 +61,11 @@ Route handle_request(const HttpRequest& request, const ConnectionEnv& env) {
       return {Route::Kind::Answer, text(503, refusal::record_unavailable(env.records->failure())), {}};
     return {Route::Kind::Answer, text(200, "ready"), {}};
   }
-  if (target == "/metrics")
+  if (target == "/metrics") {
+    if (!env.metrics_listener && !env.config->metrics_host.empty())
+      return {Route::Kind::Answer, text(404, "not found: /metrics is served on --metrics-listen"), {}};
     return {Route::Kind::Answer, {200, "text/plain; version=0.0.4", env.metrics->prometheus_text()}, {}};
+  }
   if (target.rfind(kSessionsPath, 0) == 0) {
     const std::string id = target.substr(kSessionsPath.size());
     if (wire::valid_session_id(id)) return {Route::Kind::Lookup, {}, id};
@@ -40,6 +73,10 @@ Route handle_request(const HttpRequest& request, const ConnectionEnv& env) {
             {400, "application/json", error_json("a session id is 32 lowercase hex characters") + "\n"},
             {}};
   }
+  if (target == "/v1/sessions" || target.rfind("/v1/sessions?", 0) == 0)
+    return {Route::Kind::Answer,
+            text(404, "not found: GET /v1/sessions/ID here; the listing of every session is on --metrics-listen"),
+            {}};
   return {Route::Kind::Answer, text(404, "not found"), {}};
 }
 

@@ -29,6 +29,8 @@ struct Route {
 };
 
 Route handle_request(const HttpRequest& request, const ConnectionEnv& env);
+// What the parties' port answers (handle_request for a connection not on --metrics-listen).
+Route public_route(const HttpRequest& request, const ConnectionEnv& env);
 
 // Why a WebSocket upgrade is refused with 503 while the record fails, if it is: only the
 // parties of a session running here get through (it then ends with an abort that says why).

@@ -44,9 +44,8 @@ class GadgetKind final : public SessionKind {
                                 type_identity<wire::R1CSFirstPhases>{}, restored.r1cs_first_phases, accepted_first_))
       return *why;
     if (restored.r1cs_second_phases.empty()) return out;
-    if (auto why =
-            replay_round(type_identity<mpc::R1CSDealerAwaitingSecondPhases>{}, type_identity<wire::R1CSSecondPhases>{},
-                         restored.r1cs_second_phases, accepted_second_))
+    if (auto why = replay_round(type_identity<mpc::R1CSDealerAwaitingSecondPhases>{},
+                                type_identity<wire::R1CSSecondPhases>{}, restored.r1cs_second_phases, accepted_second_))
       return *why;
     if (restored.r1cs_poly_commitments.empty()) return out;
     if (auto why = replay_round(type_identity<mpc::R1CSDealerAwaitingPolys>{}, type_identity<wire::R1CSPolyShares>{},
@@ -78,7 +77,8 @@ class GadgetKind final : public SessionKind {
   std::optional<std::string> misfit(const SeatShape& seat, const PartyStatement& statement) const override {
     const GadgetItem& item = list_.items()[seat.first_position];
     const std::string where = "seat " + std::to_string(seat.first_position) + " proves " + item.text();
-    if (!statement.states_gadget) return where + ": this is a gadget session, and the party states no gadget (wire 1.5)";
+    if (!statement.states_gadget)
+      return where + ": this is a gadget session, and the party states no gadget (wire 1.5)";
     if (!statement.gadget) return "the party's gadget is not one gadget list item";
     if (statement.gadget->text() != item.text()) return where + "; the party states " + statement.gadget->text();
     return std::nullopt;
@@ -144,9 +144,9 @@ class GadgetKind final : public SessionKind {
     wire::R1CSResultMsg signed_result{list_.text(), params_.label, std::move(result_->commitments),
                                       std::move(result_->proof), std::nullopt};
     result_.reset();
-    signed_result.attestation = wire::Attestation{
-        session_id, dealer.public_key(),
-        dealer.sign(wire::r1cs_result_statement(dealer.public_key(), session_id, signed_result))};
+    signed_result.attestation =
+        wire::Attestation{session_id, dealer.public_key(),
+                          dealer.sign(wire::r1cs_result_statement(dealer.public_key(), session_id, signed_result))};
     const size_t proof_bytes = signed_result.proof.serialized_size();
     Frame frame = frame_of(signed_result);
     return {std::move(frame),

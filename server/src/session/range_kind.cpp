@@ -65,8 +65,7 @@ class RangeKind final : public SessionKind {
     const bool bounded = !terms_.bounds.empty();
     if (values == 0 && seat.values == 1 && !bounded) return std::nullopt;
     if (values == 0)
-      return std::string("this seat holds ") +
-             (bounded ? "bounded values" : std::to_string(seat.values) + " values") +
+      return std::string("this seat holds ") + (bounded ? "bounded values" : std::to_string(seat.values) + " values") +
              ": it needs a party of wire version 1.4 or later";
     if (values != seat.values)
       return "this seat holds " + std::to_string(seat.values) + " values; the party brings " + std::to_string(values);
@@ -120,9 +119,9 @@ class RangeKind final : public SessionKind {
   Signed sign(const wire::Identity& dealer, const std::string& session_id, size_t parties) override {
     wire::ResultMsg signed_result{std::move(*result_), std::nullopt, terms_.bounds};
     result_.reset();
-    signed_result.attestation = wire::Attestation{
-        session_id, dealer.public_key(),
-        dealer.sign(wire::result_statement(dealer.public_key(), session_id, signed_result.result))};
+    signed_result.attestation =
+        wire::Attestation{session_id, dealer.public_key(),
+                          dealer.sign(wire::result_statement(dealer.public_key(), session_id, signed_result.result))};
     const size_t proof_bytes = signed_result.result.proof.to_bytes().size();
     Frame frame = frame_of(signed_result);
     return {std::move(frame), SessionOutcome{session_id, params_, true, {}, {}, std::move(signed_result), parties},

@@ -298,6 +298,22 @@ std::vector<wire::SessionSummary> SessionRegistry::local_summaries(const Session
   return open;
 }
 
+std::vector<SessionListing> SessionRegistry::listing() {
+  std::lock_guard lock(mutex_);
+  std::vector<SessionListing> out;
+  for (const auto& [id, entry] : sessions_) {
+    const auto& session = entry.session;
+    if (session->finished()) continue;
+    auto summary = session->summary();
+    summary.replica = records_.replica();
+    out.push_back({std::move(summary), owner_text(session->owner()),
+                   std::chrono::duration<double>(session->running_for()).count()});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return a.summary.session_id < b.summary.session_id; });
+  return out;
+}
+
 void SessionRegistry::manage(const SessionOwner& owner, std::vector<std::string> cancel,
                              std::function<void(std::variant<wire::SessionListMsg, std::string>)> done) {
   std::vector<std::string> elsewhere;       // not running here: maybe on another replica

@@ -59,6 +59,13 @@ struct SessionLimits {
   static SessionLimits of(const DealerConfig& config);
 };
 
+// One running session as the operator's listing shows it (GET /v1/sessions).
+struct SessionListing {
+  wire::SessionSummary summary;
+  std::string owner;  // owner_text
+  double running_s = 0;
+};
+
 class SessionRegistry {
  public:
   using Created = std::variant<std::shared_ptr<AggregationSession>, std::string>;  // or why not
@@ -68,6 +75,8 @@ class SessionRegistry {
   // A new session, or the reason there cannot be one (limits, id taken, the record down or
   // busy, shutting down), given to `done` on a store thread or at once.
   void create(const wire::CreateSessionMsg& request, SessionOwner owner, std::function<void(Created)> done);
+  // Every session running on this replica, by id.
+  std::vector<SessionListing> listing();
   // What new sessions are held to from now on (a reload).
   void set_limits(const SessionLimits& limits);
   std::shared_ptr<AggregationSession> find(const std::string& id);

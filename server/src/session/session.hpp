@@ -90,6 +90,8 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   const SessionOwner& owner() const { return terms_.owner; }
   // The session as its owner sees it in a listing (read from any thread).
   wire::SessionSummary summary() const;
+  // How long this replica has run it (made here, or taken over).
+  std::chrono::steady_clock::duration running_for() const { return std::chrono::steady_clock::now() - made_; }
 
  private:
   // Where the session is: its kind's dealer while it runs (never stored beside it), Done
@@ -179,6 +181,7 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   const uint64_t epoch_;
   wire::DealerCheckpoint restored_;  // what start() rebuilds; emptied after
   const size_t party_count_;         // seats, fixed by the terms (read by summary() off the strand)
+  const std::chrono::steady_clock::time_point made_ = std::chrono::steady_clock::now();
   boost::asio::steady_timer deadline_;
   boost::asio::steady_timer retry_;  // the next try of a write the record failed
   std::chrono::steady_clock::time_point round_started_;

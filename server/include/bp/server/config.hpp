@@ -11,7 +11,11 @@ namespace bp::server {
 
 struct DealerConfig {
   std::string host = "127.0.0.1";
-  uint16_t port = 8700;                // 0 picks a free port (printed on stdout)
+  uint16_t port = 8700;  // 0 picks a free port (printed on stdout)
+  // --metrics-listen: /metrics, health and the session listing on their own address (empty:
+  // none; /metrics stays on the parties' port).
+  std::string metrics_host;
+  uint16_t metrics_port = 0;
   unsigned threads = 0;                // 0 = one per core
   std::string record;                  // a SQLite file, or a postgresql:// URL (or libpq "key=value"
                                        // string) shared by replicas; empty = memory only
