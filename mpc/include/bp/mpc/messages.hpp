@@ -36,6 +36,16 @@ struct AggregationResult {
   std::vector<CompressedRistretto> commitments;  // V_0 .. V_{padded_m-1}
   std::vector<size_t> padding_positions;         // positions the dealer filled in
   RangeProof proof;
+
+  // AggregationResult{bits, label, commitments, padding, proof} as before the union.
+  AggregationResult() = default;
+  AggregationResult(size_t bit_size, std::string transcript_label, std::vector<CompressedRistretto> all_commitments,
+                    std::vector<size_t> padding, RangeProof aggregated)
+      : bits(bit_size),
+        label(std::move(transcript_label)),
+        commitments(std::move(all_commitments)),
+        padding_positions(std::move(padding)),
+        proof(std::move(aggregated)) {}
 };
 
 }  // namespace bp::mpc

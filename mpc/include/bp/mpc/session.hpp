@@ -29,6 +29,12 @@ struct SessionParams {
   size_t positions = 1;  // real positions, 1..256 (one per value, or two for a bounded one)
   std::string label;     // the full transcript label (see session_label)
 
+  // SessionParams{bits, positions, label} as before the union (which would otherwise ask
+  // for braces around the first member).
+  SessionParams() = default;
+  SessionParams(size_t bit_size, size_t position_count, std::string transcript_label)
+      : bits(bit_size), positions(position_count), label(std::move(transcript_label)) {}
+
   // The proof aggregates the next power of two; positions positions..padded_m()-1 are
   // padding run by the dealer (value 0, blinding 0, so their commitment is the identity).
   size_t padded_m() const;
