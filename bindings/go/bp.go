@@ -38,6 +38,12 @@ const (
 	Cancelled       ErrorKind = C.BP_ERR_CANCELLED
 	Internal        ErrorKind = C.BP_ERR_INTERNAL
 	Unavailable     ErrorKind = C.BP_ERR_UNAVAILABLE // the session was not reachable again within the reconnect policy
+	// The dealer refused the request itself (ABI 0.7, a wire 1.6 dealer; an older one's
+	// refusals are Aborted).
+	NotAllowed    ErrorKind = C.BP_ERR_NOT_ALLOWED     // our key or signature is not admitted
+	NoSuchSession ErrorKind = C.BP_ERR_NO_SUCH_SESSION // the session id is unknown to the dealer
+	OverLimit     ErrorKind = C.BP_ERR_OVER_LIMIT      // a limit of the dealer's: sessions, per operator, per address
+	RateLimited   ErrorKind = C.BP_ERR_RATE_LIMITED    // too many new connections from our address; the message says when
 )
 
 func (k ErrorKind) String() string { return C.GoString(C.bp_error_kind_name(C.int(k))) }

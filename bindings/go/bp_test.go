@@ -312,6 +312,30 @@ func TestWrongDealerKey(t *testing.T) {
 	}
 }
 
+// A dealer's refusal of the request says its kind: a key the session does not list, a
+// session nobody created.
+func TestRefusalsSayTheirKind(t *testing.T) {
+	d := startDealer(t, false)
+	session := d.session(t, 0)
+	stranger, err := GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stranger.Close()
+	dealerKey := d.key.PublicKey()
+	_, err = JoinAndProve(context.Background(), d.url, session, 1, nil,
+		&Options{Identity: stranger, DealerKey: &dealerKey, Timeout: 10 * time.Second})
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != NotAllowed || !strings.Contains(e.Message, "not allowed in the session") {
+		t.Fatalf("a key the session does not list: %v", err)
+	}
+	_, err = JoinAndProve(context.Background(), d.url, strings.Repeat("a", 32), 1, nil,
+		&Options{Identity: d.parties[0], DealerKey: &dealerKey, Timeout: 10 * time.Second})
+	if !errors.As(err, &e) || e.Kind != NoSuchSession {
+		t.Fatalf("a session nobody created: %v", err)
+	}
+}
+
 func TestCertificateFromAnotherCA(t *testing.T) {
 	d := startDealer(t, true)
 	session := d.session(t, 0)

@@ -156,7 +156,12 @@ int keygen(int argc, char** argv) {
 
 int client_failure(const bp::client::ClientError& e) {
   std::fprintf(stderr, "%s\n", bp::client::describe(e).c_str());
-  return e.kind == bp::client::ClientErrorKind::Aborted ? 2 : 1;
+  // 2: the dealer ended it or refused us (an abort, or a refusal of a kind); 1: anything else.
+  using Kind = bp::client::ClientErrorKind;
+  return e.kind == Kind::Aborted || e.kind == Kind::NotAllowed || e.kind == Kind::NoSuchSession ||
+                 e.kind == Kind::OverLimit
+             ? 2
+             : 1;
 }
 
 int create_session(int argc, char** argv) {

@@ -38,6 +38,17 @@ namespace {
 // A fault of the path: another connection may not meet it.
 ClientError lost(const std::string& what) { return {ClientErrorKind::Transport, what, {}, 0, true}; }
 
+// A dealer's Abort as our caller acts on it: a refusal of the request says its kind (1.6).
+ClientErrorKind kind_of(wire::RefusalKind refusal) {
+  switch (refusal) {
+    case wire::RefusalKind::NotAllowed: return ClientErrorKind::NotAllowed;
+    case wire::RefusalKind::NoSuchSession: return ClientErrorKind::NoSuchSession;
+    case wire::RefusalKind::OverLimit: return ClientErrorKind::OverLimit;
+    case wire::RefusalKind::None: break;
+  }
+  return ClientErrorKind::Aborted;
+}
+
 // Why a read ended. A frame over our limit, or one that breaks the WebSocket protocol, is the
 // dealer's doing and would come again on the next connection: a protocol error that ends the
 // join at once. Only a loss of the path (reset, closed, silent) may pass.
@@ -206,7 +217,7 @@ class WebSocketConversation final : public Conversation,
 
   void on_frame(wire::Message message) {
     if (auto* abort = std::get_if<wire::AbortMsg>(&message))
-      return fail({ClientErrorKind::Aborted, abort->reason, abort->blamed, abort->reconnect_after_ms});
+      return fail({kind_of(abort->refusal), abort->reason, abort->blamed, abort->reconnect_after_ms});
     if (phase_ == Phase::AwaitingHello) {
       auto* hello = std::get_if<wire::HelloMsg>(&message);
       if (!hello) return fail(protocol_error("the dealer did not start with Hello"));
@@ -259,7 +270,10 @@ class WebSocketConversation final : public Conversation,
       const unsigned long seconds = std::strtoul(std::string(header).c_str(), nullptr, 10);
       if (seconds >= 1 && seconds <= 60) after_ms = static_cast<uint32_t>(seconds * 1000);
     }
-    return {ClientErrorKind::Aborted, reason + " (HTTP " + std::to_string(status) + ")", {}, may_pass ? after_ms : 0u};
+    return {status == 429 ? ClientErrorKind::RateLimited : ClientErrorKind::Aborted,
+            reason + " (HTTP " + std::to_string(status) + ")",
+            {},
+            may_pass ? after_ms : 0u};
   }
 
   // Records what our signatures will be bound to: the dealer's nonce and key, and over TLS

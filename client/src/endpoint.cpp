@@ -34,8 +34,9 @@ std::optional<Endpoint> parse_endpoint(std::string_view url) {
 }
 
 std::string describe(const ClientError& e) {
-  static constexpr const char* kNames[] = {"transport",        "timeout", "protocol",    "abort",
-                                           "malicious dealer", "refused", "unavailable", "internal"};
+  static constexpr const char* kNames[] = {"transport",        "timeout",         "protocol",    "abort",
+                                           "malicious dealer", "refused",         "unavailable", "internal",
+                                           "not allowed",      "no such session", "over limit",  "rate limited"};
   std::string out = std::string(kNames[static_cast<int>(e.kind)]) + ": " + e.detail;
   // An abort names its culprits, even none; a refusal that asks us to come back blames nobody.
   if ((e.kind == ClientErrorKind::Aborted && e.retry_after_ms == 0) || !e.blamed.empty()) {
@@ -43,6 +44,8 @@ std::string describe(const ClientError& e) {
     out += comma_separated(e.blamed);
     out += "]";
   }
+  if (e.kind == ClientErrorKind::RateLimited && e.retry_after_ms != 0)
+    out += " (retry after " + std::to_string(e.retry_after_ms) + " ms)";
   return out;
 }
 

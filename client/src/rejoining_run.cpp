@@ -112,6 +112,8 @@ void RejoiningRun::on_fail(ClientError e) {
   const auto delay = std::max(jittered(next_delay_), std::chrono::milliseconds(e.retry_after_ms));
   if (deadline_ && now + delay >= *deadline_) {
     emit({PartyEvent::Kind::GaveUp, outage_connections_, position_, 0, {}, describe(e), {}});
+    // Rate-limited to the end: that, with when the dealer would take us, is what to act on.
+    if (e.kind == ClientErrorKind::RateLimited) return finish_failed(std::move(e));
     return finish_failed(timed_out("the last: " + describe(e)));
   }
   ++outage_connections_;

@@ -124,7 +124,12 @@ Result<Message, CodecError> decode_message(const pb::Abort& m, const Limits& lim
     return error(CodecErrorKind::BadLength, "reconnect_after_ms over " + std::to_string(kMaxReconnectAfterMs));
   if (m.reconnect_after_ms() != 0 && m.blamed_size() != 0)
     return error(CodecErrorKind::BadLength, "an abort that asks to reconnect blames nobody");
-  AbortMsg out{m.reason(), {}, m.reconnect_after_ms()};
+  // A kind this decoder does not know (a newer dealer's) reads as no kind: the reason still says.
+  const int refusal = m.refusal();
+  const auto kind = refusal >= 0 && refusal <= static_cast<int>(RefusalKind::OverLimit)
+                        ? static_cast<RefusalKind>(refusal)
+                        : RefusalKind::None;
+  AbortMsg out{m.reason(), {}, m.reconnect_after_ms(), kind};
   for (uint32_t j : m.blamed()) {
     if (j >= limits.max_positions) return error(CodecErrorKind::BadLength, "a blamed position outside any session");
     out.blamed.push_back(j);

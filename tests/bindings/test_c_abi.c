@@ -234,6 +234,11 @@ static void test_cancel(void) {
         BP_ERR_UNAVAILABLE);
   CHECK(strstr(err.message, "gave up after 2 reconnections") != NULL && strstr(err.message, "connect") != NULL);
   CHECK(strcmp(bp_error_kind_name(BP_ERR_UNAVAILABLE), "unavailable") == 0);
+  CHECK(strcmp(bp_error_kind_name(BP_ERR_NOT_ALLOWED), "not allowed") == 0);
+  CHECK(strcmp(bp_error_kind_name(BP_ERR_NO_SUCH_SESSION), "no such session") == 0);
+  CHECK(strcmp(bp_error_kind_name(BP_ERR_OVER_LIMIT), "over limit") == 0);
+  CHECK(strcmp(bp_error_kind_name(BP_ERR_RATE_LIMITED), "rate limited") == 0);
+  CHECK(strcmp(bp_error_kind_name(BP_ERR_RATE_LIMITED + 1), "unknown") == 0);
   /* A caller built against ABI 0.1 passes the smaller struct: still accepted. */
   bp_client_options old;
   bp_client_options_init(&old);

@@ -152,17 +152,37 @@ TEST_CASE("over wss:// the signatures carry the TLS channel binding, and both en
 TEST_CASE("creating a session needs a configured operator's signature for this connection") {
   KeyedDealer dealer;
   const std::vector<IdentityPtr> parties = {new_identity()};
-  auto describe_refusal = [](const client::ClientResult<client::SessionInfo>& r) {
+  // A refusal for want of an admitted key is its own kind (wire 1.6); a malformed request
+  // stays an abort.
+  auto describe_refusal = [](const client::ClientResult<client::SessionInfo>& r, client::ClientErrorKind kind) {
     REQUIRE_FALSE(r.ok());
-    CHECK(r.error().kind == client::ClientErrorKind::Aborted);
+    CHECK(r.error().kind == kind);
     return r.error().detail;
   };
-  CHECK(describe_refusal(dealer.create(parties, nullptr)).find("needs an operator's signature") != std::string::npos);
-  CHECK(describe_refusal(dealer.create(parties, new_identity())).find("unknown operator key") != std::string::npos);
+  using Kind = client::ClientErrorKind;
+  CHECK(describe_refusal(dealer.create(parties, nullptr), Kind::NotAllowed).find("needs an operator's signature") !=
+        std::string::npos);
+  CHECK(describe_refusal(dealer.create(parties, new_identity()), Kind::NotAllowed).find("unknown operator key") !=
+        std::string::npos);
   client::Options as_operator;
   as_operator.identity = dealer.op;
-  CHECK(describe_refusal(client::create_session(dealer.process->endpoint(), {8, 1, "x", 0, {}, {}}, as_operator))
+  CHECK(describe_refusal(client::create_session(dealer.process->endpoint(), {8, 1, "x", 0, {}, {}}, as_operator),
+                         Kind::Aborted)
             .find("needs the parties' keys") != std::string::npos);
+
+  // A key the session does not list, and a session nobody created.
+  const std::string session = dealer.create_ok(parties);
+  client::Options stranger;
+  stranger.identity = new_identity();
+  auto not_listed =
+      client::join_and_prove(dealer.process->endpoint(), session, stated(session, 1, Scalar::one()), stranger);
+  REQUIRE_FALSE(not_listed.ok());
+  CHECK(not_listed.error().kind == Kind::NotAllowed);
+  CHECK(client::describe(not_listed.error()).rfind("not allowed: ", 0) == 0);
+  auto nowhere = client::join_and_prove(dealer.process->endpoint(), std::string(32, 'a'),
+                                        stated(session, 1, Scalar::one()), stranger);
+  REQUIRE_FALSE(nowhere.ok());
+  CHECK(nowhere.error().kind == Kind::NoSuchSession);
 
   // A signed request replayed on another connection.
   RawParty first(dealer.process->port());
@@ -613,6 +633,7 @@ TEST_CASE("SIGHUP reloads operator keys and session limits from the config file 
   REQUIRE_MESSAGE(second.ok(), client::describe(second.error()));
   const auto over = create(second_operator, {new_identity()});
   REQUIRE_FALSE(over.ok());
+  CHECK(over.error().kind == client::ClientErrorKind::OverLimit);
   CHECK(over.error().detail.find("this operator has 1 open sessions, its limit") != std::string::npos);
 
   // The session created before the reload finishes under its own terms.

@@ -261,7 +261,7 @@ TEST_CASE("1.3: a seat token in a join, the dealer's minor version in Hello") {
   CHECK(decode(encode(Message{JoinSessionMsg{std::string(32, 'a'), {}, std::nullopt, {1, 2}}})).error().kind ==
         CodecErrorKind::BadLength);
   const HelloMsg hello{{5}, PublicKey{7}, false, false, kWireMinorVersion};
-  CHECK(round_trip(hello).minor_version == 5);
+  CHECK(round_trip(hello).minor_version == kWireMinorVersion);
   // The join statement signs a seat token when there is one, and is a 1.2 statement without.
   const ChannelContext channel{{1}, PublicKey{2}, {}, 3};
   JoinSessionMsg without{std::string(32, 'a'), {}, std::nullopt};
@@ -277,6 +277,22 @@ TEST_CASE("1.3: an abort that asks the party to join again, and its limits") {
   // A 1.2 abort (no field 3) reads as an end, as it always did.
   auto env = envelope_of(Message{AbortMsg{"round deadline passed", {2}}});
   CHECK(env.abort().reconnect_after_ms() == 0);
+}
+
+TEST_CASE("1.6: a refusal says its kind, and a kind from a newer dealer reads as none") {
+  for (auto kind : {RefusalKind::NotAllowed, RefusalKind::NoSuchSession, RefusalKind::OverLimit}) {
+    const AbortMsg refused{"no", {}, 0, kind};
+    CHECK(round_trip(refused) == refused);
+  }
+  auto env = envelope_of(Message{AbortMsg{"no", {}, 0, RefusalKind::NotAllowed}});
+  CHECK(env.abort().refusal() == 1);
+  env.mutable_abort()->set_refusal(static_cast<bp::wire::v1::Refusal>(99));
+  std::string bytes;
+  REQUIRE(env.SerializeToString(&bytes));
+  const auto decoded = decode(std::vector<uint8_t>(bytes.begin(), bytes.end()));
+  REQUIRE(decoded.ok());
+  CHECK(std::get<AbortMsg>(*decoded).refusal == RefusalKind::None);
+  CHECK(std::get<AbortMsg>(*decoded).reason == "no");
 }
 
 TEST_CASE("a dealer checkpoint round-trips, and every field read back from a record is checked") {

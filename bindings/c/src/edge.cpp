@@ -89,8 +89,12 @@ const char* bp_error_kind_name(int kind) {
                                        "verification failed",
                                        "cancelled",
                                        "internal",
-                                       "unavailable"};
-  if (kind < 0 || kind > BP_ERR_UNAVAILABLE) return "unknown";
+                                       "unavailable",
+                                       "not allowed",
+                                       "no such session",
+                                       "over limit",
+                                       "rate limited"};
+  if (kind < 0 || kind > BP_ERR_RATE_LIMITED) return "unknown";
   return kNames[kind];
 }
 

@@ -51,6 +51,10 @@ int client_failure(bp_error* err, const bp::client::ClientError& e) {
     case Kind::Refused: kind = BP_ERR_REFUSED; break;
     case Kind::Unavailable: kind = BP_ERR_UNAVAILABLE; break;
     case Kind::Internal: kind = BP_ERR_INTERNAL; break;
+    case Kind::NotAllowed: kind = BP_ERR_NOT_ALLOWED; break;
+    case Kind::NoSuchSession: kind = BP_ERR_NO_SUCH_SESSION; break;
+    case Kind::OverLimit: kind = BP_ERR_OVER_LIMIT; break;
+    case Kind::RateLimited: kind = BP_ERR_RATE_LIMITED; break;
   }
   return fail(err, kind, bp::client::describe(e), e.blamed);
 }

@@ -23,7 +23,7 @@ from . import _native
 __all__ = [
     "BpError", "TransportError", "TimeoutError", "ProtocolError", "AbortedError", "MaliciousDealerError",
     "RefusedError", "InvalidArgumentError", "VerificationError", "CancelledError", "InternalError",
-    "UnavailableError",
+    "UnavailableError", "NotAllowedError", "NoSuchSessionError", "OverLimitError", "RateLimitedError",
     "Key", "random_blinding", "prove", "verify", "verify_batch", "create_session", "join_and_prove",
     "join_and_prove_async", "JoinResult", "abi_version",
 ]
@@ -52,9 +52,21 @@ class VerificationError(BpError): code = 8
 class CancelledError(BpError): code = 9
 class InternalError(BpError): code = 10
 class UnavailableError(BpError): code = 11  # the session was not reachable again within the reconnect policy
+# ABI 0.7: the dealer refused the request itself (a wire 1.6 dealer). Each is an AbortedError
+# too, as an older dealer's refusal was, so `except AbortedError` still catches it.
+class NotAllowedError(AbortedError): code = 12  # our key or signature is not admitted
+class NoSuchSessionError(AbortedError): code = 13  # the session id is unknown to the dealer
+class OverLimitError(AbortedError): code = 14  # a limit of the dealer's (sessions, per operator, per address)
+class RateLimitedError(BpError): code = 15  # too many new connections from our address; the message says when
 
 
-_BY_CODE = {cls.code: cls for cls in BpError.__subclasses__()}
+def _every_error(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _every_error(sub)
+
+
+_BY_CODE = {cls.code: cls for cls in _every_error(BpError)}
 
 
 def _raise(status: int, err: _native.Error):

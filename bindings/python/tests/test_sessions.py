@@ -214,3 +214,20 @@ def test_a_gadget_session_gives_one_r1cs_proof_and_refuses_another_gadget_before
                     "--proof", fields["proof"], "--label", fields["label"], "--session", fields["session"],
                     "--dealer-key", dealer.key.public_key_hex, "--signature", fields["dealer_signature"]],
                    check=True, capture_output=True)
+
+
+def test_refusals_say_their_kind(dealer):
+    """A dealer's refusal of the request is its own exception, and still an AbortedError."""
+    session = dealer.create_session(parties=2)
+    stranger = bp.Key.generate()
+    with pytest.raises(bp.NotAllowedError) as not_listed:
+        bp.join_and_prove(dealer.url, session, 1, identity=stranger, dealer_key=dealer.key.public_key,
+                          timeout_ms=10000)
+    assert isinstance(not_listed.value, bp.AbortedError) and not_listed.value.kind == "not allowed"
+    assert "not allowed in the session" in not_listed.value.message
+    with pytest.raises(bp.NoSuchSessionError):
+        bp.join_and_prove(dealer.url, "a" * 32, 1, identity=dealer.parties[0], dealer_key=dealer.key.public_key,
+                          timeout_ms=10000)
+    with pytest.raises(bp.NotAllowedError) as unknown_operator:
+        dealer.create_session(identity=stranger)
+    assert "unknown operator key" in unknown_operator.value.message

@@ -60,8 +60,7 @@ std::variant<ListingQuery, std::string> parse(std::string_view query) {
       if (!wire::valid_session_id(std::string(value))) return std::string("after is a session id (32 lowercase hex)");
       out.after = value;
     } else {
-      return "unknown parameter '" + std::string(name.substr(0, 64)) +
-             "' (phase, min_running_s, limit, after)";
+      return "unknown parameter '" + std::string(name.substr(0, 64)) + "' (phase, min_running_s, limit, after)";
     }
   }
   return out;

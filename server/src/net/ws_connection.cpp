@@ -158,14 +158,14 @@ void WsConnection<Stream>::decide() {
 
 template <class Stream>
 void WsConnection<Stream>::create(const wire::CreateSessionMsg& request) {
-  if (auto why = env_.auth->check_create(channel_, request)) return refuse(*why);
+  if (auto why = env_.auth->check_create(channel_, request)) return refuse(why->reason, 0, why->kind);
   decide();
   // SessionCreated goes out only once the record holds the id's claim.
   env_.registry->create(
       request, owner(request.operator_auth), [self = shared_from_this(), request](SessionRegistry::Created created) {
         asio::post(self->ws_.get_executor(), [self, request, created = std::move(created)] {
           if (self->state_ != State::Deciding) return;  // closed meanwhile
-          if (auto* why = std::get_if<std::string>(&created)) return self->refuse(*why);
+          if (auto* why = std::get_if<CreateRefusal>(&created)) return self->refuse(why->reason, 0, why->kind);
           const auto& session = std::get<0>(created);
           self->answer_operator(wire::encode(wire::SessionCreatedMsg{session->id(), session->transcript_label()}));
         });
@@ -174,7 +174,7 @@ void WsConnection<Stream>::create(const wire::CreateSessionMsg& request) {
 
 template <class Stream>
 void WsConnection<Stream>::manage(const wire::ManageSessionsMsg& request) {
-  if (auto why = env_.auth->check_manage(channel_, request)) return refuse(*why);
+  if (auto why = env_.auth->check_manage(channel_, request)) return refuse(why->reason, 0, why->kind);
   decide();
   env_.registry->manage(owner(request.operator_auth), request.cancel,
                         [self = shared_from_this()](std::variant<wire::SessionListMsg, std::string> answer) {
@@ -198,7 +198,7 @@ void WsConnection<Stream>::answer_operator(std::vector<uint8_t> frame) {
 // back), or, when it has ended, answered with its record.
 template <class Stream>
 void WsConnection<Stream>::join(const wire::JoinSessionMsg& request) {
-  if (auto why = env_.auth->check_join(channel_, request)) return refuse(*why);
+  if (auto why = env_.auth->check_join(channel_, request)) return refuse(why->reason, 0, why->kind);
   std::optional<wire::PublicKey> key;
   if (request.party_auth) key = request.party_auth->key;
   state_ = State::Joining;
@@ -231,17 +231,18 @@ void WsConnection<Stream>::turn_away(const Refusal& refusal, bool resuming) {
       return begin_close();
     }
   }
-  refuse(refusal.reason, refusal.reconnect_after_ms);
+  refuse(refusal.reason, refusal.reconnect_after_ms, refusal.kind);
 }
 
 template <class Stream>
-void WsConnection<Stream>::refuse(const std::string& reason, uint32_t reconnect_after_ms) {
+void WsConnection<Stream>::refuse(const std::string& reason, uint32_t reconnect_after_ms, wire::RefusalKind kind) {
   if (reconnect_after_ms != 0)
     log::info("asked to join again later", {{"remote", peer_}, {"reason", reason}, {"after_ms", reconnect_after_ms}});
   else
     log::warn("refused", {{"remote", peer_}, {"reason", reason}});
   request_deadline_.cancel();
-  enqueue(std::make_shared<const std::vector<uint8_t>>(wire::encode(wire::AbortMsg{reason, {}, reconnect_after_ms})));
+  enqueue(
+      std::make_shared<const std::vector<uint8_t>>(wire::encode(wire::AbortMsg{reason, {}, reconnect_after_ms, kind})));
   begin_close();
 }
 

@@ -63,7 +63,8 @@ class WsConnection : public PartyLink, public std::enable_shared_from_this<WsCon
   void decide();                                     // -> Deciding: the request's answer comes from elsewhere
   void answer_operator(std::vector<uint8_t> frame);  // Deciding -> Answering
   // Abort to an unseated peer, then close; with reconnect_after_ms, "join again then".
-  void refuse(const std::string& reason, uint32_t reconnect_after_ms = 0);
+  void refuse(const std::string& reason, uint32_t reconnect_after_ms = 0,
+              wire::RefusalKind kind = wire::RefusalKind::None);
   void begin_close();         // on the strand: -> Closing, or Closed at once
   void enqueue(Frame frame);  // on the strand; send() posts here
   void write_front();

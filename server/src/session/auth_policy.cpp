@@ -54,10 +54,10 @@ std::optional<std::string> AuthPolicy::reload(const DealerConfig& config) {
   return std::nullopt;
 }
 
-std::optional<std::string> AuthPolicy::check_operator(const std::optional<wire::KeySignature>& auth,
+std::optional<AuthRefusal> AuthPolicy::check_operator(const std::optional<wire::KeySignature>& auth,
                                                       const std::vector<uint8_t>& statement, const char* what) const {
   if (!auth) {
-    if (!allow_anonymous_) return std::string(what) + " needs an operator's signature";
+    if (!allow_anonymous_) return AuthRefusal{std::string(what) + " needs an operator's signature"};
     return std::nullopt;
   }
   bool known = false;
@@ -65,37 +65,40 @@ std::optional<std::string> AuthPolicy::check_operator(const std::optional<wire::
     std::lock_guard lock(mutex_);
     known = std::find(operators_.begin(), operators_.end(), auth->key) != operators_.end();
   }
-  if (!known) return "unknown operator key " + wire::public_key_hex(auth->key);
+  if (!known) return AuthRefusal{"unknown operator key " + wire::public_key_hex(auth->key)};
   if (!wire::verify_signature(auth->key, statement, auth->signature))
-    return "the operator's signature does not verify for this connection";
+    return AuthRefusal{"the operator's signature does not verify for this connection"};
   return std::nullopt;
 }
 
-std::optional<std::string> AuthPolicy::check_create(const wire::ChannelContext& channel,
+std::optional<AuthRefusal> AuthPolicy::check_create(const wire::ChannelContext& channel,
                                                     const wire::CreateSessionMsg& create) const {
   const auto key = create.operator_auth ? create.operator_auth->key : wire::PublicKey{};
   if (auto why =
           check_operator(create.operator_auth, wire::create_statement(channel, create, key), "creating a session"))
     return why;
   if (!create.operator_auth) return std::nullopt;
-  if (create.allowed_parties.empty() && !allow_anonymous_) return "a session needs the parties' keys";
+  // The request's own shape, not a key's admission.
+  if (create.allowed_parties.empty() && !allow_anonymous_)
+    return AuthRefusal{"a session needs the parties' keys", wire::RefusalKind::None};
   const std::set<wire::PublicKey> distinct(create.allowed_parties.begin(), create.allowed_parties.end());
-  if (distinct.size() != create.allowed_parties.size()) return "a party key appears twice in the allow-list";
+  if (distinct.size() != create.allowed_parties.size())
+    return AuthRefusal{"a party key appears twice in the allow-list", wire::RefusalKind::None};
   return std::nullopt;
 }
 
-std::optional<std::string> AuthPolicy::check_manage(const wire::ChannelContext& channel,
+std::optional<AuthRefusal> AuthPolicy::check_manage(const wire::ChannelContext& channel,
                                                     const wire::ManageSessionsMsg& manage) const {
   const auto key = manage.operator_auth ? manage.operator_auth->key : wire::PublicKey{};
   return check_operator(manage.operator_auth, wire::manage_statement(channel, manage, key), "managing sessions");
 }
 
-std::optional<std::string> AuthPolicy::check_join(const wire::ChannelContext& channel,
+std::optional<AuthRefusal> AuthPolicy::check_join(const wire::ChannelContext& channel,
                                                   const wire::JoinSessionMsg& join) const {
   if (!join.party_auth) return std::nullopt;  // the session decides whether it takes anonymous parties
   const auto& auth = *join.party_auth;
   if (!wire::verify_signature(auth.key, wire::join_statement(channel, join, auth.key), auth.signature))
-    return "the join signature does not verify for this connection";
+    return AuthRefusal{"the join signature does not verify for this connection"};
   return std::nullopt;
 }
 

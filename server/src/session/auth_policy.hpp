@@ -15,6 +15,13 @@
 
 namespace bp::server {
 
+// A request refused: why, and whether it is for want of an admitted key (NotAllowed) or the
+// request's own shape (None).
+struct AuthRefusal {
+  std::string reason;
+  wire::RefusalKind kind = wire::RefusalKind::NotAllowed;
+};
+
 class AuthPolicy {
  public:
   // Loads the dealer key (or makes a fresh one) and parses the operator keys; throws
@@ -28,17 +35,17 @@ class AuthPolicy {
   // dealer's own key is not reloaded: a restart changes it.)
   std::optional<std::string> reload(const DealerConfig& config);
 
-  // The refusal reason, or nullopt when the request may go ahead.
-  std::optional<std::string> check_create(const wire::ChannelContext& channel,
+  // The refusal, or nullopt when the request may go ahead.
+  std::optional<AuthRefusal> check_create(const wire::ChannelContext& channel,
                                           const wire::CreateSessionMsg& create) const;
-  std::optional<std::string> check_manage(const wire::ChannelContext& channel,
+  std::optional<AuthRefusal> check_manage(const wire::ChannelContext& channel,
                                           const wire::ManageSessionsMsg& manage) const;
-  std::optional<std::string> check_join(const wire::ChannelContext& channel, const wire::JoinSessionMsg& join) const;
+  std::optional<AuthRefusal> check_join(const wire::ChannelContext& channel, const wire::JoinSessionMsg& join) const;
 
  private:
   // An operator's request: unsigned only in anonymous mode, else a configured key whose
   // signature over `statement` verifies. `what` names the request in the refusal.
-  std::optional<std::string> check_operator(const std::optional<wire::KeySignature>& auth,
+  std::optional<AuthRefusal> check_operator(const std::optional<wire::KeySignature>& auth,
                                             const std::vector<uint8_t>& statement, const char* what) const;
 
   wire::Identity dealer_;

@@ -86,11 +86,14 @@ void SessionRegistry::create(const wire::CreateSessionMsg& request, SessionOwner
     if (!records_.healthy()) return done(refusal::no_new_sessions(records_.failure()));
     prune_locked();
     if (sessions_.size() + claiming_.size() + taking_.size() >= limits_.max_sessions)
-      return done("the dealer runs its maximum of " + std::to_string(limits_.max_sessions) + " sessions");
+      return done(CreateRefusal{"the dealer runs its maximum of " + std::to_string(limits_.max_sessions) + " sessions",
+                                wire::RefusalKind::OverLimit});
     if (request.parties > limits_.max_parties)
-      return done("at most " + std::to_string(limits_.max_parties) + " parties per session on this dealer");
+      return done(
+          CreateRefusal{"at most " + std::to_string(limits_.max_parties) + " parties per session on this dealer",
+                        wire::RefusalKind::OverLimit});
     if (!positions) return done(positions.error());
-    if (auto why = over_cap_locked(owner)) return done(*why);
+    if (auto why = over_cap_locked(owner)) return done(CreateRefusal{*why, wire::RefusalKind::OverLimit});
     if (id.empty()) id = wire::random_session_id();  // 128 random bits: the claim settles the rest
     if (sessions_.count(id) != 0 || claiming_.count(id) != 0 || taking_.count(id) != 0)
       return done(std::string(refusal::kIdInUse));
@@ -163,8 +166,9 @@ void SessionRegistry::claimed(const std::string& id, SessionTerms terms, wire::D
   // A finished session's record (and its signed proof) stays the only one under its id.
   if (*claim == ClaimOutcome::Taken) return done(std::string(refusal::kIdInUse));
   if (*claim == ClaimOutcome::OwnerAtCap)
-    return done(std::string(terms.owner.operator_key ? "this operator" : "your address") +
-                " has its limit of open sessions across the dealers sharing this record");
+    return done(CreateRefusal{std::string(terms.owner.operator_key ? "this operator" : "your address") +
+                                  " has its limit of open sessions across the dealers sharing this record",
+                              wire::RefusalKind::OverLimit});
   if (!accepting_) {
     // Claimed, but never to run: close the claim with its abort, so the id does not linger.
     lock.unlock();
@@ -208,7 +212,7 @@ void SessionRegistry::find_or_take_over(const std::string& id, std::optional<wir
       return done(Refusal{refusal::record_unavailable(records_.failure()), kAskAgainMs, std::nullopt});
     if (sessions_.size() + claiming_.size() + taking_.size() >= limits_.max_sessions)
       return done(Refusal{"the dealer runs its maximum of " + std::to_string(limits_.max_sessions) + " sessions",
-                          kAskAgainMs, std::nullopt});
+                          kAskAgainMs, std::nullopt, wire::RefusalKind::OverLimit});
     prune_locked();
     taking_[id].push_back({party_key, std::move(done)});
   }
@@ -224,7 +228,8 @@ void SessionRegistry::taken_over(const std::string& id, RecordResult<Takeover> t
   if (!takeover)
     return answer_takers(id, Refusal{refusal::record_unavailable(takeover.error().reason), kAskAgainMs, std::nullopt});
   switch (takeover->kind) {
-    case Takeover::Kind::Unknown: return answer_takers(id, Refusal{refusal::kNoSuchSession, 0, std::nullopt});
+    case Takeover::Kind::Unknown:
+      return answer_takers(id, Refusal{refusal::kNoSuchSession, 0, std::nullopt, wire::RefusalKind::NoSuchSession});
     case Takeover::Kind::Ended: return answer_takers(id, Refusal{refusal::kSessionEnded, 0, takeover->outcome_json});
     case Takeover::Kind::Held: return held_elsewhere(id, *takeover);
     case Takeover::Kind::Taken: break;

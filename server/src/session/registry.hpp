@@ -44,6 +44,16 @@ struct Refusal {
   // A session that has ended: what its record holds (a result or an abort), for a party that
   // comes back after the end.
   std::optional<std::string> outcome_json;
+  wire::RefusalKind kind = wire::RefusalKind::None;  // what the client's caller can act on
+};
+
+// Why a session cannot be created, and its kind (a limit of the dealer's, say); from a
+// bare reason, of no particular kind.
+struct CreateRefusal {
+  CreateRefusal(std::string why, wire::RefusalKind of = wire::RefusalKind::None) : reason(std::move(why)), kind(of) {}
+  CreateRefusal(const char* why) : CreateRefusal(std::string(why)) {}
+  std::string reason;
+  wire::RefusalKind kind;
 };
 
 // The limits on new sessions, which SIGHUP may change while sessions run (a session keeps
@@ -68,7 +78,7 @@ struct SessionListing {
 
 class SessionRegistry {
  public:
-  using Created = std::variant<std::shared_ptr<AggregationSession>, std::string>;  // or why not
+  using Created = std::variant<std::shared_ptr<AggregationSession>, CreateRefusal>;  // or why not
   using Found = std::variant<std::shared_ptr<AggregationSession>, Refusal>;
   SessionRegistry(boost::asio::io_context& ioc, const DealerConfig& config, SessionEnv env, RecordService& records);
 

@@ -73,9 +73,9 @@ void AggregationSession::resume_seat(size_t index, const std::shared_ptr<PartyLi
 void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<uint8_t> token,
                                  std::optional<wire::PublicKey> key, std::vector<uint8_t> seat_token,
                                  const PartyStatement& statement) {
-  auto refuse = [&](const std::string& why) {
+  auto refuse = [&](const std::string& why, wire::RefusalKind kind = wire::RefusalKind::None) {
     log::warn("join refused", {{"session", id()}, {"remote", link->peer()}, {"reason", why}});
-    link->send(frame_of(wire::AbortMsg{why, {}}));
+    link->send(frame_of(wire::AbortMsg{why, {}, 0, kind}));
     link->close();
   };
   if (std::holds_alternative<Moved>(stage_)) {
@@ -102,9 +102,12 @@ void AggregationSession::on_join(std::shared_ptr<PartyLink> link, std::vector<ui
   // the resume token opens, else the first free one.
   std::optional<size_t> chosen_seat;
   if (!terms_.allowed.empty()) {
-    if (!key) return refuse("this session admits only the parties it lists: sign the join with your key");
+    if (!key)
+      return refuse("this session admits only the parties it lists: sign the join with your key",
+                    wire::RefusalKind::NotAllowed);
     const auto it = std::find(terms_.allowed.begin(), terms_.allowed.end(), *key);
-    if (it == terms_.allowed.end()) return refuse("this key is not allowed in the session");
+    if (it == terms_.allowed.end())
+      return refuse("this key is not allowed in the session", wire::RefusalKind::NotAllowed);
     chosen_seat = static_cast<size_t>(it - terms_.allowed.begin());
     if (auto why = kind_->misfit(seats_[*chosen_seat].shape, statement)) return refuse(*why);
   }

@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define BP_ABI_MAJOR 0
-#define BP_ABI_MINOR 6
+#define BP_ABI_MINOR 7
 
 /* Version of the library actually loaded: major * 1000 + minor. */
 BP_API int bp_abi_version(void);
@@ -64,7 +64,13 @@ typedef enum bp_error_kind {
   BP_ERR_CANCELLED = 9,        /* bp_join_cancel was called before the join finished */
   BP_ERR_INTERNAL = 10,        /* a bug or an allocation failure; the message says which */
   /* ABI 0.2. */
-  BP_ERR_UNAVAILABLE = 11 /* the session could not be reached again within the reconnect policy */
+  BP_ERR_UNAVAILABLE = 11, /* the session could not be reached again within the reconnect policy */
+  /* ABI 0.7: the dealer refused the request itself (wire 1.6 dealers; older ones' are BP_ERR_ABORTED). */
+  BP_ERR_NOT_ALLOWED = 12,     /* our key or signature is not admitted (operator key, allow-list) */
+  BP_ERR_NO_SUCH_SESSION = 13, /* the session id is unknown to the dealer and its record */
+  BP_ERR_OVER_LIMIT = 14,      /* a limit of the dealer's: sessions running, per operator, per address */
+  BP_ERR_RATE_LIMITED =
+      15 /* too many new connections from our address until the deadline; the message says when to retry */
 } bp_error_kind;
 
 #define BP_MAX_BLAMED 64

@@ -48,6 +48,13 @@ enum class ClientErrorKind {
                     // last reason attached): the dealer down, restarting or moving the session
   Internal,         // the party could not go on: out of memory (an allocation failed) or an
                     // unexpected error; the detail says which. The session is left, nothing thrown.
+  // The dealer refused the request itself, saying why (a wire 1.6 dealer; an older one's
+  // refusals are Aborted):
+  NotAllowed,     // our key or signature is not admitted: not an operator's, not on the allow-list
+  NoSuchSession,  // the session id is unknown to the dealer and its record
+  OverLimit,      // a limit of the dealer's: sessions running, per operator or per address
+  RateLimited,    // too many new connections from our address (HTTP 429) until the deadline;
+                  // retry_after_ms says when the dealer would take one again
 };
 
 struct ClientError {

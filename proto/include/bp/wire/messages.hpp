@@ -20,11 +20,15 @@
 
 namespace bp::wire {
 
+// 1.6: what kind of refusal an Abort is (None: not a refusal of the request, or an older dealer).
+enum class RefusalKind { None, NotAllowed, NoSuchSession, OverLimit };
+
 struct AbortMsg {
   std::string reason;
   std::vector<size_t> blamed;
   // 1.3: nonzero means the session goes on: join again with the resume token after this long.
   uint32_t reconnect_after_ms = 0;
+  RefusalKind refusal = RefusalKind::None;
   friend bool operator==(const AbortMsg&, const AbortMsg&) = default;
 };
 // The most a dealer asks a party to wait before it joins again (a larger value is refused).
@@ -39,7 +43,7 @@ struct KeySignature {
 
 // Session set-up (see proto/aggregation.proto for the meaning of each field).
 // The minor version of the wire format this build speaks (docs/wire-format.md).
-inline constexpr uint32_t kWireMinorVersion = 5;
+inline constexpr uint32_t kWireMinorVersion = 6;
 
 struct HelloMsg {
   std::array<uint8_t, 32> nonce{};
