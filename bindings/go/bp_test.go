@@ -336,6 +336,26 @@ func TestRefusalsSayTheirKind(t *testing.T) {
 	}
 }
 
+// CreateSessionContext creates under a live context and says why a dead one ended.
+func TestCreateSessionTakesAContext(t *testing.T) {
+	d := startDealer(t, false)
+	dealerKey := d.key.PublicKey()
+	req := SessionRequest{Bits: 8, Parties: 1, Label: "go context", AllowedParties: [][32]byte{d.parties[0].PublicKey()}}
+	opts := &Options{Identity: d.operator, DealerKey: &dealerKey}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if id, err := CreateSessionContext(ctx, d.url, req, opts); err != nil || len(id) != 32 {
+		t.Fatalf("create under a live context: %q %v", id, err)
+	}
+	dead, stop := context.WithCancel(context.Background())
+	stop()
+	_, err := CreateSessionContext(dead, d.url, req, opts)
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != Cancelled || !errors.Is(err, context.Canceled) {
+		t.Fatalf("create under a cancelled context: %v", err)
+	}
+}
+
 func TestCertificateFromAnotherCA(t *testing.T) {
 	d := startDealer(t, true)
 	session := d.session(t, 0)

@@ -128,6 +128,45 @@ func cBounds(bounds []Bounds) *C.bp_value_bounds {
 	return out
 }
 
+// CreateSessionContext is CreateSession under a context: a deadline shortens the request's
+// timeout to it, and a context that ends first returns an *Error of kind Cancelled whose
+// Unwrap is ctx.Err() (the request itself runs to its own timeout in the background; a
+// session the dealer made meanwhile ends at its join deadline, its id known to nobody).
+func CreateSessionContext(ctx context.Context, dealerURL string, req SessionRequest, opts *Options) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", &Error{Kind: Cancelled, Message: "cancelled: " + err.Error(), cause: err}
+	}
+	bounded := Options{}
+	if opts != nil {
+		bounded = *opts
+	}
+	if deadline, ok := ctx.Deadline(); ok {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return "", &Error{Kind: Cancelled, Message: "cancelled: " + context.DeadlineExceeded.Error(),
+				cause: context.DeadlineExceeded}
+		}
+		if bounded.Timeout == 0 || left < bounded.Timeout {
+			bounded.Timeout = left
+		}
+	}
+	type created struct {
+		id  string
+		err error
+	}
+	answer := make(chan created, 1)
+	go func() {
+		id, err := CreateSession(dealerURL, req, &bounded)
+		answer <- created{id, err}
+	}()
+	select {
+	case a := <-answer:
+		return a.id, a.err
+	case <-ctx.Done():
+		return "", &Error{Kind: Cancelled, Message: "cancelled: " + ctx.Err().Error(), cause: ctx.Err()}
+	}
+}
+
 // CreateSession opens a session (signed by opts.Identity) and returns its id.
 func CreateSession(dealerURL string, req SessionRequest, opts *Options) (string, error) {
 	if req.AllowedParties != nil && len(req.AllowedParties) != req.Parties {

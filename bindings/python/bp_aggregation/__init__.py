@@ -25,7 +25,8 @@ __all__ = [
     "RefusedError", "InvalidArgumentError", "VerificationError", "CancelledError", "InternalError",
     "UnavailableError", "NotAllowedError", "NoSuchSessionError", "OverLimitError", "RateLimitedError",
     "Key", "random_blinding", "prove", "verify", "verify_batch", "create_session", "join_and_prove",
-    "join_and_prove_async", "JoinResult", "abi_version",
+    "join_and_prove_async", "join_gadget", "join_gadget_async", "create_session_async", "r1cs_verify",
+    "JoinResult", "abi_version",
 ]
 
 
@@ -396,15 +397,11 @@ def join_gadget(dealer_url: str, session_id: str, gadget: str, values: Sequence[
     return _take_result(out.value)
 
 
-async def join_and_prove_async(dealer_url: str, session_id: str, value: Union[int, Sequence[int]],
-                               blinding: Union[None, bytes, Sequence[bytes]] = None,
-                               bounds: Optional[Sequence[Bounds]] = None, bits: int = 64,
-                               **options) -> JoinResult:
-    """join_and_prove for asyncio: runs in libbp's background thread; cancelling the task cancels the join."""
+async def _join_in_background(start, wipe, keep) -> JoinResult:
+    """Runs a join started by `start(callback, handle, err)` in libbp's background thread and
+    awaits it; cancelling the task cancels the join."""
     loop = asyncio.get_running_loop()
     future = loop.create_future()
-    c_options, keep = _options(**options)
-    values = _JoinValues(value, blinding, bounds, bits)
 
     def deliver(status, result, message, blamed):
         if future.done():
@@ -425,11 +422,9 @@ async def join_and_prove_async(dealer_url: str, session_id: str, value: Union[in
     callback = _native.JOIN_CALLBACK(done)
     handle, err = ctypes.c_void_p(), _native.Error()
     try:
-        status = _native.lib.bp_join_values_start(dealer_url.encode(), session_id.encode(), ctypes.byref(values.c),
-                                                  ctypes.byref(c_options), callback, None, ctypes.byref(handle),
-                                                  ctypes.byref(err))
+        status = start(callback, ctypes.byref(handle), ctypes.byref(err))
     finally:
-        values.wipe()
+        wipe()
     _check(status, err)
     try:
         return await asyncio.shield(future)
@@ -444,3 +439,41 @@ async def join_and_prove_async(dealer_url: str, session_id: str, value: Union[in
         # callback object must live until then.
         await loop.run_in_executor(None, _native.lib.bp_join_handle_free, handle)
         del callback, keep
+
+
+async def join_and_prove_async(dealer_url: str, session_id: str, value: Union[int, Sequence[int]],
+                               blinding: Union[None, bytes, Sequence[bytes]] = None,
+                               bounds: Optional[Sequence[Bounds]] = None, bits: int = 64,
+                               **options) -> JoinResult:
+    """join_and_prove for asyncio: runs in libbp's background thread; cancelling the task cancels the join."""
+    c_options, keep = _options(**options)
+    values = _JoinValues(value, blinding, bounds, bits)
+    return await _join_in_background(
+        lambda callback, handle, err: _native.lib.bp_join_values_start(
+            dealer_url.encode(), session_id.encode(), ctypes.byref(values.c), ctypes.byref(c_options), callback,
+            None, handle, err),
+        values.wipe, (keep, c_options, values))
+
+
+async def join_gadget_async(dealer_url: str, session_id: str, gadget: str, values: Sequence[int],
+                            blindings: Optional[Sequence[bytes]] = None, **options) -> JoinResult:
+    """join_gadget for asyncio: runs in libbp's background thread; cancelling the task cancels the join."""
+    joined = _JoinValues(list(values), None if blindings is None else list(blindings), None, 64)
+    c = _native.JoinGadget()
+    _native.lib.bp_join_gadget_init(ctypes.byref(c))
+    c.gadget, c.values, c.count, c.blindings = gadget.encode(), joined.values, len(values), joined.blindings
+    c_options, keep = _options(**options)
+    return await _join_in_background(
+        lambda callback, handle, err: _native.lib.bp_join_gadget_start(
+            dealer_url.encode(), session_id.encode(), ctypes.byref(c), ctypes.byref(c_options), callback, None,
+            handle, err),
+        joined.wipe, (keep, c_options, joined, c))
+
+
+async def create_session_async(dealer_url: str, **request) -> str:
+    """create_session for asyncio: the request runs on the loop's default executor (libbp
+    releases the GIL), bounded by the options' timeout_ms like the blocking form. Cancelling
+    the task stops waiting for it; a session the dealer created meanwhile ends at its own
+    join deadline, as one whose id nobody learned."""
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(None, lambda: create_session(dealer_url, **request))

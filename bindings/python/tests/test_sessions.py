@@ -231,3 +231,21 @@ def test_refusals_say_their_kind(dealer):
     with pytest.raises(bp.NotAllowedError) as unknown_operator:
         dealer.create_session(identity=stranger)
     assert "unknown operator key" in unknown_operator.value.message
+
+
+def test_a_gadget_session_from_asyncio_end_to_end(dealer):
+    """create_session_async and join_gadget_async: a gadget session without a thread of our own."""
+    gadgets = "range:8;range:16"
+    common = dict(dealer_key=dealer.key.public_key, timeout_ms=30000)
+
+    async def main():
+        session = await bp.create_session_async(dealer.url, gadgets=gadgets, label="asyncio gadgets",
+                                                identity=dealer.operator,
+                                                allowed_parties=[k.public_key for k in dealer.parties[:2]], **common)
+        return await asyncio.gather(
+            bp.join_gadget_async(dealer.url, session, "range:8", [200], identity=dealer.parties[0], **common),
+            bp.join_gadget_async(dealer.url, session, "range:16", [40000], identity=dealer.parties[1], **common))
+
+    first, second = asyncio.run(main())
+    assert first.proof == second.proof and first.gadgets == gadgets
+    bp.r1cs_verify(first.gadgets, first.commitments, first.proof, label=first.label)
