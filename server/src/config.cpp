@@ -124,7 +124,8 @@ const std::map<std::string, Option>& options() {
         [](const DealerConfig& c) {
           return c.metrics_host.empty() ? std::string() : c.metrics_host + ":" + std::to_string(c.metrics_port);
         },
-        "IP:PORT serving /metrics, /healthz, /readyz, /v1/version and the session listing GET /v1/sessions, apart "
+        "IP:PORT serving /metrics, /healthz, /readyz, /v1/version, the session listing GET /v1/sessions and POST "
+        "/v1/reload (as SIGHUP), apart "
         "from the parties' port (plain HTTP: an address only operators reach); default none"}},
       {"threads",
        {number(&DealerConfig::threads, 1024, "worker threads; 0: one per core").set,

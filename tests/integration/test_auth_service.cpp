@@ -704,4 +704,14 @@ TEST_CASE("--metrics-listen: metrics, health and a paged session listing on the 
   CHECK(http_get(dealer.port(), "/v1/sessions/" + ids[0]).first == 200);
   CHECK(http_get(metrics_port, "/v1/sessions/" + ids[0]).first == 404);
   CHECK(http_post(metrics_port, "/v1/verify", "{}").first == 405);
+
+  // The admin request for a reload: SIGHUP's work, said in the log the same way.
+  CHECK(http_post(metrics_port, "/v1/reload", "").first == 202);
+  bool reloaded = false;
+  for (int i = 0; i < 100 && !reloaded; ++i) {
+    reloaded = dealer.log().find("SIGHUP: configuration reloaded") != std::string::npos;
+    if (!reloaded) std::this_thread::sleep_for(50ms);
+  }
+  CHECK_MESSAGE(reloaded, dealer.log());
+  CHECK(http_post(dealer.port(), "/v1/reload", "").first == 405);  // never on the parties' port
 }

@@ -1,5 +1,8 @@
 #include "net/http_routes.hpp"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <boost/beast/websocket/rfc6455.hpp>
 
 #include "bp/wire/version.hpp"
@@ -23,7 +26,15 @@ namespace {
 // uses.
 Route metrics_listener_route(const HttpRequest& request, const ConnectionEnv& env) {
   const std::string target(request.target());
-  if (request.method() != http::verb::get) return {Route::Kind::Answer, text(405, "GET only on this listener"), {}};
+  // The documented admin request for a reload: the same as SIGHUP (the signal's handler does
+  // the work, so the two can never differ); the log says what changed.
+  if (request.method() == http::verb::post && target == "/v1/reload") {
+    if (::kill(::getpid(), SIGHUP) != 0)
+      return {Route::Kind::Answer, text(500, "the reload could not be signalled"), {}};
+    return {Route::Kind::Answer, text(202, "reload requested: the log says what changed (SIGHUP: ...)"), {}};
+  }
+  if (request.method() != http::verb::get)
+    return {Route::Kind::Answer, text(405, "GET, or POST /v1/reload, on this listener"), {}};
   const auto query_at = target.find('?');
   const std::string path = target.substr(0, query_at);
   if (path == "/v1/sessions")
