@@ -24,7 +24,7 @@ declare -A about=(
   [demo]="the main job (deploy/demo.sh) on the g++ build, its output held to every section it promises"
   [cluster]="three dealers behind nginx on PostgreSQL with a standby: SIGKILL, a ring change, failover, a full disk"
   [faults]="the fault-injection test: a nemesis (kill, pause, SIGTERM, ring change, database cut and failover) under load, and a checker"
-  [tls]="testssl.sh against the TLS dealer, --tls-min-version 1.3, certificate reload on SIGHUP"
+  [tls]="testssl.sh against the TLS dealer, --tls-min-version 1.3, certificate reload on SIGHUP; docs/operations.md's first-dealer walk on PostgreSQL"
   [prometheus]="alert and recording rules (promtool), every rule and dashboard query on a real Prometheus scraping a dealer"
   [netns]="the compose topology as local processes in network namespaces"
   [containers]="the image built with podman; the compose demos (plain, TLS, three replicas with Prometheus)"
@@ -33,7 +33,7 @@ declare -A about=(
 )
 declare -A sets=(
   [format]="format" [deploy]="deploy" [gcc]="build bindings gcc" [demo]="build gcc" [cluster]="build gcc postgres nginx"
-  [faults]="build gcc postgres nginx" [tls]="build gcc tls" [prometheus]="build gcc prometheus"
+  [faults]="build gcc postgres nginx" [tls]="build gcc tls postgres" [prometheus]="build gcc prometheus"
   [netns]="build gcc netns" [containers]="containers" [asan]="build bindings clang" [tsan]="build bindings clang"
 )
 
@@ -124,7 +124,9 @@ stage_gcc() {
 stage_demo() { need_gcc_build && "$root/tests/demo/check_demo.sh" "$gcc_build"; }
 stage_cluster() { need_gcc_build && "$root/tests/cluster/test_cluster.sh" "$gcc_build"; }
 stage_faults() { need_gcc_build && "$root/tests/faults/test_faults.sh" "$gcc_build"; }
-stage_tls() { need_gcc_build && "$root/tests/tls/test_tls_dealer.sh" "$gcc_build"; }
+stage_tls() {
+  need_gcc_build && "$root/tests/tls/test_tls_dealer.sh" "$gcc_build" && "$root/tests/tls/test_first_dealer.sh" "$gcc_build"
+}
 stage_prometheus() { need_gcc_build && "$root/tests/prometheus/test_prometheus.sh" "$gcc_build"; }
 stage_netns() { need_gcc_build && "$root/deploy/netns-demo.sh" "$gcc_build"; }
 stage_containers() { "$root/deploy/container-demo.sh"; }
