@@ -137,6 +137,10 @@ const std::map<std::string, Option>& options() {
                       "memory only")},
       {"store", alias("record")},
       {"db", alias("record")},
+      {"metrics-token-file",
+       text(&DealerConfig::metrics_token_file,
+            "a file (mode 0600) holding the token every request to --metrics-listen must carry as 'Authorization: "
+            "Bearer TOKEN' (401 otherwise); default none: that port's network is its only guard")},
       {"record-password-file", text(&DealerConfig::record_password_file,
                                     "libpq password file (host:port:db:user:password lines, mode 0600) for --record")},
       {"store-password-file", alias("record-password-file")},

@@ -5,6 +5,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/strand.hpp>
+#include <fstream>
 #include <optional>
 #include <stdexcept>
 #include <atomic>
@@ -12,6 +13,7 @@
 #include <unordered_map>
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sodium.h>
@@ -90,6 +92,22 @@ class DealerRecord final : public SessionRecord {
   RecordService& records_;
 };
 
+// A bearer token from its file: one line, at least 16 characters, readable by its owner only
+// (like the key files); the daemon does not start on anything else.
+std::string read_token_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw std::runtime_error("cannot read --metrics-token-file " + path);
+  if ((st.st_mode & 077) != 0)
+    throw std::runtime_error("--metrics-token-file " + path + " is readable by others (chmod 600 it)");
+  std::ifstream in(path);
+  std::string token;
+  std::getline(in, token);
+  while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
+  if (token.size() < 16)
+    throw std::runtime_error("--metrics-token-file " + path + " holds no token of 16 characters or more");
+  return token;
+}
+
 }  // namespace
 
 struct DealerServer::Impl {
@@ -113,8 +131,10 @@ struct DealerServer::Impl {
   ProofChecker checker;  // the sessions' final proofs, batched when they end together
   SessionRegistry registry;
   tcp::acceptor acceptor;
-  // --metrics-listen: the operator's read-only listener (plain HTTP), on its own strand.
+  // --metrics-listen: the operator's read-only listener (plain HTTP), on its own strand, and
+  // the bearer token its requests carry (--metrics-token-file; empty: none).
   std::optional<tcp::acceptor> metrics_acceptor;
+  std::string metrics_token;
   asio::signal_set signals;
   asio::signal_set reload_signal;  // SIGHUP: read the TLS certificate and key again
   asio::steady_timer drain_timer;
@@ -158,6 +178,7 @@ struct DealerServer::Impl {
     acceptor.set_option(asio::socket_base::reuse_address(true));
     acceptor.bind(endpoint);
     acceptor.listen(asio::socket_base::max_listen_connections);
+    if (!config.metrics_token_file.empty()) metrics_token = read_token_file(config.metrics_token_file);
     if (!config.metrics_host.empty()) {
       const tcp::endpoint at(asio::ip::make_address(config.metrics_host), config.metrics_port);
       metrics_acceptor.emplace(asio::make_strand(ioc));
@@ -243,6 +264,7 @@ struct DealerServer::Impl {
         if (auto ticket = admission.admit(remote.address().to_string())) {
           ConnectionEnv env{&config, &registry, &records, &stopping, &metrics, &auth, &bp_gens, &pc_gens, &verifier};
           env.metrics_listener = true;
+          env.metrics_token = &metrics_token;
           std::make_shared<HttpConnection<PlainStream>>(PlainStream(std::move(socket)), env, std::move(ticket))->run();
         }
       }

@@ -715,3 +715,41 @@ TEST_CASE("--metrics-listen: metrics, health and a paged session listing on the 
   CHECK_MESSAGE(reloaded, dealer.log());
   CHECK(http_post(dealer.port(), "/v1/reload", "").first == 405);  // never on the parties' port
 }
+
+TEST_CASE("--metrics-token-file: the operator's port answers only requests bearing the token") {
+  char tmpl[] = "/tmp/bp-token-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const std::string dir = tmpl, token_file = dir + "/metrics.token", token = "a-token-of-some-length-0123456789";
+  FILE* f = std::fopen(token_file.c_str(), "w");
+  REQUIRE(f != nullptr);
+  std::fputs((token + "\n").c_str(), f);
+  std::fclose(f);
+  REQUIRE(chmod(token_file.c_str(), 0600) == 0);
+  DealerProcess dealer({"--metrics-listen", "127.0.0.1:0", "--metrics-token-file", token_file});
+  uint16_t metrics_port = 0;
+  for (int i = 0; i < 100 && metrics_port == 0; ++i) {
+    const std::string log = dealer.log();
+    const auto at = log.find("metrics listening");
+    const auto address = at == std::string::npos ? std::string::npos : log.find("address=127.0.0.1:", at);
+    if (address != std::string::npos) metrics_port = static_cast<uint16_t>(std::stoi(log.substr(address + 18)));
+    if (metrics_port == 0) std::this_thread::sleep_for(50ms);
+  }
+  REQUIRE_MESSAGE(metrics_port != 0, dealer.log());
+  const auto ask = [&](const std::string& authorization) {
+    return http_status(
+        http_raw(metrics_port, "GET /metrics HTTP/1.1\r\nHost: x\r\n" + authorization + "Connection: close\r\n\r\n"));
+  };
+  CHECK(ask("") == 401);
+  CHECK(ask("Authorization: Bearer wrong-token-of-the-same-size-0123\r\n") == 401);
+  CHECK(ask("Authorization: Bearer " + token + "\r\n") == 200);
+  CHECK(http_post(metrics_port, "/v1/reload", "").first == 401);
+
+  // A token file others may read: the dealer does not start.
+  REQUIRE(chmod(token_file.c_str(), 0644) == 0);
+  const std::string command = "timeout 20 " + std::string(BP_DEALER_PATH) +
+                              " --listen 127.0.0.1:0 --allow-anonymous --metrics-listen "
+                              "127.0.0.1:0 --metrics-token-file " +
+                              token_file + " 2>&1";
+  CHECK(run(command).find("readable by others") != std::string::npos);
+  std::system(("rm -rf " + dir).c_str());
+}

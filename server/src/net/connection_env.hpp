@@ -28,6 +28,8 @@ struct ConnectionEnv {
   // The connection came in on --metrics-listen: metrics, health and the session listing
   // only (no WebSocket, no verification, no lookups).
   bool metrics_listener = false;
+  // --metrics-token-file's token (empty: none): every request on that listener carries it.
+  const std::string* metrics_token = nullptr;
 };
 
 // Plain TCP (ws://, loopback demos) and TLS over TCP (wss://, https://).

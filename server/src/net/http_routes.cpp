@@ -1,6 +1,7 @@
 #include "net/http_routes.hpp"
 
 #include <signal.h>
+#include <sodium.h>
 #include <unistd.h>
 
 #include <boost/beast/websocket/rfc6455.hpp>
@@ -24,8 +25,18 @@ namespace {
 
 // The operator's listener (--metrics-listen): read-only views of the dealer, nothing a party
 // uses.
+// The operator's bearer token, compared in constant time (only its length shows).
+bool carries_token(const HttpRequest& request, const std::string& token) {
+  const auto header = request[http::field::authorization];
+  const std::string expected = "Bearer " + token;
+  return header.size() == expected.size() && sodium_memcmp(header.data(), expected.data(), expected.size()) == 0;
+}
+
 Route metrics_listener_route(const HttpRequest& request, const ConnectionEnv& env) {
   const std::string target(request.target());
+  if (env.metrics_token && !env.metrics_token->empty() && !carries_token(request, *env.metrics_token))
+    return {
+        Route::Kind::Answer, text(401, "this listener needs 'Authorization: Bearer TOKEN' (--metrics-token-file)"), {}};
   // The documented admin request for a reload: the same as SIGHUP (the signal's handler does
   // the work, so the two can never differ); the log says what changed.
   if (request.method() == http::verb::post && target == "/v1/reload") {

@@ -16,6 +16,7 @@ struct DealerConfig {
   // none; /metrics stays on the parties' port).
   std::string metrics_host;
   uint16_t metrics_port = 0;
+  std::string metrics_token_file;      // the bearer token every request to that port carries (empty: none)
   unsigned threads = 0;                // 0 = one per core
   std::string record;                  // a SQLite file, or a postgresql:// URL (or libpq "key=value"
                                        // string) shared by replicas; empty = memory only
