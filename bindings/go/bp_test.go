@@ -356,6 +356,49 @@ func TestCreateSessionTakesAContext(t *testing.T) {
 	}
 }
 
+// OnEvent gets what a join does, from libbp's thread.
+func TestAJoinReportsItsEvents(t *testing.T) {
+	d := startDealer(t, false)
+	session := d.session(t, 0)
+	dealerKey := d.key.PublicKey()
+	var mu sync.Mutex
+	events := map[int][]Event{}
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			opts := &Options{Identity: d.parties[i], DealerKey: &dealerKey, Timeout: 30 * time.Second,
+				OnEvent: func(e Event) {
+					mu.Lock()
+					defer mu.Unlock()
+					events[i] = append(events[i], e)
+				}}
+			if _, err := JoinAndProve(context.Background(), d.url, session, uint64(i), nil, opts); err != nil {
+				t.Errorf("party %d: %v", i, err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	for i := 0; i < 4; i++ {
+		got := events[i]
+		if len(got) < 4 || got[0].Kind != EventConnecting || got[len(got)-1].Kind != EventDone || got[len(got)-1].Detail != "ok" {
+			t.Fatalf("party %d's events: %+v", i, got)
+		}
+		answered := 0
+		for _, e := range got {
+			if e.Kind == EventAnswered {
+				answered++
+			}
+		}
+		if answered != 2 {
+			t.Fatalf("party %d answered %d rounds: %+v", i, answered, got)
+		}
+	}
+}
+
 func TestCertificateFromAnotherCA(t *testing.T) {
 	d := startDealer(t, true)
 	session := d.session(t, 0)

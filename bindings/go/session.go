@@ -5,6 +5,7 @@ package bpaggregation
 #include <string.h>
 #include "bp/bp.h"
 void bp_go_join_done(void* user, int status, bp_join_result* result, const bp_error* err);
+void bp_go_event(void* user, const bp_event* event);
 */
 import "C"
 
@@ -33,12 +34,46 @@ type Options struct {
 	ReconnectMaxDelay    time.Duration
 	ReconnectGiveUpAfter time.Duration
 	IdleTimeout          time.Duration // a dealer answering no ping this long is left; 0: 15 s
+	// OnEvent, when set, gets what a join does as it does it (libbp's thread: keep it short).
+	OnEvent func(Event)
+}
+
+// EventKind is bp_event_kind.
+type EventKind int
+
+const (
+	EventConnecting   EventKind = C.BP_EVENT_CONNECTING   // a connection; Attempt: its count in this outage
+	EventJoined       EventKind = C.BP_EVENT_JOINED       // seated; Position: our first
+	EventResumed      EventKind = C.BP_EVENT_RESUMED      // back in our seat after a reconnection
+	EventAnswered     EventKind = C.BP_EVENT_ANSWERED     // a round's challenge answered; Round: which
+	EventReplayed     EventKind = C.BP_EVENT_REPLAYED     // our last answer sent again after a reconnection
+	EventReconnecting EventKind = C.BP_EVENT_RECONNECTING // dropped or moved; Detail: why, Delay: the wait
+	EventGaveUp       EventKind = C.BP_EVENT_GAVE_UP      // the reconnect policy is spent
+	EventDone         EventKind = C.BP_EVENT_DONE         // the join ended; Detail: "ok" or the error
+)
+
+// Event is one thing a join did (bp_event).
+type Event struct {
+	Kind     EventKind
+	Attempt  int
+	Position int
+	Round    int
+	Delay    time.Duration
+	Detail   string
+}
+
+//export bpGoEvent
+func bpGoEvent(user unsafe.Pointer, ev *C.bp_event) {
+	onEvent := cgo.Handle(*(*C.uintptr_t)(user)).Value().(func(Event))
+	onEvent(Event{Kind: EventKind(ev.kind), Attempt: int(ev.attempt), Position: int(ev.position), Round: int(ev.round),
+		Delay: time.Duration(ev.delay_ms) * time.Millisecond, Detail: C.GoString(ev.detail)})
 }
 
 // cOptions is the C struct and the C memory it points into (freed by release).
 type cOptions struct {
-	c     C.bp_client_options
-	owned []unsafe.Pointer
+	c       C.bp_client_options
+	owned   []unsafe.Pointer
+	handles []cgo.Handle
 }
 
 func (o *Options) toC() *cOptions {
@@ -66,6 +101,15 @@ func (o *Options) toC() *cOptions {
 	out.c.reconnect_max_delay_ms = C.uint32_t(o.ReconnectMaxDelay / time.Millisecond)
 	out.c.reconnect_give_up_after_ms = C.uint32_t(o.ReconnectGiveUpAfter / time.Millisecond)
 	out.c.idle_timeout_ms = C.uint32_t(o.IdleTimeout / time.Millisecond)
+	if o.OnEvent != nil {
+		handle := cgo.NewHandle(o.OnEvent)
+		out.handles = append(out.handles, handle)
+		user := C.malloc(C.size_t(unsafe.Sizeof(C.uintptr_t(0))))
+		*(*C.uintptr_t)(user) = C.uintptr_t(handle)
+		out.owned = append(out.owned, user)
+		out.c.on_event = C.bp_event_callback(C.bp_go_event)
+		out.c.event_user = user
+	}
 	return out
 }
 
@@ -85,6 +129,9 @@ func reconnectAttemptsForC(attempts int) int {
 func (o *cOptions) release() {
 	for _, p := range o.owned {
 		C.free(p)
+	}
+	for _, h := range o.handles {
+		h.Delete()
 	}
 }
 

@@ -173,6 +173,18 @@ static void test_threads(void) {
 }
 
 /* A background join to a "dealer" that accepts TCP and never answers: cancel ends it. */
+/* ABI 0.7: the kinds of a join's events, in order, and the last one's detail. */
+typedef struct event_log {
+  int kinds[64];
+  size_t count;
+  char last_detail[256];
+} event_log;
+static void on_event(void* user, const bp_event* event) {
+  event_log* log = (event_log*)user;
+  if (log->count < 64) log->kinds[log->count++] = event->kind;
+  snprintf(log->last_detail, sizeof log->last_detail, "%s", event->detail);
+}
+
 static pthread_mutex_t done_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t done_cond = PTHREAD_COND_INITIALIZER;
 static int done_calls = 0, done_status = -1;
@@ -230,8 +242,26 @@ static void test_cancel(void) {
   options.reconnect_attempts = 2;
   options.reconnect_first_delay_ms = 20;
   options.reconnect_max_delay_ms = 20;
+  event_log events = {{0}, 0, {0}};
+  options.on_event = on_event;
+  options.event_user = &events;
   CHECK(bp_join_and_prove(url, "00112233445566778899aabbccddeeff", 1, NULL, &options, &result, &err) ==
         BP_ERR_UNAVAILABLE);
+  /* Its events: a connection, then per reconnection a wait and a connection, then giving up
+   * and the end, which says why. */
+  CHECK(events.count == 7);
+  CHECK(events.kinds[0] == BP_EVENT_CONNECTING && events.kinds[1] == BP_EVENT_RECONNECTING &&
+        events.kinds[2] == BP_EVENT_CONNECTING && events.kinds[3] == BP_EVENT_RECONNECTING &&
+        events.kinds[4] == BP_EVENT_CONNECTING && events.kinds[5] == BP_EVENT_GAVE_UP &&
+        events.kinds[6] == BP_EVENT_DONE);
+  CHECK(strstr(events.last_detail, "gave up after 2 reconnections") != NULL);
+  /* A 0.6 caller's struct ends before the callback: accepted, no events. */
+  options.size = offsetof(bp_client_options, on_event);
+  events.count = 0;
+  CHECK(bp_join_and_prove(url, "00112233445566778899aabbccddeeff", 1, NULL, &options, &result, &err) ==
+        BP_ERR_UNAVAILABLE);
+  CHECK(events.count == 0);
+  options.size = sizeof options;
   CHECK(strstr(err.message, "gave up after 2 reconnections") != NULL && strstr(err.message, "connect") != NULL);
   CHECK(strcmp(bp_error_kind_name(BP_ERR_UNAVAILABLE), "unavailable") == 0);
   CHECK(strcmp(bp_error_kind_name(BP_ERR_NOT_ALLOWED), "not allowed") == 0);

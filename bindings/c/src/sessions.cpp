@@ -36,6 +36,15 @@ struct bp_join_result {
 // What every program's --version says of libbp.
 static_assert(BP_ABI_MAJOR == bp::wire::kCAbiMajor && BP_ABI_MINOR == bp::wire::kCAbiMinor,
               "bp.h's ABI version and bp/wire/version.hpp's differ");
+// bp_event_kind is PartyEvent::Kind in the same order.
+static_assert(BP_EVENT_CONNECTING == static_cast<int>(bp::client::PartyEvent::Kind::Connecting) &&
+              BP_EVENT_JOINED == static_cast<int>(bp::client::PartyEvent::Kind::Joined) &&
+              BP_EVENT_RESUMED == static_cast<int>(bp::client::PartyEvent::Kind::Resumed) &&
+              BP_EVENT_ANSWERED == static_cast<int>(bp::client::PartyEvent::Kind::Answered) &&
+              BP_EVENT_REPLAYED == static_cast<int>(bp::client::PartyEvent::Kind::Replayed) &&
+              BP_EVENT_RECONNECTING == static_cast<int>(bp::client::PartyEvent::Kind::Reconnecting) &&
+              BP_EVENT_GAVE_UP == static_cast<int>(bp::client::PartyEvent::Kind::GaveUp) &&
+              BP_EVENT_DONE == static_cast<int>(bp::client::PartyEvent::Kind::Done));
 
 namespace {
 
@@ -69,7 +78,10 @@ std::optional<bp::client::Options> to_options(const bp_client_options* in, std::
     why = "options->size is not sizeof(bp_client_options) (call bp_client_options_init)";
     return std::nullopt;
   }
-  const bool has_policy = in->size >= sizeof *in;
+  // ABI 0.2 added the policy's fields, 0.7 the event callback: an older caller's struct ends
+  // before them.
+  const bool has_policy = in->size >= offsetof(bp_client_options, on_event);
+  const bool has_events = in->size >= sizeof *in;
   if (in->timeout_ms != 0) out.timeout = std::chrono::milliseconds(in->timeout_ms);
   if (in->ca_file != nullptr) out.ca_file = in->ca_file;
   if (in->identity != nullptr) out.identity = in->identity->identity;
@@ -85,6 +97,14 @@ std::optional<bp::client::Options> to_options(const bp_client_options* in, std::
     if (in->reconnect_max_delay_ms != 0) out.reconnect.max_delay = milliseconds(in->reconnect_max_delay_ms);
     if (in->reconnect_give_up_after_ms != 0) out.reconnect.give_up_after = milliseconds(in->reconnect_give_up_after_ms);
     if (in->idle_timeout_ms != 0) out.idle_timeout = milliseconds(in->idle_timeout_ms);
+  }
+  if (has_events && in->on_event != nullptr) {
+    out.on_event = [callback = in->on_event, user = in->event_user](const bp::client::PartyEvent& e) {
+      const bp_event event{
+          static_cast<int>(e.kind), e.attempt, e.position, e.round, static_cast<uint32_t>(e.delay.count()),
+          e.detail.c_str()};
+      callback(user, &event);
+    };
   }
   return out;
 }

@@ -15,8 +15,9 @@ cannot be wiped, so keep them short-lived.
 import asyncio
 import ctypes
 import json
+import logging
 from dataclasses import dataclass, field
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 from . import _native
 
@@ -26,7 +27,7 @@ __all__ = [
     "UnavailableError", "NotAllowedError", "NoSuchSessionError", "OverLimitError", "RateLimitedError",
     "Key", "random_blinding", "prove", "verify", "verify_batch", "create_session", "join_and_prove",
     "join_and_prove_async", "join_gadget", "join_gadget_async", "create_session_async", "r1cs_verify",
-    "JoinResult", "abi_version",
+    "JoinResult", "Event", "log_event", "abi_version",
 ]
 
 
@@ -202,18 +203,61 @@ def verify_batch(items: Sequence[tuple]) -> List[int]:
     return [failed[i] for i in range(failed_count.value)]
 
 
+@dataclass
+class Event:
+    """What a join does as it does it (libbp's bp_event): kind is "connecting", "joined",
+    "resumed", "answered", "replayed", "reconnecting", "gave up" or "done"."""
+    kind: str
+    attempt: int  # connecting, reconnecting: the connection's count in this outage
+    position: int  # joined, resumed, answered, replayed: our first position
+    round: int  # answered, replayed: which round's challenge
+    delay_ms: int  # reconnecting: the wait before the next connection
+    detail: str  # reconnecting, gave up: why; done: "ok" or the error
+
+
+_EVENT_KINDS = ("connecting", "joined", "resumed", "answered", "replayed", "reconnecting", "gave up", "done")
+_log = logging.getLogger("bp_aggregation")
+
+
+def log_event(event: Event) -> None:
+    """The default on_event: the logger "bp_aggregation", WARNING for a reconnection or giving
+    up, DEBUG for the rest."""
+    level = logging.WARNING if event.kind in ("reconnecting", "gave up") else logging.DEBUG
+    if _log.isEnabledFor(level):
+        _log.log(level, "join %s: attempt=%d position=%d round=%d delay_ms=%d %s", event.kind, event.attempt,
+                 event.position, event.round, event.delay_ms, event.detail)
+
+
+def _event_callback(on_event: Callable[[Event], None]):
+    def call(_user, raw):
+        e = raw.contents
+        kind = _EVENT_KINDS[e.kind] if 0 <= e.kind < len(_EVENT_KINDS) else "unknown"
+        try:
+            on_event(Event(kind, e.attempt, e.position, e.round, e.delay_ms,
+                           (e.detail or b"").decode(errors="replace")))
+        except Exception:  # never into libbp's thread
+            _log.exception("on_event raised")
+    return _native.EVENT_CALLBACK(call)
+
+
 def _options(timeout_ms=0, ca_file=None, identity: Optional[Key] = None, dealer_key: Optional[bytes] = None,
              reconnect_attempts: int = -1, reconnect_first_delay_ms: int = 0, reconnect_max_delay_ms: int = 0,
-             reconnect_give_up_after_ms: int = 0, idle_timeout_ms: int = 0):
+             reconnect_give_up_after_ms: int = 0, idle_timeout_ms: int = 0,
+             on_event: Optional[Callable[[Event], None]] = log_event):
     """The client options (0 or -1: the library's default). The reconnect policy: a join whose
     connection drops, or whose dealer moves the session to another replica, joins again with its
     seat's token, at most reconnect_attempts connections (default 20) and
     reconnect_give_up_after_ms (default 60000) per outage, waiting reconnect_first_delay_ms
-    (200) doubling up to reconnect_max_delay_ms (5000); then UnavailableError."""
+    (200) doubling up to reconnect_max_delay_ms (5000); then UnavailableError. on_event gets
+    the join's events on libbp's thread (default: log_event; None: none)."""
     options = _native.ClientOptions()
     _native.lib.bp_client_options_init(ctypes.byref(options))
     options.timeout_ms = timeout_ms
     keep = []
+    if on_event is not None:
+        callback = _event_callback(on_event)
+        keep.append(callback)  # lives as long as the options do
+        options.on_event = callback
     if ca_file is not None:
         keep.append(str(ca_file).encode())
         options.ca_file = keep[-1]

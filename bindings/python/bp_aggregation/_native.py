@@ -26,6 +26,14 @@ class BatchItem(ctypes.Structure):
     ]
 
 
+class Event(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_int), ("attempt", ctypes.c_size_t), ("position", ctypes.c_size_t),
+                ("round", ctypes.c_int), ("delay_ms", ctypes.c_uint32), ("detail", ctypes.c_char_p)]
+
+
+EVENT_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.POINTER(Event))
+
+
 class ClientOptions(ctypes.Structure):
     _fields_ = [
         ("size", ctypes.c_size_t),
@@ -38,6 +46,8 @@ class ClientOptions(ctypes.Structure):
         ("reconnect_max_delay_ms", ctypes.c_uint32),
         ("reconnect_give_up_after_ms", ctypes.c_uint32),
         ("idle_timeout_ms", ctypes.c_uint32),
+        ("on_event", EVENT_CALLBACK),  # ABI 0.7
+        ("event_user", ctypes.c_void_p),
     ]
 
 

@@ -249,3 +249,25 @@ def test_a_gadget_session_from_asyncio_end_to_end(dealer):
     first, second = asyncio.run(main())
     assert first.proof == second.proof and first.gadgets == gadgets
     bp.r1cs_verify(first.gadgets, first.commitments, first.proof, label=first.label)
+
+
+def test_a_join_reports_its_events(dealer):
+    """on_event: what the join does, from libbp's thread; the default logs to "bp_aggregation"."""
+    session = dealer.create_session(parties=2)
+    events = {0: [], 1: []}
+
+    def party(i):
+        bp.join_and_prove(dealer.url, session, VALUES[i], identity=dealer.parties[i], dealer_key=dealer.key.public_key,
+                          timeout_ms=30000, on_event=events[i].append)
+
+    threads = [threading.Thread(target=party, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i in range(2):
+        kinds = [e.kind for e in events[i]]
+        assert kinds[0] == "connecting" and "joined" in kinds and kinds[-1] == "done", kinds
+        assert [e.round for e in events[i] if e.kind == "answered"] == [1, 2]
+        assert events[i][-1].detail == "ok"
+        assert [e.position for e in events[i] if e.kind == "joined"] == [i]

@@ -161,6 +161,28 @@ BP_API int bp_r1cs_verify(const char* gadgets, const uint8_t* commitments, size_
 
 /* ---- sessions against a bp-dealer ------------------------------------------------- */
 
+/* ABI 0.7: what a join does as it does it, for a backend's logs and metrics. The callback
+ * runs on libbp's thread; `event` and its `detail` are valid during the call only. */
+typedef enum bp_event_kind {
+  BP_EVENT_CONNECTING = 0,   /* a connection to the dealer; attempt: its count in this outage */
+  BP_EVENT_JOINED = 1,       /* seated; position: our first */
+  BP_EVENT_RESUMED = 2,      /* back in our seat after a reconnection */
+  BP_EVENT_ANSWERED = 3,     /* a round's challenge answered; round: which */
+  BP_EVENT_REPLAYED = 4,     /* our last answer sent again after a reconnection */
+  BP_EVENT_RECONNECTING = 5, /* the connection dropped or the session moved; detail: why, delay_ms: the wait */
+  BP_EVENT_GAVE_UP = 6,      /* the reconnect policy is spent; detail: the last error */
+  BP_EVENT_DONE = 7          /* the join ended; detail: "ok" or the error */
+} bp_event_kind;
+typedef struct bp_event {
+  int kind; /* a bp_event_kind */
+  size_t attempt;
+  size_t position;
+  int round;
+  uint32_t delay_ms;
+  const char* detail; /* NUL-terminated; "" when there is nothing to say */
+} bp_event;
+typedef void (*bp_event_callback)(void* user, const bp_event* event);
+
 typedef struct bp_client_options {
   size_t size;               /* sizeof(bp_client_options) */
   uint32_t timeout_ms;       /* the whole exchange, every reconnection included; 0: 120000 */
@@ -176,6 +198,10 @@ typedef struct bp_client_options {
   uint32_t reconnect_max_delay_ms;     /* 0: 5000 */
   uint32_t reconnect_give_up_after_ms; /* an outage longer than this ends the join (BP_ERR_UNAVAILABLE); 0: 60000 */
   uint32_t idle_timeout_ms;            /* a dealer that answers no ping for this long is left; 0: 15000 */
+  /* ABI 0.7 (an older caller's smaller struct is still accepted): the join's events, NULL for
+   * none; event_user is the callback's first argument. */
+  bp_event_callback on_event;
+  void* event_user;
 } bp_client_options;
 
 /* Fills *options with the defaults (size set). */
