@@ -288,10 +288,10 @@ TEST_CASE("limits: a silent connection is dropped, a connection flood is refused
     CHECK(refused >= 30);
   }
   std::this_thread::sleep_for(1100ms);  // a new rate window
-  // Over the per-session party limit: refused with a reason.
+  // Over the per-session party limit: refused as over a limit, with a reason.
   auto created = client::create_session(dealer.endpoint(), {8, 5, "too many", 1000, {}, {}});
   REQUIRE_FALSE(created.ok());
-  CHECK(created.error().kind == client::ClientErrorKind::Aborted);
+  CHECK(created.error().kind == client::ClientErrorKind::OverLimit);
   CHECK(created.error().detail.find("at most 4 parties") != std::string::npos);
   // And a normal session still completes.
   const std::string session = create_session(dealer, 8, 2);
