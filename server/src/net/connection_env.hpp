@@ -15,6 +15,10 @@
 
 namespace bp::server {
 
+// The library names every connection file uses.
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+
 struct ConnectionEnv {
   const DealerConfig* config;
   SessionRegistry* registry;

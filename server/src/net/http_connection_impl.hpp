@@ -1,3 +1,8 @@
+// HttpConnection's member definitions, for both transports: http_connection_plain.cpp and
+// http_connection_tls.cpp each instantiate one, so that the two compile side by side. Internal
+// to those two files.
+#pragma once
+
 #include "net/http_connection.hpp"
 
 #include <boost/asio/dispatch.hpp>
@@ -11,8 +16,6 @@
 
 namespace bp::server {
 
-namespace asio = boost::asio;
-namespace beast = boost::beast;
 namespace http = beast::http;
 
 namespace {
@@ -229,8 +232,5 @@ void HttpConnection<Stream>::start_verification() {
                                                 std::to_string(env_.config->verify_per_ip_per_s) + " per second)"
                                           : "the verification queue is full; try again shortly"))));
 }
-
-template class HttpConnection<PlainStream>;
-template class HttpConnection<TlsStream>;
 
 }  // namespace bp::server

@@ -1,3 +1,8 @@
+// WsConnection's member definitions, for both transports: ws_connection_plain.cpp and
+// ws_connection_tls.cpp each instantiate one, so that the two compile side by side. Internal
+// to those two files.
+#pragma once
+
 #include "net/ws_connection.hpp"
 
 #include <sodium.h>
@@ -10,8 +15,6 @@
 
 namespace bp::server {
 
-namespace asio = boost::asio;
-namespace beast = boost::beast;
 namespace websocket = beast::websocket;
 
 namespace {
@@ -322,8 +325,5 @@ void WsConnection<Stream>::drop() {
   beast::error_code ignored;
   beast::get_lowest_layer(ws_).socket().close(ignored);
 }
-
-template class WsConnection<PlainStream>;
-template class WsConnection<TlsStream>;
 
 }  // namespace bp::server

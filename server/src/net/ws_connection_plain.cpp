@@ -1,0 +1,8 @@
+// WsConnection over plain TCP: one of ws_connection_impl.hpp's two instantiations.
+#include "net/ws_connection_impl.hpp"
+
+namespace bp::server {
+
+template class WsConnection<PlainStream>;
+
+}  // namespace bp::server
