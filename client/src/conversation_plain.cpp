@@ -5,8 +5,8 @@
 namespace bp::client::detail {
 
 template std::shared_ptr<Conversation> start_conversation<false>(const Strand&, const Endpoint&, const std::string&,
-                                                               const Options&, const LinkEmulation&,
-                                                               std::shared_ptr<Dialogue>,
-                                                               std::shared_ptr<asio::ssl::context>);
+                                                                 const Options&, const LinkEmulation&,
+                                                                 std::shared_ptr<Dialogue>,
+                                                                 std::shared_ptr<asio::ssl::context>);
 
 }  // namespace bp::client::detail

@@ -21,8 +21,8 @@ ClientResult<std::shared_ptr<asio::ssl::context>> tls_context(const Options& opt
 }
 
 template std::shared_ptr<Conversation> start_conversation<true>(const Strand&, const Endpoint&, const std::string&,
-                                                               const Options&, const LinkEmulation&,
-                                                               std::shared_ptr<Dialogue>,
-                                                               std::shared_ptr<asio::ssl::context>);
+                                                                const Options&, const LinkEmulation&,
+                                                                std::shared_ptr<Dialogue>,
+                                                                std::shared_ptr<asio::ssl::context>);
 
 }  // namespace bp::client::detail

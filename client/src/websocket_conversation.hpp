@@ -349,16 +349,15 @@ class WebSocketConversation final : public Conversation,
   size_t bytes_sent_ = 0, bytes_received_ = 0;
 };
 
-
 template <bool Tls>
-std::shared_ptr<Conversation> start_conversation(const Strand& strand, const Endpoint& dealer, const std::string& session_id,
-                                    const Options& options, const LinkEmulation& link,
-                                    std::shared_ptr<Dialogue> dialogue, std::shared_ptr<asio::ssl::context> tls) {
+std::shared_ptr<Conversation> start_conversation(const Strand& strand, const Endpoint& dealer,
+                                                 const std::string& session_id, const Options& options,
+                                                 const LinkEmulation& link, std::shared_ptr<Dialogue> dialogue,
+                                                 std::shared_ptr<asio::ssl::context> tls) {
   auto c = std::make_shared<WebSocketConversation<Tls>>(strand, dealer, session_id, options, link, std::move(dialogue),
                                                         std::move(tls));
   c->start();
   return c;
 }
-
 
 }  // namespace bp::client::detail
