@@ -5,7 +5,6 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/strand.hpp>
-#include <fstream>
 #include <optional>
 #include <stdexcept>
 #include <atomic>
@@ -13,12 +12,12 @@
 #include <unordered_map>
 
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sodium.h>
 
 #include "net/admission.hpp"
+#include "net/bearer_token.hpp"
 #include "bp/hex.hpp"
 #include "bp/server/process_stats.hpp"
 #include "net/http_connection.hpp"
@@ -91,22 +90,6 @@ class DealerRecord final : public SessionRecord {
  private:
   RecordService& records_;
 };
-
-// A bearer token from its file: one line, at least 16 characters, readable by its owner only
-// (like the key files); the daemon does not start on anything else.
-std::string read_token_file(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) throw std::runtime_error("cannot read --metrics-token-file " + path);
-  if ((st.st_mode & 077) != 0)
-    throw std::runtime_error("--metrics-token-file " + path + " is readable by others (chmod 600 it)");
-  std::ifstream in(path);
-  std::string token;
-  std::getline(in, token);
-  while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
-  if (token.size() < 16)
-    throw std::runtime_error("--metrics-token-file " + path + " holds no token of 16 characters or more");
-  return token;
-}
 
 }  // namespace
 

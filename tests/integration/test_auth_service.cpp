@@ -656,16 +656,21 @@ TEST_CASE("SIGHUP reloads operator keys and session limits from the config file 
   std::system(("rm -rf " + dir).c_str());
 }
 
-TEST_CASE("--metrics-listen: metrics, health and a paged session listing on the operator's own port") {
-  DealerProcess dealer({"--metrics-listen", "127.0.0.1:0"});
-  uint16_t metrics_port = 0;
-  for (int i = 0; i < 100 && metrics_port == 0; ++i) {
+// The port --metrics-listen 127.0.0.1:0 picked, as the dealer's log says it (0: none within 5 s).
+static uint16_t metrics_port_of(const DealerProcess& dealer) {
+  for (int i = 0; i < 100; ++i) {
     const std::string log = dealer.log();
     const auto at = log.find("metrics listening");
     const auto address = at == std::string::npos ? std::string::npos : log.find("address=127.0.0.1:", at);
-    if (address != std::string::npos) metrics_port = static_cast<uint16_t>(std::stoi(log.substr(address + 18)));
-    if (metrics_port == 0) std::this_thread::sleep_for(50ms);
+    if (address != std::string::npos) return static_cast<uint16_t>(std::stoi(log.substr(address + 18)));
+    std::this_thread::sleep_for(50ms);
   }
+  return 0;
+}
+
+TEST_CASE("--metrics-listen: metrics, health and a paged session listing on the operator's own port") {
+  DealerProcess dealer({"--metrics-listen", "127.0.0.1:0"});
+  const uint16_t metrics_port = metrics_port_of(dealer);
   REQUIRE_MESSAGE(metrics_port != 0, dealer.log());
   std::vector<std::string> ids;
   for (size_t bits : {8, 16, 32}) {
@@ -726,14 +731,7 @@ TEST_CASE("--metrics-token-file: the operator's port answers only requests beari
   std::fclose(f);
   REQUIRE(chmod(token_file.c_str(), 0600) == 0);
   DealerProcess dealer({"--metrics-listen", "127.0.0.1:0", "--metrics-token-file", token_file});
-  uint16_t metrics_port = 0;
-  for (int i = 0; i < 100 && metrics_port == 0; ++i) {
-    const std::string log = dealer.log();
-    const auto at = log.find("metrics listening");
-    const auto address = at == std::string::npos ? std::string::npos : log.find("address=127.0.0.1:", at);
-    if (address != std::string::npos) metrics_port = static_cast<uint16_t>(std::stoi(log.substr(address + 18)));
-    if (metrics_port == 0) std::this_thread::sleep_for(50ms);
-  }
+  const uint16_t metrics_port = metrics_port_of(dealer);
   REQUIRE_MESSAGE(metrics_port != 0, dealer.log());
   const auto ask = [&](const std::string& authorization) {
     return http_status(

@@ -24,21 +24,6 @@ SessionRegistry::SessionRegistry(boost::asio::io_context& ioc, const DealerConfi
                                  RecordService& records)
     : ioc_(ioc), config_(config), env_(std::move(env)), records_(records), limits_(SessionLimits::of(config)) {}
 
-SessionLimits SessionLimits::of(const DealerConfig& config) {
-  return {config.max_sessions,
-          config.max_sessions_per_ip,
-          config.max_sessions_per_operator,
-          config.max_anonymous_sessions_per_ip,
-          config.max_parties,
-          config.default_round_timeout_ms,
-          config.max_round_timeout_ms};
-}
-
-void SessionRegistry::set_limits(const SessionLimits& limits) {
-  std::lock_guard lock(mutex_);
-  limits_ = limits;
-}
-
 void SessionRegistry::prune_locked() {
   for (auto it = sessions_.begin(); it != sessions_.end();)
     it = it->second.session->finished() ? sessions_.erase(it) : std::next(it);
@@ -301,22 +286,6 @@ std::vector<wire::SessionSummary> SessionRegistry::local_summaries(const Session
     open.push_back(std::move(summary));
   }
   return open;
-}
-
-std::vector<SessionListing> SessionRegistry::listing() {
-  std::lock_guard lock(mutex_);
-  std::vector<SessionListing> out;
-  for (const auto& [id, entry] : sessions_) {
-    const auto& session = entry.session;
-    if (session->finished()) continue;
-    auto summary = session->summary();
-    summary.replica = records_.replica();
-    out.push_back({std::move(summary), owner_text(session->owner()),
-                   std::chrono::duration<double>(session->running_for()).count()});
-  }
-  std::sort(out.begin(), out.end(),
-            [](const auto& a, const auto& b) { return a.summary.session_id < b.summary.session_id; });
-  return out;
 }
 
 void SessionRegistry::manage(const SessionOwner& owner, std::vector<std::string> cancel,
