@@ -150,6 +150,11 @@ type SessionRequest struct {
 	// A gadget session instead (wire 1.5): one gadget per seat in seat order, as `bp r1cs`
 	// reads a list ("shuffle:3;range:32"); Parties must be its number of items, Bits is not used.
 	Gadgets string
+	// A quorum (wire 1.7): the session starts with the parties present once all have joined,
+	// or once JoinWindow (0: the round timeout) ends with at least MinParties of them; fewer:
+	// it aborts. 0: every party.
+	MinParties int
+	JoinWindow time.Duration
 }
 
 // Bounds are public bounds on a value: v >= Min, and v <= Max when HasMax.
@@ -226,6 +231,8 @@ func CreateSession(dealerURL string, req SessionRequest, opts *Options) (string,
 	C.bp_session_request_init(&r)
 	r.bits, r.parties = C.size_t(req.Bits), C.size_t(req.Parties)
 	r.round_timeout_ms = C.uint32_t(req.RoundTimeout / time.Millisecond)
+	r.min_parties = C.uint32_t(req.MinParties)
+	r.join_window_ms = C.uint32_t(req.JoinWindow / time.Millisecond)
 	var owned []unsafe.Pointer
 	defer func() {
 		for _, p := range owned {

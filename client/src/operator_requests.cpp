@@ -59,6 +59,8 @@ void async_create_session(asio::io_context& ioc, const Endpoint& dealer, const S
         r.bits,     r.parties,          r.label,  r.round_timeout_ms, r.allowed_parties, std::nullopt,
         session_id, r.values_per_party, r.bounds, r.gadgets};
     if (!r.gadgets.empty()) create.bits = 0;  // a gadget session states none
+    create.min_parties = r.min_parties;
+    create.join_window_ms = r.join_window_ms;
     create.operator_auth = detail::signed_by(
         identity, [&](const wire::PublicKey& key) { return wire::create_statement(channel, create, key); });
     return wire::Message{std::move(create)};

@@ -47,6 +47,11 @@ std::vector<uint8_t> encode_checkpoint(const DealerCheckpoint& c) {
   for (const auto& f : c.r1cs_first_phases) fill(m.add_r1cs_first_phases(), f);
   for (const auto& f : c.r1cs_second_phases) fill(m.add_r1cs_second_phases(), f);
   for (const auto& p : c.r1cs_poly_commitments) fill(m.add_r1cs_poly_commitments(), p);
+  m.set_min_parties(c.min_parties);
+  m.set_join_window_ms(c.join_window_ms);
+  m.set_listed_parties(c.listed_parties);
+  for (uint32_t seat : c.not_joined) m.add_not_joined(seat);
+  for (const auto& key : c.not_joined_keys) m.add_not_joined_keys(text_of(key));
   std::vector<uint8_t> out(m.ByteSizeLong());
   m.SerializeToArray(out.data(), static_cast<int>(out.size()));
   return out;
@@ -159,6 +164,28 @@ Result<DealerCheckpoint, CodecError> decode_checkpoint(std::span<const uint8_t> 
   for (const auto& p : m.r1cs_poly_commitments()) {
     BP_TRY(c, r1cs_poly(p));
     out.r1cs_poly_commitments.push_back(c);
+  }
+  // 1.7: a quorum. Before the set is fixed no seat has committed; once fixed, the seats left
+  // out and the ones kept add up to those listed.
+  const auto limit = static_cast<uint32_t>(limits.max_positions);
+  if (m.min_parties() > static_cast<uint32_t>(seat_count + m.not_joined_size()) || m.listed_parties() > limit ||
+      (m.listed_parties() != 0 &&
+       (m.min_parties() == 0 || m.listed_parties() != static_cast<uint32_t>(seat_count + m.not_joined_size()))) ||
+      (m.listed_parties() == 0 && m.not_joined_size() != 0) ||
+      (m.not_joined_keys_size() != 0 && m.not_joined_keys_size() != m.not_joined_size()))
+    return error(CodecErrorKind::BadLength, "a quorum's listed parties are the ones seated and the ones left out");
+  if (m.min_parties() != 0 && m.listed_parties() == 0 && (m.bit_commitments_size() != 0 || first != 0))
+    return error(CodecErrorKind::BadLength, "a round decided before the quorum's set was fixed");
+  out.min_parties = m.min_parties();
+  out.join_window_ms = m.join_window_ms();
+  out.listed_parties = m.listed_parties();
+  for (uint32_t seat : m.not_joined()) {
+    if (seat >= m.listed_parties()) return error(CodecErrorKind::BadLength, "a seat left out beyond those listed");
+    out.not_joined.push_back(seat);
+  }
+  for (const auto& key : m.not_joined_keys()) {
+    BP_TRY(k, fixed<kPublicKeyBytes>(key, "left-out party key"));
+    out.not_joined_keys.push_back(k);
   }
   return out;
 }

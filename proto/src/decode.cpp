@@ -173,6 +173,10 @@ Result<Message, CodecError> decode_message(const pb::CreateSession& m, const Lim
     return error(CodecErrorKind::BadLength, "the bounds name one per value or none");
   out.bounds = std::move(bounds);
   out.gadgets = m.gadgets();
+  if (m.min_parties() > m.parties())
+    return error(CodecErrorKind::BadLength, "min_parties is more than the session's parties");
+  out.min_parties = m.min_parties();
+  out.join_window_ms = m.join_window_ms();
   return Message{std::move(out)};
 }
 

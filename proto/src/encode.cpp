@@ -100,6 +100,8 @@ std::vector<uint8_t> encode(const Message& message) {
       for (uint32_t k : c.values_per_party) m->add_values_per_party(k);
       fill_bounds(m->mutable_bounds(), c.bounds);
       m->set_gadgets(c.gadgets);
+      m->set_min_parties(c.min_parties);
+      m->set_join_window_ms(c.join_window_ms);
       if (c.operator_auth) {
         m->set_operator_key(text_of(c.operator_auth->key));
         m->set_signature(text_of(c.operator_auth->signature));

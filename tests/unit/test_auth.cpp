@@ -113,6 +113,14 @@ TEST_CASE("a create signature covers the parameters and the allow-list") {
   CHECK_FALSE(changed([](CreateSessionMsg& c) { c.round_timeout_ms = 1001; }));
   CHECK_FALSE(changed([](CreateSessionMsg& c) { std::swap(c.allowed_parties[0], c.allowed_parties[1]); }));
   CHECK_FALSE(changed([](CreateSessionMsg& c) { c.allowed_parties[1][31] ^= 1; }));
+  // 1.7: a quorum and its window are signed; a request without one signs as a 1.6 one did.
+  CHECK_FALSE(changed([](CreateSessionMsg& c) { c.min_parties = 1; }));
+  CHECK_FALSE(changed([](CreateSessionMsg& c) { c.join_window_ms = 5000; }));
+  auto quorum = create;
+  quorum.min_parties = 1;
+  const auto quorum_sig = op.sign(create_statement(here, quorum, op.public_key()));
+  quorum.min_parties = 2;
+  CHECK_FALSE(verify_signature(op.public_key(), create_statement(here, quorum, op.public_key()), quorum_sig));
   // Length prefixes: moving a byte from the label into the next field is a different statement.
   CHECK(create_statement(here, CreateSessionMsg{64, 1, "ab", 0, {}, {}, {}}, op.public_key()) !=
         create_statement(here, CreateSessionMsg{64, 1, "a", 0, {}, {}, {}}, op.public_key()));

@@ -119,6 +119,11 @@ TEST_CASE("every message round-trips") {
                           KeySignature{PublicKey{3}, Signature{4}},
                           std::string(32, 'e')};
   CHECK(round_trip(listed) == listed);
+  listed.min_parties = 1;  // 1.7: a quorum and its window
+  listed.join_window_ms = 4000;
+  CHECK(round_trip(listed) == listed);
+  listed.min_parties = 3;  // more than the parties
+  CHECK(decode(encode(Message{listed})).error().kind == CodecErrorKind::BadLength);
   const HelloMsg hello{{5, 6}, PublicKey{7}, true, true};
   CHECK(round_trip(hello) == hello);
   const std::string id(32, 'a');
@@ -328,6 +333,33 @@ TEST_CASE("a dealer checkpoint round-trips, and every field read back from a rec
   CHECK(refused([](DealerCheckpoint& b) { b.bit_commitments.clear(); }));     // round 2 without round 1
   CHECK(refused([](DealerCheckpoint& b) { b.seats[1].taken = false; }));      // round 1 with a free seat
   CHECK(refused([](DealerCheckpoint& b) { b.bit_commitments[0].A_j.bytes[31] = 0xff; }));  // not a point
+  // 1.7: a fixed quorum set: three seated of five listed, two left out with their keys.
+  DealerCheckpoint fixed = c;
+  fixed.min_parties = 2;
+  fixed.join_window_ms = 1000;
+  fixed.listed_parties = 5;
+  fixed.not_joined = {1, 4};
+  fixed.not_joined_keys = {PublicKey{5}, PublicKey{6}};
+  CHECK(*decode_checkpoint(encode_checkpoint(fixed)) == fixed);
+  auto quorum_refused = [&](auto change) {
+    DealerCheckpoint bad = fixed;
+    change(bad);
+    return !decode_checkpoint(encode_checkpoint(bad)).ok();
+  };
+  CHECK(quorum_refused([](DealerCheckpoint& b) { b.listed_parties = 6; }));   // seated and left out: five
+  CHECK(quorum_refused([](DealerCheckpoint& b) { b.not_joined = {1, 5}; }));  // beyond those listed
+  CHECK(quorum_refused([](DealerCheckpoint& b) { b.not_joined_keys.pop_back(); }));
+  CHECK(quorum_refused([](DealerCheckpoint& b) { b.min_parties = 0; }));  // fixed without a quorum
+  CHECK(quorum_refused([](DealerCheckpoint& b) { b.min_parties = 6; }));
+  // Before the set is fixed nothing is decided: no round, nobody left out.
+  DealerCheckpoint gathering = c;
+  gathering.min_parties = 2;
+  CHECK_FALSE(decode_checkpoint(encode_checkpoint(gathering)).ok());  // it holds round 1
+  gathering.bit_commitments.clear();
+  gathering.poly_commitments.clear();
+  CHECK(decode_checkpoint(encode_checkpoint(gathering)).ok());
+  gathering.not_joined = {0};
+  CHECK_FALSE(decode_checkpoint(encode_checkpoint(gathering)).ok());
   CHECK_FALSE(decode_checkpoint(std::vector<uint8_t>{0xff, 0x01}).ok());
   CHECK(hash_resume_token(std::vector<uint8_t>(16, 1)) != hash_resume_token(std::vector<uint8_t>(16, 2)));
 }

@@ -307,6 +307,10 @@ int bp_create_session(const char* dealer_url, const bp_session_request* request,
       for (size_t i = 0; i < request->bounds_count; ++i) wanted.bounds.push_back(to_bounds(request->bounds[i]));
     if (request->size >= offsetof(bp_session_request, gadgets) + sizeof request->gadgets && request->gadgets != nullptr)
       wanted.gadgets = request->gadgets;
+    if (request->size >= offsetof(bp_session_request, join_window_ms) + sizeof request->join_window_ms) {
+      wanted.min_parties = request->min_parties;
+      wanted.join_window_ms = request->join_window_ms;
+    }
     auto created = bp::client::create_session(endpoint, wanted, converted);
     if (!created) return client_failure(err, created.error());
     std::memset(session_id_out, 0, 33);

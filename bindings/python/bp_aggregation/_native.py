@@ -68,6 +68,8 @@ class SessionRequest(ctypes.Structure):
         ("bounds", ctypes.POINTER(ValueBounds)),
         ("bounds_count", ctypes.c_size_t),
         ("gadgets", ctypes.c_char_p),  # ABI 0.6
+        ("min_parties", ctypes.c_uint32),  # ABI 0.8
+        ("join_window_ms", ctypes.c_uint32),
     ]
 
 

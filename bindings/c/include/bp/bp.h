@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define BP_ABI_MAJOR 0
-#define BP_ABI_MINOR 7
+#define BP_ABI_MINOR 8
 
 /* Version of the library actually loaded: major * 1000 + minor. */
 BP_API int bp_abi_version(void);
@@ -231,6 +231,11 @@ typedef struct bp_session_request {
    * order as bp r1cs reads a list ("shuffle:3;range:32;range:32"); `parties` must be its
    * number of items, and bits, values_per_party and bounds are not used. NULL: ranges. */
   const char* gadgets;
+  /* ABI 0.8 (wire 1.7 dealers only; an older one refuses): a quorum. The session starts with
+   * the parties present once every listed party has joined, or once join_window_ms (0: the
+   * round timeout) ends with at least min_parties of them; fewer: it aborts. 0: every party. */
+  uint32_t min_parties;
+  uint32_t join_window_ms;
 } bp_session_request;
 
 BP_API void bp_session_request_init(bp_session_request* request);

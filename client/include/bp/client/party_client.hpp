@@ -156,6 +156,12 @@ struct SessionRequest {
   // reads a list ("shuffle:3;range:32;range:32"); `parties` must be its number of items, and
   // bits, values_per_party and bounds are not used.
   std::string gadgets{};
+  // 1.7: a quorum. The session starts with the parties present once every listed party has
+  // joined, or once join_window_ms (0: the round timeout) ends with at least min_parties of
+  // them; their positions and the label follow from that set. 0: every party. A dealer
+  // before 1.7 refuses the request (the signature covers the quorum).
+  uint32_t min_parties = 0;
+  uint32_t join_window_ms = 0;
 };
 
 // What a party proves in one session, stated before it connects: k values, each with its

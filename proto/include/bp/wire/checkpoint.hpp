@@ -50,6 +50,13 @@ struct DealerCheckpoint {
   std::vector<R1CSFirstPhaseShare> r1cs_first_phases;
   std::vector<R1CSSecondPhaseShare> r1cs_second_phases;
   std::vector<R1CSPolyShare> r1cs_poly_commitments;
+  // 1.7: a quorum (0: every party) and its join window; once the set is fixed, how many were
+  // listed and which listed seats (with their keys, when keyed) were left out.
+  uint32_t min_parties = 0;
+  uint32_t join_window_ms = 0;
+  uint32_t listed_parties = 0;
+  std::vector<uint32_t> not_joined;
+  std::vector<PublicKey> not_joined_keys;
   friend bool operator==(const DealerCheckpoint&, const DealerCheckpoint&) = default;
 };
 

@@ -43,7 +43,7 @@ struct KeySignature {
 
 // Session set-up (see proto/aggregation.proto for the meaning of each field).
 // The minor version of the wire format this build speaks (docs/wire-format.md).
-inline constexpr uint32_t kWireMinorVersion = 6;
+inline constexpr uint32_t kWireMinorVersion = 7;
 
 struct HelloMsg {
   std::array<uint8_t, 32> nonce{};
@@ -64,6 +64,8 @@ struct CreateSessionMsg {
   std::vector<uint32_t> values_per_party{};   // 1.4: one count per party; empty: one value each
   std::vector<ValueBounds> bounds{};          // 1.4: one per value; empty: [0, 2^bits)
   std::string gadgets{};                      // 1.5: a gadget session's list (bits 0); empty: ranges
+  uint32_t min_parties = 0;                   // 1.7: a quorum, 1..parties; 0: every party
+  uint32_t join_window_ms = 0;                // 1.7: a quorum session's join window; 0: round_timeout_ms
   friend bool operator==(const CreateSessionMsg&, const CreateSessionMsg&) = default;
 };
 struct SessionCreatedMsg {
