@@ -301,6 +301,35 @@ func TestDropoutIsBlamed(t *testing.T) {
 	}
 }
 
+func TestQuorumSessionProvesForThePartiesWhoCame(t *testing.T) {
+	d := startDealer(t, false)
+	var keys [][32]byte
+	for _, k := range d.parties {
+		keys = append(keys, k.PublicKey())
+	}
+	dealerKey := d.key.PublicKey()
+	session, err := CreateSession(d.url, SessionRequest{Bits: 64, Parties: 4, Label: "go quorum", AllowedParties: keys,
+		MinParties: 2, JoinWindow: time.Second}, &Options{Identity: d.operator, DealerKey: &dealerKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, errs := d.joinAll(session, 3)
+	for i := range errs {
+		if errs[i] != nil {
+			t.Fatalf("party %d: %v", i, errs[i])
+		}
+		if string(results[i].Proof) != string(results[0].Proof) || results[i].Position != i {
+			t.Fatalf("party %d got another proof or position %d", i, results[i].Position)
+		}
+	}
+	if !strings.Contains(results[0].Label, "parties=3") {
+		t.Fatalf("the label is not the set's: %s", results[0].Label)
+	}
+	if err := Verify(results[0].Proof, results[0].Commitments, 64, results[0].Label); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestWrongDealerKey(t *testing.T) {
 	d := startDealer(t, false)
 	session := d.session(t, 0)

@@ -31,12 +31,16 @@ constexpr const char* kUsage =
     "  bp-party create-session --dealer ws[s]://HOST:PORT --bits N --parties M --key OPERATOR_KEY_FILE\n"
     "                          --allow KEY1,KEY2,... [--label L] [--round-timeout-ms T]\n"
     "                          [--session-id ID] [--values-per-party K1,K2,...] [--min A --max B]\n"
+    "                          [--min-parties K [--join-window-ms T]]\n"
     "      the keys (hex or .pub files) of the parties, in seat order; prints the session id\n"
     "      (ID, 32 hex characters, if given; else a random one). --values-per-party: how many\n"
     "      values each party proves (default one each); --min/--max: public bounds on every\n"
     "      value (one entry for all, or one per value in party order; an empty --max entry: a\n"
     "      minimum only). A value with both bounds takes two positions; --bits must cover\n"
     "      max - min (8, 16, 32 or 64). A dealer holds up to its --max-positions (at most 256).\n"
+    "      --min-parties: a quorum; the session starts with the parties present once all have\n"
+    "      joined or --join-window-ms (default: the round timeout) ends with at least K of them\n"
+    "      (fewer: it aborts, naming who was missing). Gadget sessions take it too.\n"
     "  bp-party create-session --dealer ws[s]://HOST:PORT --gadgets LIST --key OPERATOR_KEY_FILE\n"
     "                          --allow KEY1,KEY2,... [--label L] [--round-timeout-ms T] [--session-id ID]\n"
     "      a constraint-system session: one gadget per seat, in seat order, as bp r1cs reads a\n"
@@ -165,9 +169,10 @@ int client_failure(const bp::client::ClientError& e) {
 }
 
 int create_session(int argc, char** argv) {
-  const Flags f = parse(argc, argv,
-                        {"dealer", "bits", "parties", "label", "round-timeout-ms", "ca", "insecure-skip-verify", "key",
-                         "allow", "dealer-key", "session-id", "values-per-party", "min", "max", "gadgets"});
+  const Flags f =
+      parse(argc, argv,
+            {"dealer", "bits", "parties", "label", "round-timeout-ms", "ca", "insecure-skip-verify", "key", "allow",
+             "dealer-key", "session-id", "values-per-party", "min", "max", "gadgets", "min-parties", "join-window-ms"});
   if (!f.error.empty()) return usage_error(f.error);
   const auto dealer = bp::client::parse_endpoint(f.get("dealer"));
   if (!dealer) return usage_error("--dealer must be ws://HOST:PORT or wss://HOST:PORT");
@@ -192,6 +197,14 @@ int create_session(int argc, char** argv) {
   bp::client::SessionRequest request{
       bits, parties, f.get("label", "bp"), static_cast<uint32_t>(timeout), f.get("session-id"), {}};
   request.gadgets = f.get("gadgets");
+  uint64_t quorum = 0, window = 0;
+  if (f.has("min-parties") && (!parse_u64(f.get("min-parties"), quorum) || quorum == 0 || quorum > parties))
+    return usage_error("--min-parties must be 1.." + std::to_string(parties));
+  if (f.has("join-window-ms") &&
+      (!f.has("min-parties") || !parse_u64(f.get("join-window-ms"), window) || window == 0 || window > UINT32_MAX))
+    return usage_error("--join-window-ms takes --min-parties and a number of milliseconds");
+  request.min_parties = static_cast<uint32_t>(quorum);
+  request.join_window_ms = static_cast<uint32_t>(window);
   size_t values = parties;
   if (f.has("values-per-party")) {
     auto counts = bp::wire::parse_u64_list(f.get("values-per-party"), "--values-per-party");

@@ -133,6 +133,22 @@ struct Harness {
           epoch);
   }
 
+  // A quorum session (1.7): `parties` listed, one value each, at least `min_parties` of them
+  // once `window` ends.
+  struct Quorum {
+    size_t parties;
+    uint32_t min_parties;
+    std::chrono::milliseconds window;
+  };
+  explicit Harness(const Quorum& quorum, std::optional<wire::DealerCheckpoint> from = std::nullopt,
+                   uint64_t epoch = kFirstEpoch)
+      : params{8, quorum.parties, mpc::session_label(kSessionId, 8, quorum.parties, "unit")} {
+    SessionTerms terms{kSessionId, params, {}, std::chrono::seconds(30), {}};
+    terms.min_parties = quorum.min_parties;
+    terms.join_window = quorum.window;
+    start(terms, std::move(from), epoch);
+  }
+
   void start(const SessionTerms& terms, std::optional<wire::DealerCheckpoint> from, uint64_t epoch) {
     SessionEnv env{&bp_gens, &pc_gens,    &metrics, std::chrono::milliseconds(50), std::chrono::milliseconds(100),
                    &record,  &dealer_key, checker};
@@ -158,9 +174,12 @@ struct Harness {
   }
 
   // `values`: what a 1.4 party says it brings (0: a party before 1.4).
-  std::shared_ptr<FakeLink> join(std::vector<uint8_t> token = {}, uint32_t values = 0) {
+  // `seat_token`: the token a 1.3 party picks for a new seat.
+  std::shared_ptr<FakeLink> join(std::vector<uint8_t> token = {}, uint32_t values = 0,
+                                 std::vector<uint8_t> seat_token = {}) {
     auto link = std::make_shared<FakeLink>();
-    session->join(link, std::move(token), std::nullopt, {}, PartyStatement{values, false, std::nullopt});
+    session->join(link, std::move(token), std::nullopt, std::move(seat_token),
+                  PartyStatement{values, false, std::nullopt});
     poll();
     return link;
   }

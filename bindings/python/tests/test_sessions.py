@@ -77,6 +77,16 @@ def test_a_party_that_never_joins_is_blamed(dealer):
         assert e.blamed == [3]
 
 
+def test_a_quorum_session_proves_for_the_parties_who_came(dealer):
+    session = dealer.create_session(min_parties=2, join_window_ms=1000)
+    results, errors = run_parties(dealer, session, count=3)
+    assert errors == {}
+    assert sorted(r.position for r in results.values()) == [0, 1, 2]
+    assert len({r.proof for r in results.values()}) == 1
+    assert "parties=3" in results[0].label
+    check_with_bp_verify(dealer, results[0])
+
+
 def test_a_certificate_from_another_ca_is_a_transport_error(tls_dealer, tmp_path):
     from conftest import make_certificate
     other_ca = make_certificate(tmp_path)

@@ -252,6 +252,13 @@ void WsConnection<Stream>::refuse(const std::string& reason, uint32_t reconnect_
 template <class Stream>
 void WsConnection<Stream>::seated(std::weak_ptr<AggregationSession> session, size_t seat, size_t positions) {
   asio::post(ws_.get_executor(), [self = shared_from_this(), session = std::move(session), seat, positions] {
+    if (self->state_ == State::Seated) {
+      // A quorum's set was fixed: the same party, at its seat in that set.
+      self->position_ = seat;
+      self->frame_limit_ = std::max(self->env_.config->max_frame_bytes, positions * kShareFrameBytes);
+      self->ws_.read_message_max(self->frame_limit_);
+      return;
+    }
     if (self->state_ != State::Joining) return;  // closed meanwhile
     self->session_ = session;
     self->position_ = seat;

@@ -10,6 +10,7 @@ namespace bp::server {
 
 enum class AbortKind {
   JoinTimeout,        // not every seat was taken before the deadline
+  QuorumNotReached,   // a quorum session's join window ended with fewer parties than its minimum
   RoundTimeout,       // a seated party did not answer a round in time
   PartyLeft,          // a party disconnected and did not resume within the grace period
   ProtocolViolation,  // a malformed, oversized, out-of-order or conflicting frame
@@ -22,13 +23,14 @@ enum class AbortKind {
 };
 
 inline constexpr std::array kAllAbortKinds = {
-    AbortKind::JoinTimeout, AbortKind::RoundTimeout, AbortKind::PartyLeft,     AbortKind::ProtocolViolation,
-    AbortKind::Withdrawn,   AbortKind::LostState,    AbortKind::InvalidShares, AbortKind::Cancelled,
-    AbortKind::Shutdown,    AbortKind::Internal};
+    AbortKind::JoinTimeout, AbortKind::RoundTimeout, AbortKind::PartyLeft,       AbortKind::ProtocolViolation,
+    AbortKind::Withdrawn,   AbortKind::LostState,    AbortKind::InvalidShares,   AbortKind::Cancelled,
+    AbortKind::Shutdown,    AbortKind::Internal,     AbortKind::QuorumNotReached};
 
 constexpr const char* abort_kind_label(AbortKind kind) {
   switch (kind) {
     case AbortKind::JoinTimeout: return "join_timeout";
+    case AbortKind::QuorumNotReached: return "quorum_not_reached";
     case AbortKind::RoundTimeout: return "round_timeout";
     case AbortKind::PartyLeft: return "party_left";
     case AbortKind::ProtocolViolation: return "protocol_violation";

@@ -76,6 +76,10 @@ std::string Metrics::prometheus_text() const {
           "Sessions this replica stopped running with their parties told to join again (handed over, taken over "
           "elsewhere, or its lease on the record lost).",
           sessions_moved_);
+  counter("bp_quorum_sets_fixed_total", "Quorum sessions that fixed their set of parties and went on.", sets_fixed_);
+  counter("bp_quorum_parties_left_out_total",
+          "Listed parties a quorum session's fixed set left out (never joined, or gone before it was fixed).",
+          parties_left_out_);
   counter("bp_bytes_in_total", "WebSocket payload bytes received.", bytes_in_);
   counter("bp_bytes_out_total", "WebSocket payload bytes sent.", bytes_out_);
   line("# HELP bp_parties_connected Parties currently seated in a session.");

@@ -21,6 +21,11 @@ class Metrics {
   // (handed over, taken over, or its lease lost) with its parties sent to join again.
   void session_taken_over() { ++sessions_taken_over_; }
   void session_moved() { ++sessions_moved_; }
+  // A quorum session fixed its set, leaving out `left_out` listed parties.
+  void set_fixed(size_t left_out) {
+    ++sets_fixed_;
+    parties_left_out_ += left_out;
+  }
   void connection_opened() { ++connections_; }
   void connection_closed() { --connections_; }
   void party_joined() { ++parties_connected_; }
@@ -65,6 +70,7 @@ class Metrics {
 
   std::atomic<long> sessions_started_{0}, sessions_completed_{0}, aborted_total_{0};
   std::atomic<long> sessions_taken_over_{0}, sessions_moved_{0};
+  std::atomic<uint64_t> sets_fixed_{0}, parties_left_out_{0};
   std::atomic<long> connections_{0}, parties_connected_{0};
   std::atomic<uint64_t> bytes_in_{0}, bytes_out_{0};
   mutable std::mutex mutex_;

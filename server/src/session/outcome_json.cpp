@@ -31,6 +31,10 @@ std::string outcome_json(const SessionOutcome& o) {
     out.text("label", o.params.label);
     out.text("reason", o.reason).numbers("blamed", o.blamed);
   }
+  if (o.listed_parties != 0) {
+    std::vector<size_t> left_out(o.not_joined.begin(), o.not_joined.end());
+    out.number("listed_parties", o.listed_parties).numbers("not_joined", left_out);
+  }
   return out.str();
 }
 

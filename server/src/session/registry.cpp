@@ -105,6 +105,12 @@ void SessionRegistry::create(const wire::CreateSessionMsg& request, SessionOwner
                      request.values_per_party,
                      request.bounds,
                      std::move(gadgets)};
+  // A quorum of every party is today's session (all or nothing, seated as they come).
+  if (request.min_parties != 0 && request.min_parties < request.parties) {
+    terms.min_parties = request.min_parties;
+    terms.join_window = std::chrono::milliseconds(
+        request.join_window_ms == 0 ? timeout_ms : std::min(request.join_window_ms, limits.max_round_timeout_ms));
+  }
   auto checkpoint = first_checkpoint(terms);
   // What the record keeps if no replica finishes the session.
   const std::string lost = outcome_json(SessionOutcome{

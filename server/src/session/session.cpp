@@ -37,6 +37,7 @@ wire::SessionSummary AggregationSession::summary() const {
 
 AggregationSession::Phase AggregationSession::phase() const {
   if (!std::holds_alternative<std::monostate>(stage_)) return Phase::Done;
+  if (gathering()) return Phase::Joining;
   return kind_->phase(seats_taken() == seats_.size());
 }
 
@@ -121,6 +122,7 @@ void AggregationSession::deliver(size_t seat, std::shared_ptr<PartyLink> link, w
 void AggregationSession::misbehaved(size_t seat, std::shared_ptr<PartyLink> link, std::string reason) {
   asio::post(strand_, [self = shared_from_this(), seat, link = std::move(link), reason = std::move(reason)] {
     if (self->phase() == Phase::Done || !self->from_seat(seat, link)) return;
+    if (self->gathering()) return self->free_seat(seat, "the party broke the protocol before the set was fixed");
     log::warn("party misbehaved",
               {{"session", self->id()}, {"position", self->seats_[seat].shape.first_position}, {"reason", reason}});
     self->abort(AbortKind::ProtocolViolation, reason, self->blame_of_seat(seat));
@@ -140,6 +142,7 @@ void AggregationSession::disconnected(size_t seat_index, std::shared_ptr<PartyLi
     seat.grace = std::make_unique<asio::steady_timer>(self->strand_, self->env_.reconnect_grace);
     seat.grace->async_wait([self, seat_index](boost::system::error_code ec) {
       if (ec || self->phase() == Phase::Done || self->seats_[seat_index].link) return;
+      if (self->gathering()) return self->free_seat(seat_index, "the party left before the set was fixed");
       self->abort(AbortKind::PartyLeft, "party disconnected", self->blame_of_seat(seat_index));
     });
   });
@@ -163,7 +166,7 @@ void AggregationSession::start_round() {
 }
 
 void AggregationSession::arm_deadline() {
-  deadline_.expires_after(terms_.round_timeout);
+  deadline_.expires_after(phase() == Phase::Joining ? terms_.joining_time() : terms_.round_timeout);
   deadline_.async_wait([self = shared_from_this(), armed_in = phase()](boost::system::error_code ec) {
     if (!ec && self->phase() == armed_in) self->on_deadline();
   });
@@ -172,6 +175,7 @@ void AggregationSession::arm_deadline() {
 void AggregationSession::on_deadline() {
   std::vector<size_t> late;
   const Phase now = phase();
+  if (gathering()) return window_ended();
   if (now == Phase::Joining) {
     // The seats nobody took are to blame: in a keyed session each is one named party's.
     for (size_t j = 0; j < seats_.size(); ++j)
@@ -224,6 +228,10 @@ RoundItems round_items(wire::Message message) {
 void AggregationSession::on_deliver(size_t seat, const std::shared_ptr<PartyLink>& link, wire::Message message) {
   const Phase now = phase();
   if (now == Phase::Done || !from_seat(seat, link)) return;
+  if (gathering())  // it has no positions yet, so it has nothing to send but a withdrawal
+    return free_seat(seat, std::holds_alternative<wire::AbortMsg>(message)
+                               ? "the party withdrew before the set was fixed"
+                               : "a round's message before the set was fixed");
   const SeatShape& shape = seats_[seat].shape;
   if (auto* withdrawn = std::get_if<wire::AbortMsg>(&message)) {
     // The party's own words stay in this log: the record, /v1/sessions and the other parties
@@ -304,6 +312,8 @@ void AggregationSession::checked(std::optional<SessionKind::Abort> failed) {
 }
 
 void AggregationSession::finish_ok(SessionKind::Signed signed_result) {
+  signed_result.outcome.listed_parties = terms_.listed_parties;
+  signed_result.outcome.not_joined = terms_.not_joined;
   record_then(std::move(signed_result.outcome),
               [this, frame = std::move(signed_result.frame), proof_bytes = signed_result.proof_bytes,
                proves = std::move(signed_result.proves)] {
@@ -337,6 +347,8 @@ void AggregationSession::broadcast(Frame frame) {
 void AggregationSession::abort(AbortKind kind, const std::string& reason, std::vector<size_t> blamed) {
   if (phase() == Phase::Done && !std::holds_alternative<Checking>(stage_)) return;  // a check's verdict still counts
   auto outcome = SessionOutcome{id(), params_, false, reason, blamed, std::nullopt, seats_.size()};
+  outcome.listed_parties = terms_.listed_parties;
+  outcome.not_joined = terms_.not_joined;
   record_then(std::move(outcome), [this, kind, reason, blamed = std::move(blamed)] {
     ended_reason_ = reason;
     ended_blamed_ = blamed;

@@ -13,6 +13,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <atomic>
 #include <boost/asio/strand.hpp>
 #include <chrono>
 #include <functional>
@@ -45,6 +46,7 @@ class PartyLink {
   // Called before the Joined frame is sent, so the connection routes later frames here.
   // `seat` is the party's index in the session; it holds `positions` positions (its frames
   // of a round carry that many messages, so the connection reads frames that large).
+  // Called again, with its seat in the fixed set, when a quorum session fixes its set.
   virtual void seated(std::weak_ptr<AggregationSession> session, size_t seat, size_t positions) = 0;
   virtual void send(std::shared_ptr<const std::vector<uint8_t>> frame) = 0;
   // Closes once the frames queued so far are written.
@@ -104,6 +106,9 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
     wire::TokenHash token_hash{};
     std::string peer;
     std::unique_ptr<boost::asio::steady_timer> grace;  // running while the party is away
+    // A quorum session's party before the set is fixed: what its Joined will carry.
+    std::vector<uint8_t> held_token;
+    std::optional<wire::PublicKey> held_key;
   };
   struct Ended {};  // the outcome is decided: nothing a party sends counts any more
   struct Moved {};  // another replica has it, or will: nothing a party sends counts here
@@ -133,6 +138,17 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   void announce_seat(size_t seat_index, const std::shared_ptr<PartyLink>& link, const std::vector<uint8_t>& token,
                      const std::optional<wire::PublicKey>& key, bool again);
   size_t seats_taken() const;
+
+  // session_quorum.cpp: a quorum session before its set is fixed. A seated party waits,
+  // told nothing; one that leaves, misbehaves or stays away past its grace frees its seat
+  // (nothing was committed, nobody is blamed); every listed party present, or the join
+  // window's end with the quorum, fixes the set; fewer ends the session.
+  bool gathering() const;
+  void hold_seat(size_t seat_index, const std::shared_ptr<PartyLink>& link, const std::vector<uint8_t>& token,
+                 const std::optional<wire::PublicKey>& key);
+  void free_seat(size_t seat_index, const std::string& why);
+  void fix_set();
+  void window_ended();
   void on_deliver(size_t seat, const std::shared_ptr<PartyLink>& link, wire::Message message);
   bool from_seat(size_t seat, const std::shared_ptr<PartyLink>& link) const;
   void publish_progress();  // the phase and seats, for listings
@@ -180,7 +196,7 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   SessionEnv env_;
   const uint64_t epoch_;
   wire::DealerCheckpoint restored_;  // what start() rebuilds; emptied after
-  const size_t party_count_;         // seats, fixed by the terms (read by summary() off the strand)
+  std::atomic<size_t> party_count_;  // seats, fixed by the terms (read by summary() off the strand)
   const std::chrono::steady_clock::time_point made_ = std::chrono::steady_clock::now();
   boost::asio::steady_timer deadline_;
   boost::asio::steady_timer retry_;  // the next try of a write the record failed
@@ -190,7 +206,8 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   std::vector<Seat> seats_;  // one per party
   std::vector<size_t> seat_of_position_;
   // What this session proves and how its rounds decide (decided once, when it is made).
-  const std::unique_ptr<SessionKind> kind_;
+  // A quorum session's is made again, for the set it fixes.
+  std::unique_ptr<SessionKind> kind_;
   Stage stage_;
   std::vector<std::optional<wire::Message>> inbox_;  // this round's message per position
   std::vector<std::vector<uint8_t>> last_accepted_;  // each seat's last accepted round, encoded

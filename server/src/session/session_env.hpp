@@ -29,6 +29,10 @@ struct SessionOutcome {
   std::optional<wire::ResultMsg> result;             // with the dealer's attestation
   size_t parties = 0;                                // seats (0: unknown, a record too damaged to say)
   std::optional<wire::R1CSResultMsg> r1cs_result{};  // a gadget session's, with the attestation
+  // 1.7: a quorum session whose set was fixed: how many parties were listed, and the listed
+  // seats (operator's order) left out of the set.
+  size_t listed_parties = 0;
+  std::vector<uint32_t> not_joined{};
 };
 
 // What a session writes to the record. Each call answers once, on any thread.

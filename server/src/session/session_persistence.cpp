@@ -32,6 +32,11 @@ wire::DealerCheckpoint AggregationSession::snapshot() const {
   for (const auto& seat : seats_) c.seats.push_back({seat.taken, seat.token_hash, seat.peer});
   c.values_per_party = terms_.values_per_party;
   c.bounds = terms_.bounds;
+  c.min_parties = terms_.min_parties;
+  c.join_window_ms = static_cast<uint32_t>(terms_.join_window.count());
+  c.listed_parties = static_cast<uint32_t>(terms_.listed_parties);
+  c.not_joined = terms_.not_joined;
+  c.not_joined_keys = terms_.not_joined_keys;
   kind_->checkpoint(c);  // the kind's terms and the rounds it decided
   return c;
 }

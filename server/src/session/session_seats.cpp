@@ -64,6 +64,7 @@ void AggregationSession::resume_seat(size_t index, const std::shared_ptr<PartyLi
   seat.link = link;
   seat.grace.reset();
   env_.metrics->party_joined();
+  if (gathering()) return hold_seat(index, link, token, std::nullopt);
   link->seated(weak_from_this(), index, seat.shape.positions);
   link->send(frame_of(joined_message(index, token)));
   if (last_broadcast_) link->send(last_broadcast_);
@@ -196,6 +197,7 @@ void AggregationSession::give_seat(size_t seat_index, const std::shared_ptr<Part
 void AggregationSession::announce_seat(size_t seat_index, const std::shared_ptr<PartyLink>& link,
                                        const std::vector<uint8_t>& token, const std::optional<wire::PublicKey>& key,
                                        bool again) {
+  if (gathering()) return hold_seat(seat_index, link, token, key);
   if (seats_[seat_index].link == link) {
     link->seated(weak_from_this(), seat_index, seats_[seat_index].shape.positions);
     link->send(frame_of(joined_message(seat_index, token)));

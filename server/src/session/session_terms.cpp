@@ -40,6 +40,50 @@ std::span<const ValueBounds> SessionTerms::bounds_of(const SeatShape& seat) cons
   return std::span(bounds).subspan(seat.first_value, seat.values);
 }
 
+SessionTerms SessionTerms::with_set(const std::vector<size_t>& present) const {
+  const auto shapes = seat_shapes();
+  SessionTerms fixed = *this;
+  fixed.allowed.clear();
+  fixed.values_per_party.clear();
+  fixed.bounds.clear();
+  fixed.listed_parties = shapes.size();
+  fixed.not_joined.clear();
+  fixed.not_joined_keys.clear();
+  std::string items;
+  size_t kept = 0;
+  for (size_t j = 0; j < shapes.size(); ++j) {
+    if (kept < present.size() && present[kept] == j) {
+      ++kept;
+      if (!allowed.empty()) fixed.allowed.push_back(allowed[j]);
+      if (!values_per_party.empty()) fixed.values_per_party.push_back(values_per_party[j]);
+      const auto seat_bounds = bounds_of(shapes[j]);
+      fixed.bounds.insert(fixed.bounds.end(), seat_bounds.begin(), seat_bounds.end());
+      if (gadgets) items += (items.empty() ? "" : ";") + gadgets->items()[j].text();
+      continue;
+    }
+    fixed.not_joined.push_back(static_cast<uint32_t>(j));
+    if (!allowed.empty()) fixed.not_joined_keys.push_back(allowed[j]);
+  }
+  if (gadgets) {
+    // The items kept are a listed list's, so their list parses (and is canonical) as well.
+    const auto user_label = mpc::read_gadget_session_label(params.label, id, gadgets->text());
+    fixed.gadgets = GadgetList::parse(items).value();
+    fixed.params = mpc::SessionParams{
+        0, present.size(),
+        mpc::gadget_session_label(id, fixed.gadgets->text(), user_label ? *user_label : std::string())};
+    return fixed;
+  }
+  const auto label = mpc::read_session_transcript_label(params.label, id, params.bits, params.positions);
+  size_t values = 0;
+  for (size_t j : present) values += shapes[j].values;
+  const size_t positions = fixed.bounds.empty() ? values : bounded_positions(fixed.bounds);
+  fixed.params =
+      mpc::SessionParams{params.bits, positions,
+                         mpc::session_transcript_label(id, params.bits, positions,
+                                                       label ? label->user_label : std::string(), fixed.bounds)};
+  return fixed;
+}
+
 Result<size_t, std::string> positions_of(size_t bits, size_t parties, const std::vector<uint32_t>& values_per_party,
                                          const std::vector<ValueBounds>& bounds, size_t max_positions) {
   size_t values = values_per_party.empty() ? parties : 0;
@@ -82,8 +126,22 @@ wire::DealerCheckpoint first_checkpoint(const SessionTerms& terms) {
   c.bounds = terms.bounds;
   if (terms.gadgets) c.gadgets = terms.gadgets->text();
   c.seats.resize(terms.seat_shapes().size());
+  c.min_parties = terms.min_parties;
+  c.join_window_ms = static_cast<uint32_t>(terms.join_window.count());
   return c;
 }
+
+namespace {
+
+void quorum_of(const wire::DealerCheckpoint& c, SessionTerms& t) {
+  t.min_parties = c.min_parties;
+  t.join_window = std::chrono::milliseconds(c.join_window_ms);
+  t.listed_parties = c.listed_parties;
+  t.not_joined = c.not_joined;
+  t.not_joined_keys = c.not_joined_keys;
+}
+
+}  // namespace
 
 std::optional<SessionTerms> terms_of(const std::string& id, const wire::DealerCheckpoint& c) {
   if (!c.gadgets.empty()) {
@@ -99,6 +157,7 @@ std::optional<SessionTerms> terms_of(const std::string& id, const wire::DealerCh
     t.round_timeout = std::chrono::milliseconds(c.round_timeout_ms);
     t.owner = SessionOwner{c.owner_key, c.owner_address};
     t.gadgets = std::move(*list);
+    quorum_of(c, t);
     return t;
   }
   // The label must be one of this session's, on these terms (mpc's one reader of labels):
@@ -113,6 +172,7 @@ std::optional<SessionTerms> terms_of(const std::string& id, const wire::DealerCh
   t.owner = SessionOwner{c.owner_key, c.owner_address};
   t.values_per_party = c.values_per_party;
   t.bounds = c.bounds;
+  quorum_of(c, t);
   return t;
 }
 

@@ -48,9 +48,26 @@ struct SessionTerms {
   // 1.5: a gadget session's list, one item per seat (params.n 0, params.positions the seats,
   // one position each); none: a range session.
   std::optional<GadgetList> gadgets{};
+  // 1.7: a quorum of the listed parties (0: every one) and how long joining may take (0: the
+  // round timeout). Until the set is fixed (listed_parties 0) the terms are the listed ones;
+  // with_set gives the fixed set's.
+  uint32_t min_parties = 0;
+  std::chrono::milliseconds join_window{0};
+  size_t listed_parties = 0;                       // the set is fixed: how many the operator listed
+  std::vector<uint32_t> not_joined{};              // the listed seats left out, operator's order
+  std::vector<wire::PublicKey> not_joined_keys{};  // their keys, in a keyed session
 
   std::vector<SeatShape> seat_shapes() const;
   std::span<const ValueBounds> bounds_of(const SeatShape& seat) const;
+  // Waiting for a quorum: no party hears its seat (positions, label) before the set is fixed.
+  bool gathering() const { return min_parties != 0 && listed_parties == 0; }
+  std::chrono::milliseconds joining_time() const {
+    return gathering() && join_window.count() != 0 ? join_window : round_timeout;
+  }
+  // The terms of the set `present` (listed seats, ascending) fixes: their keys, values,
+  // bounds or gadget items in seat order, the positions those take, and the transcript label
+  // rebuilt over them with the application's label; the rest recorded as not joined.
+  SessionTerms with_set(const std::vector<size_t>& present) const;
 };
 
 // The session's values and bounds as an operator asked for them: the positions they take,

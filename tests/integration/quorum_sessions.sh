@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Quorum sessions (wire 1.7) against the real dealer on loopback, with bp-party processes:
+#   1 eight listed parties, a quorum of five, two that never join: the six present get one
+#     proof of six values (every one prints the same), which bp verify accepts with the
+#     dealer's signature; the record names the two left out;
+#   2 a party that joins and leaves before the set is fixed is left out of it, and the rest
+#     still make their proof;
+#   3 four of eight joined when the window ends, five needed: "quorum not reached", the
+#     missing seats' positions blamed, no party committed;
+#   4 a gadget session with a quorum: the set's items make the list the proof is of.
+#   tests/integration/quorum_sessions.sh BUILD
+set -euo pipefail
+BUILD=$(cd "$1" && pwd)
+work=$(mktemp -d)
+dealer_pid=
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  [ -z "$dealer_pid" ] || kill "$dealer_pid" 2>/dev/null || true
+  [ -n "${KEEP:-}" ] || rm -rf "$work"
+  [ -z "${KEEP:-}" ] || echo "kept $work"
+}
+trap cleanup EXIT
+fail() {
+  echo "error: $*" >&2
+  exit 1
+}
+party="$BUILD/client/bp-party"
+dealer="$BUILD/server/bp-dealer"
+bp="$BUILD/tools/bp"
+"$party" keygen --out "$work/operator.key" >/dev/null
+"$party" keygen --out "$work/dealer.key" >/dev/null
+keys=
+for j in 0 1 2 3 4 5 6 7; do
+  "$party" keygen --out "$work/p$j.key" >/dev/null
+  keys="$keys${keys:+,}$work/p$j.key.pub"
+done
+
+"$dealer" --listen 127.0.0.1:0 --record "$work/outcomes.db" --dealer-key "$work/dealer.key" \
+  --operator-key "$work/operator.key.pub" >"$work/dealer.out" 2>"$work/dealer.log" &
+dealer_pid=$!
+for _ in $(seq 200); do
+  grep -q listening "$work/dealer.out" 2>/dev/null && break
+  sleep 0.05
+done
+grep -q listening "$work/dealer.out" || fail "the dealer did not start: $(tail -5 "$work/dealer.log")"
+port=$(sed -E 's/.*:([0-9]+)$/\1/' "$work/dealer.out")
+url="ws://127.0.0.1:$port"
+field() { /usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); v=r[sys.argv[2]]; print(",".join(map(str, v)) if isinstance(v, list) else v)' "$@"; }
+
+# join J VALUE [FLAGS...]: party J joins $session in the background, its output in $work/pJ.*
+join() {
+  local j=$1 value=$2
+  shift 2
+  "$party" join --dealer "$url" --session "$session" --value "$value" --bits 16 --key "$work/p$j.key" \
+    --timeout-ms 20000 "$@" >"$work/p$j.json" 2>"$work/p$j.err" &
+  pids[$j]=$!
+}
+
+echo "== 1. eight listed, a quorum of five, two never join"
+session=$("$party" create-session --dealer "$url" --bits 16 --parties 8 --label quorum --key "$work/operator.key" \
+  --allow "$keys" --min-parties 5 --join-window-ms 1500)
+for j in 0 1 3 4 6 7; do join "$j" $((100 + j)); done
+for j in 0 1 3 4 6 7; do wait "${pids[$j]}" || fail "party $j: $(cat "$work/p$j.err")"; done
+proof=$(field "$work/p0.json" proof)
+for j in 1 3 4 6 7; do
+  [ "$(field "$work/p$j.json" proof)" = "$proof" ] || fail "party $j printed another proof"
+done
+# values: the commitments that are not the padding's identity
+values() { field "$1" commitments | tr ',' '\n' | grep -vc '^0*$'; }
+[ "$(values "$work/p0.json")" = 6 ] || fail "the proof is not of six values"
+curl -sS --max-time 10 "http://127.0.0.1:$port/v1/sessions/$session" >"$work/stored.json"
+verdict=$("$bp" verify --bits 16 --commitments "$(field "$work/stored.json" commitments)" \
+  --proof "$(field "$work/stored.json" proof)" --label "$(field "$work/stored.json" label)" --session "$session" \
+  --dealer-key "$work/dealer.key.pub" --signature "$(field "$work/stored.json" dealer_signature)" 2>&1)
+[ "$verdict" = ok ] || fail "bp verify: $verdict"
+[ "$(field "$work/stored.json" listed_parties)" = 8 ] || fail "the record does not say eight were listed"
+[ "$(field "$work/stored.json" not_joined)" = 2,5 ] || fail "the record does not name seats 2 and 5 as left out"
+grep -q "set is fixed.* parties=6 listed=8 .*not_joined=2" "$work/dealer.log" || fail "the dealer did not log the set"
+echo "   ok: six parties, one proof, verified"
+
+echo "== 2. a party that leaves before the set is fixed is left out"
+session=$("$party" create-session --dealer "$url" --bits 16 --parties 8 --label quorum --key "$work/operator.key" \
+  --allow "$keys" --min-parties 5 --join-window-ms 2500)
+join 2 7 --timeout-ms 600 # gives up (its own deadline) long before the window ends
+for j in 0 1 3 4 5; do join "$j" $((200 + j)); done
+if wait "${pids[2]}"; then fail "party 2 finished a session it left"; fi
+for j in 0 1 3 4 5; do wait "${pids[$j]}" || fail "party $j: $(cat "$work/p$j.err")"; done
+[ "$(values "$work/p0.json")" = 5 ] || fail "the proof is not of the five who stayed"
+grep -q "set is fixed.* parties=5 listed=8 .*not_joined=3" "$work/dealer.log" || fail "the dealer did not log the set"
+echo "   ok: five who stayed, one proof"
+
+echo "== 3. the window ends with four of eight, five needed"
+session=$("$party" create-session --dealer "$url" --bits 16 --parties 8 --label quorum --key "$work/operator.key" \
+  --allow "$keys" --min-parties 5 --join-window-ms 1000)
+for j in 0 2 4 6; do join "$j" $((300 + j)) --events "$work/p$j.events"; done
+for j in 0 2 4 6; do
+  if wait "${pids[$j]}"; then fail "party $j got a result without a quorum"; fi
+  grep -q 'quorum not reached: 4 of 8 listed parties joined' "$work/p$j.err" ||
+    fail "party $j was not told why: $(cat "$work/p$j.err")"
+  grep -q '"event":"connecting"' "$work/p$j.events" || fail "party $j wrote no events"
+  ! grep -q '"event":"joined"' "$work/p$j.events" || fail "party $j heard its seat before the set was fixed"
+done
+echo "   ok: quorum not reached, nobody committed"
+
+echo "== 4. a gadget session with a quorum"
+session=$("$party" create-session --dealer "$url" --gadgets 'range:16;range:16;range:16;range:16' \
+  --key "$work/operator.key" --allow "$work/p0.key.pub,$work/p1.key.pub,$work/p2.key.pub,$work/p3.key.pub" \
+  --min-parties 2 --join-window-ms 1000)
+for j in 0 3; do
+  "$party" join --dealer "$url" --session "$session" --gadget range:16 --value $((400 + j)) --key "$work/p$j.key" \
+    --timeout-ms 20000 >"$work/p$j.json" 2>"$work/p$j.err" &
+  pids[$j]=$!
+done
+for j in 0 3; do wait "${pids[$j]}" || fail "gadget party $j: $(cat "$work/p$j.err")"; done
+[ "$(field "$work/p0.json" gadgets)" = "range:16;range:16" ] || fail "the proof is not of the set's two items"
+echo "   ok: a proof of the two items present"
+echo "quorum sessions: ok"

@@ -1,0 +1,186 @@
+// A quorum session (wire 1.7) without sockets: parties are seated but told nothing until the
+// set is fixed (every listed party present, or the join window's end with the quorum); the
+// set's positions and label follow from who is present; fewer than the quorum ends the
+// session naming who was missing; a party that leaves or speaks before the set is fixed
+// frees its seat without blame; and a gathering session taken over keeps its seats.
+#include <doctest/doctest.h>
+
+#include "session_harness.hpp"
+
+using namespace bp;
+using namespace bp::server;
+using namespace bp::server::testing;
+
+namespace {
+
+using std::chrono::milliseconds;
+
+// Every link's party proves its value under the terms its Joined names, through every round;
+// the result each link got, or nothing.
+void prove_together(Harness& h, const std::vector<std::shared_ptr<FakeLink>>& links) {
+  const auto* joined = links.front()->last<wire::JoinedMsg>();
+  REQUIRE(joined);
+  const mpc::SessionParams params{joined->bits, joined->session_positions, joined->transcript_label};
+  SystemRandom rng;
+  std::vector<mpc::PartyAwaitingBitChallenge> bits;
+  for (size_t j = 0; j < links.size(); ++j) {
+    auto start = mpc::PartyAwaitingPosition::create(h.bp_gens, h.pc_gens, params, 10 + j, Scalar::random(rng));
+    REQUIRE(start);
+    auto seated = std::move(*start).assign_position(links[j]->last<wire::JoinedMsg>()->position);
+    REQUIRE(seated);
+    bits.push_back(std::move(seated->first));
+    h.deliver(links[j], seated->second);
+  }
+  std::vector<mpc::PartyAwaitingPolyChallenge> polys;
+  for (size_t j = 0; j < links.size(); ++j) {
+    REQUIRE(links[j]->last<mpc::BitChallengeMsg>());
+    auto next = std::move(bits[j]).apply_challenge(*links[j]->last<mpc::BitChallengeMsg>());
+    REQUIRE(next);
+    polys.push_back(std::move(next->first));
+    h.deliver(links[j], next->second);
+  }
+  for (size_t j = 0; j < links.size(); ++j) {
+    REQUIRE(links[j]->last<mpc::PolyChallengeMsg>());
+    auto next = std::move(polys[j]).apply_challenge(*links[j]->last<mpc::PolyChallengeMsg>());
+    REQUIRE(next);
+    h.deliver(links[j], next->second);
+  }
+}
+
+bool heard_joined(const FakeLink& link) {
+  for (const auto& m : link.received)
+    if (std::holds_alternative<wire::JoinedMsg>(m)) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("a quorum session tells nobody its seat until the window ends, then proves for those present") {
+  Harness h(Harness::Quorum{4, 2, milliseconds(30)});
+  auto a = h.join(), c = h.join();
+  CHECK_FALSE(heard_joined(*a));
+  CHECK_FALSE(heard_joined(*c));
+  CHECK(h.record.last().listed_parties == 0u);  // their seats are in the record, the set is not fixed
+  CHECK(h.record.last().seats[1].taken);
+  h.run_for(milliseconds(200));  // the window ends
+  for (const auto& link : {a, c}) {
+    const auto* joined = link->last<wire::JoinedMsg>();
+    REQUIRE(joined);
+    CHECK(joined->session_positions == 2u);
+    CHECK(joined->transcript_label == mpc::session_label(kSessionId, 8, 2, "unit"));
+  }
+  CHECK(a->last<wire::JoinedMsg>()->position == 0u);
+  CHECK(c->last<wire::JoinedMsg>()->position == 1u);
+  const auto fixed = h.record.last();
+  CHECK(fixed.listed_parties == 4u);
+  CHECK(fixed.not_joined == std::vector<uint32_t>{2, 3});
+  CHECK(fixed.positions == 2u);
+  const auto metrics = h.metrics.prometheus_text();
+  CHECK(metrics.find("bp_quorum_sets_fixed_total 1\n") != std::string::npos);
+  CHECK(metrics.find("bp_quorum_parties_left_out_total 2\n") != std::string::npos);
+  prove_together(h, {a, c});
+  REQUIRE(h.recorded().size() == 1);
+  CHECK(h.recorded()[0].ok);
+  CHECK(h.recorded()[0].parties == 2u);
+  for (const auto& link : {a, c}) CHECK(link->last<wire::ResultMsg>());
+}
+
+TEST_CASE("every listed party present fixes the set at once") {
+  Harness h(Harness::Quorum{3, 2, std::chrono::seconds(30)});
+  auto a = h.join(), b = h.join();
+  CHECK_FALSE(heard_joined(*b));
+  auto c = h.join();
+  for (const auto& link : {a, b, c}) {
+    REQUIRE(link->last<wire::JoinedMsg>());
+    CHECK(link->last<wire::JoinedMsg>()->session_positions == 3u);
+  }
+  CHECK(h.record.last().not_joined.empty());
+  prove_together(h, {a, b, c});
+  REQUIRE(h.recorded().size() == 1);
+  CHECK(h.recorded()[0].ok);
+}
+
+TEST_CASE("fewer than the quorum when the window ends aborts, naming who was missing") {
+  Harness h(Harness::Quorum{4, 3, milliseconds(20)});
+  auto a = h.join(), b = h.join();
+  h.run();
+  REQUIRE(h.recorded().size() == 1);
+  CHECK_FALSE(h.recorded()[0].ok);
+  CHECK(h.recorded()[0].blamed == std::vector<size_t>{2, 3});
+  for (const auto& link : {a, b}) {
+    CHECK_FALSE(heard_joined(*link));
+    REQUIRE(link->last<wire::AbortMsg>());
+    CHECK(link->last<wire::AbortMsg>()->reason ==
+          "quorum not reached: 2 of 4 listed parties joined before the join window ended, 3 needed");
+    CHECK(link->closed);
+  }
+  CHECK(h.metrics.prometheus_text().find("bp_sessions_aborted_total{reason=\"quorum_not_reached\"} 1\n") !=
+        std::string::npos);
+}
+
+TEST_CASE("a party that speaks or leaves before the set is fixed frees its seat, blaming nobody") {
+  Harness h(Harness::Quorum{4, 2, milliseconds(30)});
+  auto early = h.join(), gone = h.join(), b = h.join();
+  // It has no positions yet, so anything it sends is out of turn: it is let go, the session is not.
+  h.deliver(early, wire::SessionCreatedMsg{kSessionId, "not a round message"});
+  CHECK(early->closed);
+  REQUIRE(early->last<wire::AbortMsg>());
+  CHECK(early->last<wire::AbortMsg>()->blamed.empty());
+  CHECK_FALSE(h.record.last().seats[0].taken);
+  h.session->disconnected(1, gone);
+  auto c = h.join();  // takes the first free seat: the one the early speaker left
+  CHECK(c->position == 0u);
+  h.run_for(milliseconds(300));  // the grace (50 ms) and the window pass
+  CHECK(h.recorded().empty());
+  REQUIRE(c->last<wire::JoinedMsg>());
+  REQUIRE(b->last<wire::JoinedMsg>());
+  CHECK(c->last<wire::JoinedMsg>()->position == 0u);  // c, then b, in seat order
+  CHECK(b->last<wire::JoinedMsg>()->position == 1u);
+  CHECK(b->last<wire::JoinedMsg>()->session_positions == 2u);
+  CHECK_FALSE(heard_joined(*gone));
+  prove_together(h, {c, b});
+  REQUIRE(h.recorded().size() == 1);
+  CHECK(h.recorded()[0].ok);
+}
+
+TEST_CASE("a gathering session taken over seats its parties again by their tokens, and fixes the set") {
+  const std::vector<uint8_t> token_a(wire::kResumeTokenBytes, 0x0a), token_b(wire::kResumeTokenBytes, 0x0b);
+  wire::DealerCheckpoint gathered;
+  {
+    Harness first(Harness::Quorum{3, 2, std::chrono::seconds(30)});
+    first.join({}, 0, token_a);
+    first.join({}, 0, token_b);
+    gathered = first.record.last();
+  }
+  CHECK(gathered.min_parties == 2u);
+  CHECK(gathered.listed_parties == 0u);
+  Harness second(Harness::Quorum{3, 2, milliseconds(30)}, gathered, kFirstEpoch + 1);
+  auto b = second.join({}, 0, token_b);  // back in the other order: each to its own seat
+  auto a = second.join({}, 0, token_a);
+  CHECK(a->position == 0u);
+  CHECK(b->position == 1u);
+  CHECK_FALSE(heard_joined(*a));
+  second.run_for(milliseconds(200));
+  REQUIRE(a->last<wire::JoinedMsg>());
+  CHECK(a->last<wire::JoinedMsg>()->resume_token == token_a);
+  CHECK(b->last<wire::JoinedMsg>()->resume_token == token_b);
+  prove_together(second, {a, b});
+  REQUIRE(second.recorded().size() == 1);
+  CHECK(second.recorded()[0].ok);
+}
+
+TEST_CASE("a fixed set's checkpoint is the set's terms, and a replica taking it over resumes them") {
+  Harness h(Harness::Quorum{4, 2, milliseconds(30)});
+  const std::vector<uint8_t> token(wire::kResumeTokenBytes, 0x33);
+  auto a = h.join({}, 0, token);
+  auto b = h.join();
+  h.run_for(milliseconds(200));
+  REQUIRE(a->last<wire::JoinedMsg>());
+  const auto fixed = h.record.last();
+  const auto terms = terms_of(kSessionId, fixed);
+  REQUIRE(terms);
+  CHECK_FALSE(terms->gathering());
+  CHECK(terms->params.positions == 2u);
+  CHECK(terms->not_joined == std::vector<uint32_t>{2, 3});
+  CHECK(wire::decode_checkpoint(wire::encode_checkpoint(fixed)).value() == fixed);
+}
