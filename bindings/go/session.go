@@ -36,6 +36,10 @@ type Options struct {
 	IdleTimeout          time.Duration // a dealer answering no ping this long is left; 0: 15 s
 	// OnEvent, when set, gets what a join does as it does it (libbp's thread: keep it short).
 	OnEvent func(Event)
+	// MinSessionParties is a join's own minimum of parties in its session (an anonymity set):
+	// a seat in a session of fewer (or from a dealer before wire 1.7, which does not say) is
+	// refused before committing, whatever the values. 0: any.
+	MinSessionParties int
 }
 
 // EventKind is bp_event_kind.
@@ -101,6 +105,7 @@ func (o *Options) toC() *cOptions {
 	out.c.reconnect_max_delay_ms = C.uint32_t(o.ReconnectMaxDelay / time.Millisecond)
 	out.c.reconnect_give_up_after_ms = C.uint32_t(o.ReconnectGiveUpAfter / time.Millisecond)
 	out.c.idle_timeout_ms = C.uint32_t(o.IdleTimeout / time.Millisecond)
+	out.c.min_session_parties = C.uint32_t(o.MinSessionParties)
 	if o.OnEvent != nil {
 		handle := cgo.NewHandle(o.OnEvent)
 		out.handles = append(out.handles, handle)

@@ -49,6 +49,7 @@ constexpr const char* kUsage =
     "  bp-party join --dealer ws[s]://HOST:PORT --session ID --value V1[,V2,...] --key KEY_FILE\n"
     "                [--bits N] [--blinding HEX1[,HEX2,...]] [--min A --max B] [--timeout-ms T]\n"
     "                [--reconnect-attempts N] [--reconnect-give-up-ms T] [--events FILE]\n"
+    "                [--require-parties K]\n"
     "      proves each value in one seat (one message per round for all of them) as stated here:\n"
     "      each below 2^N (--bits, default 64), or within --min/--max (a minimum alone: in\n"
     "      [min, min + 2^N)). A seat of another bit size, count or bounds, or a transcript label\n"
@@ -63,9 +64,11 @@ constexpr const char* kUsage =
     "      followed by joining again with the seat's token: at most N connections (default 20)\n"
     "      and T ms (default 60000) per outage, each noted on stderr. --events appends one JSON\n"
     "      line per step (connections, joins, each challenge answered or replayed, the end).\n"
+    "      --require-parties: our own minimum of parties in the session (an anonymity set); a\n"
+    "      seat in a smaller one (or from a dealer before wire 1.7) is refused before committing.\n"
     "  bp-party join --dealer ws[s]://HOST:PORT --session ID --gadget G --value V1[,V2,...] --key KEY_FILE\n"
     "                [--blinding HEX1[,...]] [--timeout-ms T] [--reconnect-attempts N]\n"
-    "                [--reconnect-give-up-ms T] [--events FILE]\n"
+    "                [--reconnect-give-up-ms T] [--events FILE] [--require-parties K]\n"
     "      proves gadget G (one list item: range:32, shuffle:3, member:1|5|10, ...) over the\n"
     "      values, one per commitment of G in its order, in a gadget session's seat that proves\n"
     "      G; a seat of another gadget, or a label not this session's over its list, is refused\n"
@@ -276,10 +279,10 @@ void report(const bp::client::PartyEvent& e, std::FILE* events) {
 }
 
 int join(int argc, char** argv) {
-  const Flags f =
-      parse(argc, argv,
-            {"dealer", "session", "value", "blinding", "timeout-ms", "ca", "insecure-skip-verify", "key", "dealer-key",
-             "reconnect-attempts", "reconnect-give-up-ms", "events", "min", "max", "bits", "gadget"});
+  const Flags f = parse(
+      argc, argv,
+      {"dealer", "session", "value", "blinding", "timeout-ms", "ca", "insecure-skip-verify", "key", "dealer-key",
+       "reconnect-attempts", "reconnect-give-up-ms", "events", "min", "max", "bits", "gadget", "require-parties"});
   if (!f.error.empty()) return usage_error(f.error);
   const auto dealer = bp::client::parse_endpoint(f.get("dealer"));
   if (!dealer) return usage_error("--dealer must be ws://HOST:PORT or wss://HOST:PORT");
@@ -332,6 +335,10 @@ int join(int argc, char** argv) {
     return usage_error("--reconnect-attempts must be a number up to 10000");
   if (f.has("reconnect-give-up-ms") && !parse_u64(f.get("reconnect-give-up-ms"), give_up))
     return usage_error("--reconnect-give-up-ms must be a number of milliseconds");
+  uint64_t required = 0;
+  if (f.has("require-parties") && (!parse_u64(f.get("require-parties"), required) || required > 256))
+    return usage_error("--require-parties must be a number up to 256");
+  options.min_session_parties = static_cast<size_t>(required);
   options.reconnect.attempts = static_cast<unsigned>(attempts);
   options.reconnect.give_up_after = std::chrono::milliseconds(give_up);
   std::FILE* events = nullptr;

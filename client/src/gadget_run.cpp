@@ -135,6 +135,7 @@ class GadgetRun final : public detail::RejoiningRun {
                          "the seat is not a gadget seat (a range session, or a dealer before wire 1.5: it speaks 1." +
                              std::to_string(channel.dealer_minor_version) + ")",
                          {}};
+    if (auto few = too_few_parties(joined)) return few;
     auto list = GadgetList::parse(joined.gadgets);
     if (!list || list->text() != joined.gadgets || list->items().size() != joined.session_positions ||
         joined.position >= list->items().size())

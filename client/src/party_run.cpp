@@ -192,6 +192,7 @@ class PartyRun final : public detail::RejoiningRun {
     if ((input_.values.size() > 1 || !plain) && channel.dealer_minor_version < 4)
       return differs("the dealer speaks wire 1." + std::to_string(channel.dealer_minor_version) +
                      ": one unbounded value per party (several, or bounds, need 1.4)");
+    if (auto few = too_few_parties(joined)) return few;
     if (joined.bits != input_.bits)
       return differs("its bit size is " + std::to_string(joined.bits) + ", we prove " + std::to_string(input_.bits));
     auto terms =

@@ -43,6 +43,18 @@ ClientError from_mpc(const mpc::MpcError& e) {
   return {kind, mpc::describe(e), e.blamed};
 }
 
+std::optional<ClientError> RejoiningRun::too_few_parties(const wire::JoinedMsg& joined) const {
+  const size_t wanted = options_.min_session_parties;
+  if (wanted == 0 || joined.session_parties >= wanted) return std::nullopt;
+  return ClientError{ClientErrorKind::Refused,
+                     joined.session_parties == 0
+                         ? "the dealer does not say how many parties the session holds (before wire 1.7); we require " +
+                               std::to_string(wanted)
+                         : "the session holds " + std::to_string(joined.session_parties) + " parties; we require " +
+                               std::to_string(wanted),
+                     {}};
+}
+
 wire::JoinSessionMsg RejoiningRun::join_message(const wire::ChannelContext& channel) const {
   wire::JoinSessionMsg join{session_id_, resume_token_, std::nullopt, {}};
   if (resume_token_.empty() && channel.dealer_minor_version >= 3) join.seat_token = seat_token_;

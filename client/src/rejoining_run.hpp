@@ -58,6 +58,9 @@ class RejoiningRun : public Dialogue, public std::enable_shared_from_this<Rejoin
   // We give up before our values take part: the dealer hears why (and ends the session at
   // once, blaming us) rather than waiting out our seat.
   static ClientResult<Step> withdraw(ClientError error);
+  // Why a first Joined's session has fewer parties than the caller requires (or, from a
+  // dealer before 1.7, cannot say how many): public data only.
+  std::optional<ClientError> too_few_parties(const wire::JoinedMsg& joined) const;
 
   // Work whose cost grows with what the dealer chose (a seat's slice over the session's
   // generators, a round for many positions, a large result's check): `work` runs on a thread

@@ -222,6 +222,8 @@ Result<Message, CodecError> decode_message(const pb::Joined& m, const Limits& li
     return error(CodecErrorKind::TooMany, "label too long");
   if (m.resume_token().size() != kResumeTokenBytes)
     return error(CodecErrorKind::BadLength, "a resume token is 16 bytes");
+  if (m.session_parties() > session_positions)
+    return error(CodecErrorKind::BadLength, "more parties than the session has positions");
   return Message{JoinedMsg{m.position(),
                            m.bits(),
                            session_positions,
@@ -229,7 +231,8 @@ Result<Message, CodecError> decode_message(const pb::Joined& m, const Limits& li
                            {m.resume_token().begin(), m.resume_token().end()},
                            positions,
                            std::move(bounds),
-                           m.gadgets()}};
+                           m.gadgets(),
+                           m.session_parties()}};
 }
 
 Result<Message, CodecError> decode_message(const pb::Hello& m, const Limits&) {

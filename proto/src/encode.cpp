@@ -164,6 +164,7 @@ std::vector<uint8_t> encode(const Message& message) {
       if (j.positions != 1) m->set_positions(static_cast<uint32_t>(j.positions));
       fill_bounds(m->mutable_bounds(), j.bounds);
       m->set_gadgets(j.gadgets);
+      m->set_session_parties(static_cast<uint32_t>(j.session_parties));
     }
   };
   std::visit(Visitor{env}, message);

@@ -7,7 +7,9 @@
 #     still make their proof;
 #   3 four of eight joined when the window ends, five needed: "quorum not reached", the
 #     missing seats' positions blamed, no party committed;
-#   4 a gadget session with a quorum: the set's items make the list the proof is of.
+#   4 a gadget session with a quorum: the set's items make the list the proof is of;
+#   5 a party that requires more parties than the set holds withdraws before committing,
+#     with the same answer whatever its value.
 #   tests/integration/quorum_sessions.sh BUILD
 set -euo pipefail
 BUILD=$(cd "$1" && pwd)
@@ -115,4 +117,22 @@ done
 for j in 0 3; do wait "${pids[$j]}" || fail "gadget party $j: $(cat "$work/p$j.err")"; done
 [ "$(field "$work/p0.json" gadgets)" = "range:16;range:16" ] || fail "the proof is not of the set's two items"
 echo "   ok: a proof of the two items present"
+echo "== 5. a party's own minimum of parties, refused alike whatever its value"
+for value in 3 60000; do
+  session=$("$party" create-session --dealer "$url" --bits 16 --parties 4 --label quorum --key "$work/operator.key" \
+    --allow "$work/p0.key.pub,$work/p1.key.pub,$work/p2.key.pub,$work/p3.key.pub" --min-parties 2 --join-window-ms 800)
+  join 0 10
+  join 1 11
+  join 2 "$value" --require-parties 4
+  if wait "${pids[2]}"; then fail "party 2 joined a session of fewer parties than it requires"; fi
+  cp "$work/p2.err" "$work/refused.$value"
+  for j in 0 1; do
+    if wait "${pids[$j]}"; then fail "party $j finished a session its co-party withdrew from"; fi
+  done
+done
+grep -q 'the session holds 3 parties; we require 4' "$work/refused.3" || fail "party 2 said: $(cat "$work/refused.3")"
+cmp -s "$work/refused.3" "$work/refused.60000" || fail "the refusal depends on the value"
+"$party" join --dealer "$url" --session "$session" --value 1 --bits 16 --key "$work/p3.key" \
+  --require-parties 300 2>"$work/usage.err" && fail "--require-parties 300 was taken"
+echo "   ok: withdrawn before committing, the same answer for 3 and 60000"
 echo "quorum sessions: ok"

@@ -137,6 +137,11 @@ TEST_CASE("every message round-trips") {
   CHECK(round_trip(ResultMsg{s.result, attestation}).attestation == attestation);
   const JoinedMsg joined{3, 32, 5, "label", std::vector<uint8_t>(16, 9)};
   CHECK(round_trip(joined) == joined);
+  JoinedMsg counted = joined;  // 1.7: the session's parties, at most its positions
+  counted.session_parties = 4;
+  CHECK(round_trip(counted) == counted);
+  counted.session_parties = 6;
+  CHECK(decode(encode(Message{counted})).error().kind == CodecErrorKind::BadLength);
   const ManageSessionsMsg manage{{id, std::string(32, 'b')}, KeySignature{PublicKey{12}, Signature{13}}};
   CHECK(round_trip(manage) == manage);
   CHECK(round_trip(ManageSessionsMsg{}) == ManageSessionsMsg{});

@@ -81,7 +81,9 @@ std::optional<bp::client::Options> to_options(const bp_client_options* in, std::
   // ABI 0.2 added the policy's fields, 0.7 the event callback: an older caller's struct ends
   // before them.
   const bool has_policy = in->size >= offsetof(bp_client_options, on_event);
-  const bool has_events = in->size >= sizeof *in;
+  const bool has_events = in->size >= offsetof(bp_client_options, min_session_parties);
+  if (in->size >= offsetof(bp_client_options, min_session_parties) + sizeof in->min_session_parties)
+    out.min_session_parties = in->min_session_parties;
   if (in->timeout_ms != 0) out.timeout = std::chrono::milliseconds(in->timeout_ms);
   if (in->ca_file != nullptr) out.ca_file = in->ca_file;
   if (in->identity != nullptr) out.identity = in->identity->identity;

@@ -243,13 +243,15 @@ def _event_callback(on_event: Callable[[Event], None]):
 def _options(timeout_ms=0, ca_file=None, identity: Optional[Key] = None, dealer_key: Optional[bytes] = None,
              reconnect_attempts: int = -1, reconnect_first_delay_ms: int = 0, reconnect_max_delay_ms: int = 0,
              reconnect_give_up_after_ms: int = 0, idle_timeout_ms: int = 0,
-             on_event: Optional[Callable[[Event], None]] = log_event):
+             on_event: Optional[Callable[[Event], None]] = log_event, min_session_parties: int = 0):
     """The client options (0 or -1: the library's default). The reconnect policy: a join whose
     connection drops, or whose dealer moves the session to another replica, joins again with its
     seat's token, at most reconnect_attempts connections (default 20) and
     reconnect_give_up_after_ms (default 60000) per outage, waiting reconnect_first_delay_ms
     (200) doubling up to reconnect_max_delay_ms (5000); then UnavailableError. on_event gets
-    the join's events on libbp's thread (default: log_event; None: none)."""
+    the join's events on libbp's thread (default: log_event; None: none). min_session_parties:
+    a join's own minimum of parties in its session (a wire 1.7 dealer says how many); a seat in
+    a smaller session is refused before committing (RefusedError)."""
     options = _native.ClientOptions()
     _native.lib.bp_client_options_init(ctypes.byref(options))
     options.timeout_ms = timeout_ms
@@ -275,6 +277,7 @@ def _options(timeout_ms=0, ca_file=None, identity: Optional[Key] = None, dealer_
     options.reconnect_max_delay_ms = reconnect_max_delay_ms
     options.reconnect_give_up_after_ms = reconnect_give_up_after_ms
     options.idle_timeout_ms = idle_timeout_ms
+    options.min_session_parties = min_session_parties
     return options, keep
 
 

@@ -48,6 +48,7 @@ class ClientOptions(ctypes.Structure):
         ("idle_timeout_ms", ctypes.c_uint32),
         ("on_event", EVENT_CALLBACK),  # ABI 0.7
         ("event_user", ctypes.c_void_p),
+        ("min_session_parties", ctypes.c_uint32),  # ABI 0.8
     ]
 
 

@@ -87,6 +87,15 @@ def test_a_quorum_session_proves_for_the_parties_who_came(dealer):
     check_with_bp_verify(dealer, results[0])
 
 
+def test_a_party_requiring_more_parties_than_the_set_refuses_before_committing(dealer):
+    session = dealer.create_session(min_parties=2, join_window_ms=1000)
+    results, errors = run_parties(dealer, session, count=3, min_session_parties=4)
+    assert results == {}
+    for e in errors.values():
+        assert isinstance(e, bp.RefusedError)
+        assert "the session holds 3 parties; we require 4" in str(e)
+
+
 def test_a_certificate_from_another_ca_is_a_transport_error(tls_dealer, tmp_path):
     from conftest import make_certificate
     other_ca = make_certificate(tmp_path)

@@ -47,7 +47,8 @@ wire::JoinedMsg AggregationSession::joined_message(size_t seat, const std::vecto
                          token,
                          shape.positions,
                          {bounds.begin(), bounds.end()},
-                         terms_.gadgets ? terms_.gadgets->text() : std::string()};
+                         terms_.gadgets ? terms_.gadgets->text() : std::string(),
+                         seats_.size()};
 }
 
 bool AggregationSession::from_seat(size_t seat, const std::shared_ptr<PartyLink>& link) const {

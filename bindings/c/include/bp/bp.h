@@ -202,6 +202,10 @@ typedef struct bp_client_options {
    * none; event_user is the callback's first argument. */
   bp_event_callback on_event;
   void* event_user;
+  /* ABI 0.8: a join's own minimum of parties in its session (an anonymity set): a seat in a
+   * session of fewer, or from a dealer before wire 1.7 that does not say, is refused before
+   * committing (BP_ERR_REFUSED, the same whatever the values). 0: any. */
+  uint32_t min_session_parties;
 } bp_client_options;
 
 /* Fills *options with the defaults (size set). */

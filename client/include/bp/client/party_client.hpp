@@ -119,6 +119,10 @@ struct Options {
   // dropped connection; the WebSocket upgrade has as long to be answered.
   std::chrono::milliseconds idle_timeout{15000};
   std::function<void(const PartyEvent&)> on_event;  // optional
+  // A party's own minimum of parties in its session (an anonymity set): a seat in a session
+  // of fewer, or from a dealer before wire 1.7 that does not say, is refused before
+  // committing (the same answer whatever the values). 0: any.
+  size_t min_session_parties = 0;
 };
 
 struct PartyOutcome {

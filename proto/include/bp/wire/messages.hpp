@@ -91,6 +91,7 @@ struct JoinedMsg {
   size_t positions = 1;               // 1.4: the seat's positions from `position` on
   std::vector<ValueBounds> bounds{};  // 1.4: the bounds of the seat's values (empty: none)
   std::string gadgets{};              // 1.5: a gadget session's list (bits 0; the seat is `position`)
+  size_t session_parties = 0;         // 1.7: the session's parties (0: an older dealer's, unknown)
   friend bool operator==(const JoinedMsg&, const JoinedMsg&) = default;
 };
 
