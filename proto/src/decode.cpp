@@ -134,6 +134,9 @@ Result<Message, CodecError> decode_message(const pb::Abort& m, const Limits& lim
     if (j >= limits.max_positions) return error(CodecErrorKind::BadLength, "a blamed position outside any session");
     out.blamed.push_back(j);
   }
+  if (!m.successor().empty() && (!valid_session_id(m.successor()) || m.blamed_size() == 0))
+    return error(CodecErrorKind::BadLength, "a successor is a session id, after an abort that blames someone");
+  out.successor = m.successor();
   return Message{std::move(out)};
 }
 

@@ -88,6 +88,7 @@ std::vector<uint8_t> encode(const Message& message) {
       for (size_t j : a.blamed) m->add_blamed(static_cast<uint32_t>(j));
       m->set_reconnect_after_ms(a.reconnect_after_ms);
       m->set_refusal(static_cast<pb::Refusal>(a.refusal));
+      m->set_successor(a.successor);
     }
     void operator()(const CreateSessionMsg& c) {
       auto* m = env.mutable_create_session();

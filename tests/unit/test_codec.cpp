@@ -109,6 +109,14 @@ TEST_CASE("every message round-trips") {
   CHECK(r.proof.to_bytes() == s.result.proof.to_bytes());
   const AbortMsg abort{"MalformedProofShares: audit failed", {0, 2}};
   CHECK(round_trip(abort) == abort);
+  AbortMsg succeeded = abort;  // 1.7: the session of the parties not blamed goes on
+  succeeded.successor = std::string(32, 'f');
+  CHECK(round_trip(succeeded) == succeeded);
+  succeeded.successor = "not an id";
+  CHECK(decode(encode(Message{succeeded})).error().kind == CodecErrorKind::BadLength);
+  succeeded.successor = std::string(32, 'f');
+  succeeded.blamed.clear();  // nobody excluded: no successor
+  CHECK(decode(encode(Message{succeeded})).error().kind == CodecErrorKind::BadLength);
   const CreateSessionMsg create{32, 5, "payroll", 2500, {}, std::nullopt, {}};
   CHECK(round_trip(create) == create);
   CreateSessionMsg listed{16,

@@ -29,6 +29,8 @@ struct AbortMsg {
   // 1.3: nonzero means the session goes on: join again with the resume token after this long.
   uint32_t reconnect_after_ms = 0;
   RefusalKind refusal = RefusalKind::None;
+  // 1.7: the session of the parties not blamed that goes on in this one's place; empty: none.
+  std::string successor{};
   friend bool operator==(const AbortMsg&, const AbortMsg&) = default;
 };
 // The most a dealer asks a party to wait before it joins again (a larger value is refused).
