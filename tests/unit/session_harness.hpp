@@ -135,23 +135,37 @@ struct Harness {
 
   // A quorum session (1.7): `parties` listed, one value each, at least `min_parties` of them
   // once `window` ends.
+  // `successors`: the session may start successors (kept in `successors`, claimed at once).
   struct Quorum {
     size_t parties;
     uint32_t min_parties;
     std::chrono::milliseconds window;
+    bool successors = false;
+    std::chrono::milliseconds round_timeout = std::chrono::seconds(30);
   };
   explicit Harness(const Quorum& quorum, std::optional<wire::DealerCheckpoint> from = std::nullopt,
                    uint64_t epoch = kFirstEpoch)
-      : params{8, quorum.parties, mpc::session_label(kSessionId, 8, quorum.parties, "unit")} {
-    SessionTerms terms{kSessionId, params, {}, std::chrono::seconds(30), {}};
+      : params{8, quorum.parties, mpc::session_label(kSessionId, 8, quorum.parties, "unit")},
+        allow_successors(quorum.successors) {
+    SessionTerms terms{kSessionId, params, {}, quorum.round_timeout, {}};
     terms.min_parties = quorum.min_parties;
     terms.join_window = quorum.window;
     start(terms, std::move(from), epoch);
+  }
+  // A successor a session started, as its own session.
+  Harness(const SessionTerms& terms, const wire::DealerCheckpoint& from) : params(terms.params) {
+    start(terms, from, kFirstEpoch);
   }
 
   void start(const SessionTerms& terms, std::optional<wire::DealerCheckpoint> from, uint64_t epoch) {
     SessionEnv env{&bp_gens, &pc_gens,    &metrics, std::chrono::milliseconds(50), std::chrono::milliseconds(100),
                    &record,  &dealer_key, checker};
+    if (allow_successors)
+      env.start_successor = [this](SessionTerms next, wire::DealerCheckpoint checkpoint,
+                                   std::function<void(bool)> done) {
+        successors.emplace_back(std::move(next), std::move(checkpoint));
+        done(true);
+      };
     session = std::make_shared<AggregationSession>(ioc, terms, from ? *from : first_checkpoint(terms), epoch, env);
     session->start();
     poll();
@@ -199,6 +213,8 @@ struct Harness {
   mpc::SessionParams params;
   FakeRecord record;
   ProofChecker* checker = nullptr;  // none: the session checks its proof on its strand
+  bool allow_successors = false;
+  std::vector<std::pair<SessionTerms, wire::DealerCheckpoint>> successors;
   std::shared_ptr<AggregationSession> session;
 };
 

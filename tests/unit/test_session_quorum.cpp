@@ -184,3 +184,127 @@ TEST_CASE("a fixed set's checkpoint is the set's terms, and a replica taking it 
   CHECK(terms->not_joined == std::vector<uint32_t>{2, 3});
   CHECK(wire::decode_checkpoint(wire::encode_checkpoint(fixed)).value() == fixed);
 }
+
+TEST_CASE("a fixed set that loses a party mid-round goes on as a successor of the others") {
+  Harness h(Harness::Quorum{3, 2, milliseconds(30), true, milliseconds(40)});
+  const std::vector<uint8_t> token_a(wire::kResumeTokenBytes, 0xa1), token_b(wire::kResumeTokenBytes, 0xb2);
+  auto a = h.join({}, 0, token_a), b = h.join({}, 0, token_b), c = h.join();
+  REQUIRE(c->last<wire::JoinedMsg>());  // every listed party present: the set is fixed
+  const auto label = a->last<wire::JoinedMsg>()->transcript_label;
+  // a and b commit; c says nothing, and the round's deadline blames it.
+  for (const auto& link : {a, b}) {
+    const mpc::SessionParams params{8, 3, label};
+    SystemRandom rng;
+    auto start = mpc::PartyAwaitingPosition::create(h.bp_gens, h.pc_gens, params, 1, Scalar::random(rng));
+    auto seated = std::move(*start).assign_position(link->last<wire::JoinedMsg>()->position);
+    h.deliver(link, seated->second);
+  }
+  h.run();
+  REQUIRE(h.successors.size() == 1);
+  const SessionTerms& next = h.successors.front().first;
+  const wire::DealerCheckpoint& checkpoint = h.successors.front().second;
+  REQUIRE(h.recorded().size() == 1);
+  CHECK_FALSE(h.recorded()[0].ok);
+  CHECK(h.recorded()[0].blamed == std::vector<size_t>{2});
+  CHECK(h.recorded()[0].successor == next.id);
+  for (const auto& link : {a, b, c}) {
+    REQUIRE(link->last<wire::AbortMsg>());
+    CHECK(link->last<wire::AbortMsg>()->successor == next.id);
+    CHECK(link->last<wire::AbortMsg>()->blamed == std::vector<size_t>{2});
+  }
+  const auto metrics = h.metrics.prometheus_text();
+  CHECK(metrics.find("bp_successor_sessions_total{reason=\"round_timeout\"} 1\n") != std::string::npos);
+  CHECK(metrics.find("bp_parties_excluded_total{reason=\"round_timeout\"} 1\n") != std::string::npos);
+
+  // The successor: the two who answered, listed again and held for their tokens, the same
+  // quorum, a label naming the session it follows.
+  CHECK(next.gathering());
+  CHECK(next.min_parties == 2u);
+  CHECK(next.params.positions == 2u);
+  CHECK(next.params.label == mpc::session_transcript_label(next.id, 8, 2, "unit after=" + kSessionId, {}));
+  REQUIRE(checkpoint.seats.size() == 2);
+  CHECK(checkpoint.seats[0].token_hash == wire::hash_resume_token(token_a));
+  CHECK(checkpoint.seats[1].token_hash == wire::hash_resume_token(token_b));
+
+  // Run as its own session, it takes its two parties back by those tokens (and nobody else),
+  // and they prove together under its label.
+  Harness successor(next, checkpoint);
+  auto stranger = successor.join();
+  REQUIRE(stranger->last<wire::AbortMsg>());
+  auto b2 = successor.join({}, 0, token_b), a2 = successor.join({}, 0, token_a);
+  REQUIRE(a2->last<wire::JoinedMsg>());
+  CHECK(a2->last<wire::JoinedMsg>()->position == 0u);
+  CHECK(b2->last<wire::JoinedMsg>()->position == 1u);
+  CHECK(a2->last<wire::JoinedMsg>()->transcript_label == next.params.label);
+  prove_together(successor, {a2, b2});
+  REQUIRE(successor.recorded().size() == 1);
+  CHECK(successor.recorded()[0].ok);
+}
+
+TEST_CASE("no successor below the quorum, for a session without one, or for a cancel") {
+  {
+    Harness h(Harness::Quorum{3, 3, milliseconds(30), true, milliseconds(40)});  // every party needed
+    auto a = h.join(), b = h.join(), c = h.join();
+    h.run();
+    CHECK(h.successors.empty());
+    REQUIRE(a->last<wire::AbortMsg>());
+    CHECK(a->last<wire::AbortMsg>()->successor.empty());
+  }
+  {
+    Harness h(Harness::Quorum{3, 2, milliseconds(30), true});
+    auto a = h.join(), b = h.join(), c = h.join();
+    h.session->shutdown(AbortKind::Cancelled, "cancelled by its operator");
+    h.poll();
+    CHECK(h.successors.empty());
+    CHECK(a->last<wire::AbortMsg>()->successor.empty());
+  }
+}
+
+TEST_CASE("a liar's share is excluded by a successor, its reason recorded") {
+  Harness h(Harness::Quorum{3, 2, milliseconds(30), true});
+  auto a = h.join(), b = h.join(), c = h.join();
+  const auto label = a->last<wire::JoinedMsg>()->transcript_label;
+  SystemRandom rng;
+  for (const auto& link : {a, b, c}) {
+    auto start = mpc::PartyAwaitingPosition::create(h.bp_gens, h.pc_gens, mpc::SessionParams{8, 3, label}, 1,
+                                                    Scalar::random(rng));
+    auto seated = std::move(*start).assign_position(link->last<wire::JoinedMsg>()->position);
+    if (link == b) seated->second.A_j = CompressedRistretto{};  // the identity: refused by the audit
+    h.deliver(link, seated->second);
+  }
+  REQUIRE(h.successors.size() == 1);
+  REQUIRE(h.recorded().size() == 1);
+  CHECK(h.recorded()[0].reason.rfind("MalformedBitCommitments", 0) == 0);
+  CHECK(h.recorded()[0].blamed == std::vector<size_t>{1});
+  CHECK(h.successors.front().first.params.positions == 2u);
+  CHECK(h.metrics.prometheus_text().find("bp_parties_excluded_total{reason=\"invalid_shares\"} 1\n") !=
+        std::string::npos);
+}
+
+TEST_CASE("a party whose seat is still on its way to the record when the set is fixed is in it, told once") {
+  Harness h(Harness::Quorum{3, 2, milliseconds(30)});
+  auto a = h.join();
+  h.record.hold = true;  // b's and c's seats wait in the record's queue
+  auto b = h.join(), c = h.join();
+  h.run_for(milliseconds(200));  // the window ends meanwhile
+  while (!h.record.held.empty()) {
+    auto held = std::move(h.record.held);
+    h.record.held.clear();
+    for (auto& answer : held) answer();
+    h.poll();
+  }
+  for (const auto& link : {a, b, c}) {
+    size_t joined = 0;
+    for (const auto& m : link->received)
+      if (const auto* j = std::get_if<wire::JoinedMsg>(&m)) {
+        ++joined;
+        CHECK(j->resume_token.size() == wire::kResumeTokenBytes);
+        CHECK(j->session_positions == 3u);
+      }
+    CHECK(joined == 1u);
+  }
+  h.record.hold = false;
+  prove_together(h, {a, b, c});
+  REQUIRE(h.recorded().size() == 1);
+  CHECK(h.recorded()[0].ok);
+}

@@ -22,7 +22,51 @@ std::string owner_text(const SessionOwner& owner) {
 
 SessionRegistry::SessionRegistry(boost::asio::io_context& ioc, const DealerConfig& config, SessionEnv env,
                                  RecordService& records)
-    : ioc_(ioc), config_(config), env_(std::move(env)), records_(records), limits_(SessionLimits::of(config)) {}
+    : ioc_(ioc), config_(config), env_(std::move(env)), records_(records), limits_(SessionLimits::of(config)) {
+  env_.start_successor = [this](SessionTerms terms, wire::DealerCheckpoint checkpoint, std::function<void(bool)> done) {
+    start_successor(std::move(terms), std::move(checkpoint), std::move(done));
+  };
+}
+
+void SessionRegistry::start_successor(SessionTerms terms, wire::DealerCheckpoint checkpoint,
+                                      std::function<void(bool)> done) {
+  const std::string id = terms.id;
+  {
+    std::lock_guard lock(mutex_);
+    if (!accepting_) return done(false);
+    claiming_.insert(id);
+  }
+  const std::string lost = outcome_json(SessionOutcome{
+      id,
+      terms.params,
+      false,
+      "the dealer replica " + records_.replica() + " running the session stopped, and no replica resumed it",
+      {},
+      std::nullopt,
+      terms.seat_shapes().size()});
+  // Its predecessor is still open in the record until the successor is there: no owner cap
+  // (the successor takes its place, it is not one more).
+  ClaimRequest claim{id,
+                     owner_text(terms.owner),
+                     static_cast<uint32_t>(terms.params.bits),
+                     static_cast<uint32_t>(terms.seat_shapes().size()),
+                     lost,
+                     0,
+                     wire::encode_checkpoint(checkpoint)};
+  const bool queued =
+      records_.claim(claim, [this, id, terms, checkpoint, done](RecordResult<ClaimOutcome> result) mutable {
+        claimed(id, std::move(terms), std::move(checkpoint), std::move(result), [done](Created created) {
+          done(std::holds_alternative<std::shared_ptr<AggregationSession>>(created));
+        });
+      });
+  if (!queued) {
+    {
+      std::lock_guard lock(mutex_);
+      claiming_.erase(id);
+    }
+    done(false);
+  }
+}
 
 void SessionRegistry::prune_locked() {
   for (auto it = sessions_.begin(); it != sessions_.end();)

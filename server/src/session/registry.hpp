@@ -124,6 +124,9 @@ class SessionRegistry {
   std::optional<std::string> over_cap_locked(const SessionOwner& owner) const;
   void claimed(const std::string& id, SessionTerms terms, wire::DealerCheckpoint checkpoint,
                RecordResult<ClaimOutcome> claim, const std::function<void(Created)>& done);
+  // A session's successor (SessionEnv::start_successor): claimed in the record as a create's
+  // session is, then run here.
+  void start_successor(SessionTerms terms, wire::DealerCheckpoint checkpoint, std::function<void(bool)> done);
   void taken_over(const std::string& id, RecordResult<Takeover> takeover);
   void held_elsewhere(const std::string& id, const Takeover& held);
   void answer_takers(const std::string& id, const Found& found);

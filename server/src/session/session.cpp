@@ -346,16 +346,30 @@ void AggregationSession::broadcast(Frame frame) {
 
 void AggregationSession::abort(AbortKind kind, const std::string& reason, std::vector<size_t> blamed) {
   if (phase() == Phase::Done && !std::holds_alternative<Checking>(stage_)) return;  // a check's verdict still counts
+  if (start_successor(kind, reason, blamed)) return;  // it ends once the record holds its successor
+  end_aborted(kind, reason, std::move(blamed), {});
+}
+
+void AggregationSession::end_aborted(AbortKind kind, const std::string& reason, std::vector<size_t> blamed,
+                                     std::string successor) {
   auto outcome = SessionOutcome{id(), params_, false, reason, blamed, std::nullopt, seats_.size()};
   outcome.listed_parties = terms_.listed_parties;
   outcome.not_joined = terms_.not_joined;
-  record_then(std::move(outcome), [this, kind, reason, blamed = std::move(blamed)] {
+  outcome.successor = successor;
+  record_then(std::move(outcome), [this, kind, reason, blamed = std::move(blamed), successor] {
     ended_reason_ = reason;
     ended_blamed_ = blamed;
     env_.metrics->session_aborted(kind);
     log::warn("session aborted",
               {{"session", id()}, {"kind", abort_kind_label(kind)}, {"reason", reason}, {"blamed", blamed}});
-    broadcast(frame_of(wire::AbortMsg{reason, blamed}));
+    if (!successor.empty())
+      log::info("successor session goes on", {{"session", id()}, {"successor", successor}, {"excluded", blamed}});
+    // A party before 1.7 drops the successor field: the reason tells it (and its caller) plainly.
+    const std::string told = successor.empty()
+                                 ? reason
+                                 : reason.substr(0, 800) + " (the parties not blamed go on in successor session " +
+                                       successor + ", which a party before wire 1.7 cannot follow)";
+    broadcast(frame_of(wire::AbortMsg{told, blamed, 0, wire::RefusalKind::None, successor}));
     answer_late_joiners(last_broadcast_);
     close_all();
   });

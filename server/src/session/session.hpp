@@ -171,6 +171,12 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   void finish_ok(SessionKind::Signed signed_result);  // records it, tells everyone
   void broadcast(Frame frame);
   void abort(AbortKind kind, const std::string& reason, std::vector<size_t> blamed);
+  // Records the abort (naming its successor, if any) and tells every party.
+  void end_aborted(AbortKind kind, const std::string& reason, std::vector<size_t> blamed, std::string successor);
+  // session_successor.cpp: a fixed quorum set that aborts with blame, with at least its
+  // quorum left, goes on as a successor session of the parties not blamed. True when one
+  // is being started (this session ends once the record holds it).
+  bool start_successor(AbortKind kind, const std::string& reason, const std::vector<size_t>& blamed);
   void close_all();
   void answer_late_joiners(const Frame& announced);  // the outcome the record holds, or where to go
   static const char* phase_name(Phase p);
@@ -204,6 +210,7 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   std::optional<Phase> round_open_;  // the phase whose round has started (inbox and deadline)
 
   std::vector<Seat> seats_;  // one per party
+  unsigned sets_fixed_ = 0;  // a quorum's set fixed since the session was made here (0 or 1)
   std::vector<size_t> seat_of_position_;
   // What this session proves and how its rounds decide (decided once, when it is made).
   // A quorum session's is made again, for the set it fixes.

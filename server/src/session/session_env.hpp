@@ -12,6 +12,7 @@
 
 #include "bp/mpc/session.hpp"
 #include "bp/r1cs_gadget_list.hpp"
+#include "bp/wire/checkpoint.hpp"
 #include "bp/wire/codec.hpp"
 #include "observability/metrics.hpp"
 #include "record/record_store.hpp"
@@ -33,6 +34,7 @@ struct SessionOutcome {
   // seats (operator's order) left out of the set.
   size_t listed_parties = 0;
   std::vector<uint32_t> not_joined{};
+  std::string successor{};  // 1.7: the session of the parties not blamed, going on in its place
 };
 
 // What a session writes to the record. Each call answers once, on any thread.
@@ -43,6 +45,8 @@ class SessionRecord {
   virtual void close(const SessionOutcome& outcome, uint64_t epoch, std::function<void(RecordResult<Ok>)> done) = 0;
   virtual void release(const std::string& id, uint64_t epoch, std::function<void(RecordResult<Ok>)> done) = 0;
 };
+
+struct SessionTerms;
 
 // What every session shares with the rest of the daemon.
 struct SessionEnv {
@@ -58,6 +62,9 @@ struct SessionEnv {
   // Checks the final proofs, batching those of sessions that end together; none: each
   // session checks its own on its strand.
   ProofChecker* checker = nullptr;
+  // Claims a successor session in the record and runs it (the registry's); `done(true)`
+  // once the record holds it, on any thread. None: no successors.
+  std::function<void(SessionTerms, wire::DealerCheckpoint, std::function<void(bool started)>)> start_successor{};
 };
 
 // One message as a frame to send.

@@ -30,7 +30,8 @@ void AggregationSession::hold_seat(size_t seat_index, const std::shared_ptr<Part
                                         {"party_key", key ? wire::public_key_hex(*key) : std::string("anonymous")},
                                         {"joined", seats_taken()},
                                         {"listed", seats_.size()}});
-  const bool everyone = std::all_of(seats_.begin(), seats_.end(), [](const Seat& s) { return s.taken && s.link; });
+  const bool everyone = std::all_of(seats_.begin(), seats_.end(),
+                                    [](const Seat& s) { return s.taken && s.link && !s.held_token.empty(); });
   if (everyone) fix_set();
 }
 
@@ -58,7 +59,7 @@ void AggregationSession::window_ended() {
   std::vector<size_t> absent;
   size_t present = 0;
   for (size_t j = 0; j < seats_.size(); ++j) {
-    if (seats_[j].taken && seats_[j].link)
+    if (seats_[j].taken && seats_[j].link && !seats_[j].held_token.empty())
       ++present;
     else
       for (size_t p : blame_of_seat(j)) absent.push_back(p);
@@ -75,7 +76,8 @@ void AggregationSession::fix_set() {
   // party away on its grace is left out (it may be back, but the set cannot wait for it).
   std::vector<size_t> present;
   for (size_t j = 0; j < seats_.size(); ++j)
-    if (seats_[j].taken && seats_[j].link) present.push_back(j);
+    if (seats_[j].taken && seats_[j].link && !seats_[j].held_token.empty()) present.push_back(j);
+  ++sets_fixed_;
   struct Held {
     std::shared_ptr<PartyLink> link;
     std::vector<uint8_t> token;

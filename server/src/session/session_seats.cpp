@@ -187,10 +187,18 @@ void AggregationSession::give_seat(size_t seat_index, const std::shared_ptr<Part
   seat.grace.reset();
   publish_progress();
   env_.metrics->party_joined();
+  // Waiting for a quorum: the seat is whole now (its token kept for the Joined), so a set fixed
+  // before its write returns includes it, and that Joined goes out with the set's.
+  if (gathering()) {
+    seat.held_token = token;
+    seat.held_key = key;
+  }
   // The party hears of its seat only once the record holds it (with its token's hash), so a
   // replica that takes the session over can seat it again; its connection reads nothing more
   // until then.
-  persist_then([this, seat_index, link, token = std::move(token), key, again] {
+  persist_then([this, seat_index, link, token = std::move(token), key, again, set = sets_fixed_] {
+    // The set was fixed meanwhile: this party heard of its seat with it.
+    if (set != sets_fixed_) return;
     announce_seat(seat_index, link, token, key, again);
   });
 }

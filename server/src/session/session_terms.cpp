@@ -84,6 +84,23 @@ SessionTerms SessionTerms::with_set(const std::vector<size_t>& present) const {
   return fixed;
 }
 
+std::optional<SessionTerms> SessionTerms::successor(const std::vector<size_t>& remaining,
+                                                    const std::string& next_id) const {
+  SessionTerms next = with_set(remaining);
+  const auto label = mpc::read_session_transcript_label(next.params.label, id, next.params.bits, next.params.positions);
+  if (!label) return std::nullopt;
+  next.id = next_id;
+  next.params.label = mpc::session_transcript_label(next_id, next.params.bits, next.params.positions,
+                                                    label->user_label + " after=" + id, next.bounds);
+  if (next.params.label.size() > wire::kMaxTranscriptLabelBytes ||
+      label->user_label.size() + 7 + id.size() > mpc::kMaxApplicationLabelBytes)
+    return std::nullopt;
+  next.listed_parties = 0;  // a quorum session of its own, gathering the parties that remain
+  next.not_joined.clear();
+  next.not_joined_keys.clear();
+  return next;
+}
+
 Result<size_t, std::string> positions_of(size_t bits, size_t parties, const std::vector<uint32_t>& values_per_party,
                                          const std::vector<ValueBounds>& bounds, size_t max_positions) {
   size_t values = values_per_party.empty() ? parties : 0;

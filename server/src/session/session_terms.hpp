@@ -68,6 +68,11 @@ struct SessionTerms {
   // bounds or gadget items in seat order, the positions those take, and the transcript label
   // rebuilt over them with the application's label; the rest recorded as not joined.
   SessionTerms with_set(const std::vector<size_t>& present) const;
+  // A fixed range set's successor under `next_id`: the seats `remaining` (ascending) listed
+  // again, with this session's quorum and window, and a label whose application label names
+  // this session after it (" after=<id>"), so a chain's label names every session before it.
+  // Nothing when that label would be too long for any decoder.
+  std::optional<SessionTerms> successor(const std::vector<size_t>& remaining, const std::string& next_id) const;
 };
 
 // The session's values and bounds as an operator asked for them: the positions they take,
