@@ -357,7 +357,7 @@ int join(int argc, char** argv) {
   if (events) std::fclose(events);
   if (!outcome) return client_failure(outcome.error());
   std::printf("%s\n", bp::wire::result_json(outcome->result, outcome->position, outcome->attestation, outcome->bounds,
-                                            outcome->positions)
+                                            outcome->positions, outcome->chain)
                           .c_str());
   return 0;
 }

@@ -235,6 +235,9 @@ class GadgetRun final : public detail::RejoiningRun {
   }
 
   void finish_failed(ClientError e) override { finish(std::move(e)); }
+  // A gadget session has no successors (its statement would change): a dealer that names
+  // one ends our join.
+  bool restart_in_successor(const ClientError&) override { return false; }
 
   void finish(ClientResult<GadgetOutcome> outcome) {
     if (finished_) return;

@@ -123,11 +123,12 @@ class PartyRun final : public detail::RejoiningRun {
     }
     if (auto refusal = seat_refusal(joined, channel)) return withdraw(std::move(*refusal));
     // The seat is the statement we checked our values against before connecting: the witness
-    // cannot fail now.
+    // cannot fail now. Our values stay until the run ends: a successor session proves them again.
     mpc::SessionParams params{joined.bits, joined.session_positions, joined.transcript_label};
     auto witness = bounded_witness(input_.values, input_.blindings, statement_, input_.bits);
     if (!witness) return withdraw(ClientErrorKind::Refused, "internal: the statement no longer holds");
-    wipe_input();  // the witness holds what the states need, and is wiped with the work
+    seat_first_ = joined.position;
+    seat_positions_ = joined.positions;
     heavy_ = heavy(params);
     return compute(
         heavy_, "the positions' bit commitments",
@@ -232,8 +233,29 @@ class PartyRun final : public detail::RejoiningRun {
       return ClientError{ClientErrorKind::MaliciousDealer,
                          "the seat's positions are not the ones its bounds take: " + seat_terms(joined),
                          {}};
+    // A successor's label names the session we were in after that session's application label.
+    if (!chain_.empty() && terms->user_label != successor_user_label_)
+      return ClientError{ClientErrorKind::MaliciousDealer,
+                         "the successor's transcript label does not name the session it follows (" + chain_.back() +
+                             "): " + seat_terms(joined),
+                         {}};
+    user_label_ = terms->user_label;
     session_bounds_ = std::move(terms->bounds);
     return std::nullopt;
+  }
+
+  bool restart_in_successor(const ClientError& abort) override {
+    // Blamed, or never seated (nothing to go on from): excluded.
+    if (!seat_positions_) return false;
+    for (size_t p : abort.blamed)
+      if (p >= seat_first_ && p < seat_first_ + *seat_positions_) return false;
+    states_.clear();  // every state of the session we leave, its secrets wiped as it goes
+    successor_user_label_ = user_label_ + " after=" + session_id_;
+    seat_positions_.reset();
+    position_ = 0;
+    label_.clear();
+    session_bounds_.clear();
+    return true;
   }
 
   // The public terms of a seat, for an error message.
@@ -293,8 +315,8 @@ class PartyRun final : public detail::RejoiningRun {
           if (!verdict) return from_mpc(verdict.error());
           count_bytes_of_connection();
           finish(PartyOutcome{position_, states_.size(), std::move(signed_result.result),
-                              std::move(signed_result.bounds), *signed_result.attestation, bytes_sent_,
-                              bytes_received_});
+                              std::move(signed_result.bounds), *signed_result.attestation, bytes_sent_, bytes_received_,
+                              chain_});
           return Step{{}, true};
         });
   }
@@ -382,6 +404,7 @@ class PartyRun final : public detail::RejoiningRun {
   void finish(ClientResult<PartyOutcome> outcome) {
     if (finished_) return;
     finished_ = true;
+    wipe_input();
     retry_timer_.cancel();
     emit({PartyEvent::Kind::Done, 0, position_, 0, {}, outcome ? std::string("ok") : describe(outcome.error()), {}});
     handler_(std::move(outcome));
@@ -392,6 +415,11 @@ class PartyRun final : public detail::RejoiningRun {
   std::vector<State> states_;  // one per position we hold, all in the same round
   bool heavy_ = false;         // the session's steps run off the connection's thread
   std::string label_;
+  // Our seat as the first Joined of a session named it (a successor's may differ), and that
+  // session's application label: a successor's must be it, then " after=<that session>".
+  size_t seat_first_ = 0;
+  std::optional<size_t> seat_positions_;
+  std::string user_label_, successor_user_label_;
   std::vector<ValueBounds> statement_;       // what we prove: one per value ({0, none}: below 2^bits)
   std::vector<ValueBounds> session_bounds_;  // every value's, as the label names them (empty: none)
 };

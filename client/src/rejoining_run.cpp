@@ -103,6 +103,30 @@ ClientError RejoiningRun::timed_out(const std::string& last) const {
 
 void RejoiningRun::on_fail(ClientError e) {
   count_bytes_of_connection();
+  if (!e.successor.empty() && !finished_) {
+    if (!restart_in_successor(e)) {
+      e.detail = "excluded: " + e.detail;
+      return finish_failed(std::move(e));
+    }
+    // Nothing of the session we leave goes on: its work in flight is dropped (the worker's
+    // secrets wiped where it ends), and our seat in the successor is held for our token here.
+    job_.reset();
+    connect_waiting_ = false;
+    last_sent_.reset();
+    if (!resume_token_.empty()) seat_token_ = resume_token_;
+    resume_token_.clear();
+    chain_.push_back(session_id_);
+    session_id_ = e.successor;
+    outage_started_.reset();
+    emit({PartyEvent::Kind::Reconnecting,
+          0,
+          position_,
+          0,
+          {},
+          "successor session " + session_id_ + ": " + describe(e),
+          {}});
+    return connect();
+  }
   if (e.kind == ClientErrorKind::Timeout) return finish_failed(timed_out("the last: " + e.detail));
   const auto& policy = options_.reconnect;
   const bool may_pass = e.transient || e.retry_after_ms != 0;

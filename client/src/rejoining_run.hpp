@@ -58,6 +58,10 @@ class RejoiningRun : public Dialogue, public std::enable_shared_from_this<Rejoin
   // We give up before our values take part: the dealer hears why (and ends the session at
   // once, blaming us) rather than waiting out our seat.
   static ClientResult<Step> withdraw(ClientError error);
+  // The session ended, blaming `abort.blamed`, and goes on as `abort.successor`: a run that
+  // can follow it (one not blamed) drops every state of the session it was in and returns
+  // true, and is then joined to the successor as a new party, with the same statement.
+  virtual bool restart_in_successor(const ClientError& abort) = 0;
   // Why a first Joined's session has fewer parties than the caller requires (or, from a
   // dealer before 1.7, cannot say how many): public data only.
   std::optional<ClientError> too_few_parties(const wire::JoinedMsg& joined) const;
@@ -98,7 +102,8 @@ class RejoiningRun : public Dialogue, public std::enable_shared_from_this<Rejoin
   boost::asio::io_context& ioc_;
   const Strand strand_;  // the run's handlers and its connections'
   const Endpoint dealer_;
-  const std::string session_id_;
+  std::string session_id_;          // the session we join: the caller's, or a successor of it
+  std::vector<std::string> chain_;  // the sessions before it, oldest first
   const Options options_;
   const LinkEmulation link_;
   boost::asio::steady_timer retry_timer_;

@@ -209,7 +209,8 @@ class WebSocketConversation final : public Conversation,
 
   void on_frame(wire::Message message) {
     if (auto* abort = std::get_if<wire::AbortMsg>(&message))
-      return fail({kind_of(abort->refusal), abort->reason, abort->blamed, abort->reconnect_after_ms});
+      return fail(
+          {kind_of(abort->refusal), abort->reason, abort->blamed, abort->reconnect_after_ms, false, abort->successor});
     if (phase_ == Phase::AwaitingHello) {
       auto* hello = std::get_if<wire::HelloMsg>(&message);
       if (!hello) return fail(protocol_error("the dealer did not start with Hello"));

@@ -59,7 +59,7 @@ void add_statement(JsonObject& out, const mpc::AggregationResult& r, const std::
 
 std::string result_json(const mpc::AggregationResult& r, std::optional<size_t> position,
                         const std::optional<Attestation>& attestation, const std::vector<ValueBounds>& bounds,
-                        size_t position_count) {
+                        size_t position_count, const std::vector<std::string>& chain) {
   JsonObject out;
   add_statement(out, r, bounds);
   out.hex("proof", r.proof.to_bytes());
@@ -69,6 +69,9 @@ std::string result_json(const mpc::AggregationResult& r, std::optional<size_t> p
     out.text("session", attestation->session_id)
         .hex("dealer_key", attestation->dealer_key)
         .hex("dealer_signature", attestation->signature);
+  // Session ids, 32 hex characters each (the decoder read them so): quoted as they are.
+  if (!chain.empty())
+    out.json("chain", "[" + comma_separated(chain, [](const std::string& id) { return "\"" + id + "\""; }) + "]");
   return out.str();
 }
 

@@ -9,7 +9,9 @@
 #     missing seats' positions blamed, no party committed;
 #   4 a gadget session with a quorum: the set's items make the list the proof is of;
 #   5 a party that requires more parties than the set holds withdraws before committing,
-#     with the same answer whatever its value.
+#     with the same answer whatever its value, and the others finish without it;
+#   6 a party frozen mid-session: the five others follow a successor session by themselves,
+#     whose label names the first, and the record links the two.
 #   tests/integration/quorum_sessions.sh BUILD
 set -euo pipefail
 BUILD=$(cd "$1" && pwd)
@@ -39,7 +41,7 @@ for j in 0 1 2 3 4 5 6 7; do
 done
 
 "$dealer" --listen 127.0.0.1:0 --record "$work/outcomes.db" --dealer-key "$work/dealer.key" \
-  --operator-key "$work/operator.key.pub" >"$work/dealer.out" 2>"$work/dealer.log" &
+  --operator-key "$work/operator.key.pub" --reconnect-grace-ms 500 >"$work/dealer.out" 2>"$work/dealer.log" &
 dealer_pid=$!
 for _ in $(seq 200); do
   grep -q listening "$work/dealer.out" 2>/dev/null && break
@@ -126,13 +128,53 @@ for value in 3 60000; do
   join 2 "$value" --require-parties 4
   if wait "${pids[2]}"; then fail "party 2 joined a session of fewer parties than it requires"; fi
   cp "$work/p2.err" "$work/refused.$value"
-  for j in 0 1; do
-    if wait "${pids[$j]}"; then fail "party $j finished a session its co-party withdrew from"; fi
-  done
+  # The two others go on without it, in a successor session (a quorum of two is left).
+  for j in 0 1; do wait "${pids[$j]}" || fail "party $j: $(cat "$work/p$j.err")"; done
+  [ "$(field "$work/p0.json" chain)" = "$session" ] || fail "party 0 did not finish in a successor"
 done
 grep -q 'the session holds 3 parties; we require 4' "$work/refused.3" || fail "party 2 said: $(cat "$work/refused.3")"
 cmp -s "$work/refused.3" "$work/refused.60000" || fail "the refusal depends on the value"
 "$party" join --dealer "$url" --session "$session" --value 1 --bits 16 --key "$work/p3.key" \
   --require-parties 300 2>"$work/usage.err" && fail "--require-parties 300 was taken"
 echo "   ok: withdrawn before committing, the same answer for 3 and 60000"
+echo "== 6. a party silent mid-session: a successor of the five others, followed by themselves"
+session=$("$party" create-session --dealer "$url" --bits 16 --parties 6 --label chain --key "$work/operator.key" \
+  --allow "$work/p0.key.pub,$work/p1.key.pub,$work/p2.key.pub,$work/p3.key.pub,$work/p4.key.pub,$work/p5.key.pub" \
+  --min-parties 4 --join-window-ms 3000 --round-timeout-ms 1500)
+first=$session
+# Party 5 joins and waits for the set; then it is frozen (its connection stays up), so the
+# set holds it and its first round's deadline blames it.
+join 5 505
+for _ in $(seq 250); do
+  grep -q "session=$first party waits for the set .*party_key=$(cat "$work/p5.key.pub")" "$work/dealer.log" && break
+  sleep 0.02
+done
+kill -STOP "${pids[5]}"
+for j in 0 1 2 3 4; do join "$j" $((500 + j)); done
+for j in 0 1 2 3 4; do wait "${pids[$j]}" || fail "party $j: $(cat "$work/p$j.err")"; done
+proof=$(field "$work/p0.json" proof)
+successor=$(field "$work/p0.json" session)
+[ "$successor" != "$first" ] || fail "the proof is the first session's, which lost a party"
+for j in 1 2 3 4; do
+  [ "$(field "$work/p$j.json" proof)" = "$proof" ] || fail "party $j printed another proof"
+done
+[ "$(field "$work/p0.json" chain)" = "$first" ] || fail "the chain is not the first session"
+[ "$(values "$work/p0.json")" = 5 ] || fail "the successor's proof is not of the five who stayed"
+field "$work/p0.json" label | grep -q "label=chain after=$first" || fail "the successor's label does not name the first session"
+curl -sS --max-time 10 "http://127.0.0.1:$port/v1/sessions/$first" >"$work/first.json"
+[ "$(field "$work/first.json" status)" = aborted ] || fail "the first session is not recorded as aborted"
+[ "$(field "$work/first.json" successor)" = "$successor" ] || fail "the first session's record does not name its successor"
+[ "$(field "$work/first.json" blamed)" = 5 ] || fail "the first session does not blame party 5"
+curl -sS --max-time 10 "http://127.0.0.1:$port/v1/sessions/$successor" >"$work/stored.json"
+verdict=$("$bp" verify --bits 16 --commitments "$(field "$work/stored.json" commitments)" \
+  --proof "$(field "$work/stored.json" proof)" --label "$(field "$work/stored.json" label)" --session "$successor" \
+  --dealer-key "$work/dealer.key.pub" --signature "$(field "$work/stored.json" dealer_signature)" 2>&1)
+[ "$verdict" = ok ] || fail "bp verify of the successor: $verdict"
+# Three successors in all: case 5's two (a withdrawal each) and this one (a round's deadline).
+curl -sS --max-time 10 "http://127.0.0.1:$port/metrics" | grep '^bp_successor_sessions_total' >"$work/successors"
+[ "$(awk '{ n += $2 } END { print n }' "$work/successors")" = 3 ] || fail "successors counted: $(cat "$work/successors")"
+grep -q 'reason="round_timeout"} 1' "$work/successors" || fail "successors counted: $(cat "$work/successors")"
+kill -9 "${pids[5]}"
+wait "${pids[5]}" 2>/dev/null || true
+echo "   ok: five parties followed the successor by themselves; one proof, verified"
 echo "quorum sessions: ok"

@@ -192,8 +192,8 @@ int read_join_values(const char* url, const char* session_id, const bp_join_valu
 
 bp_join_result* make_result(bp::client::PartyOutcome&& outcome) {
   auto result = std::make_unique<bp_join_result>();
-  result->json =
-      bp::wire::result_json(outcome.result, outcome.position, outcome.attestation, outcome.bounds, outcome.positions);
+  result->json = bp::wire::result_json(outcome.result, outcome.position, outcome.attestation, outcome.bounds,
+                                       outcome.positions, outcome.chain);
   for (const auto& c : outcome.result.commitments)
     result->commitments.insert(result->commitments.end(), c.bytes.begin(), c.bytes.end());
   result->proof = outcome.result.proof.to_bytes();

@@ -68,6 +68,10 @@ struct ClientError {
   // A fault of the path that another connection may not meet (refused, reset, silent, lost),
   // as opposed to one it would meet again (a certificate that does not verify, a bad name).
   bool transient = false;
+  // 1.7: the dealer ended the session blaming `blamed` and goes on without them in this
+  // successor session. A join not blamed follows it by itself; one blamed ends here,
+  // excluded ("excluded: ..."), with this set.
+  std::string successor{};
 };
 
 // One line, e.g. "abort: round deadline passed in proof_shares blamed=[2]".
@@ -133,6 +137,9 @@ struct PartyOutcome {
   wire::Attestation attestation;    // the dealer's signature over the result, already checked
   size_t bytes_sent = 0;            // WebSocket payload bytes, this party
   size_t bytes_received = 0;
+  // 1.7: the sessions this join went through before the one that made the proof (its
+  // attestation's), oldest first; each ended without parties it blamed. Empty: none.
+  std::vector<std::string> chain{};
 };
 
 struct SessionInfo {

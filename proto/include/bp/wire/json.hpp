@@ -20,10 +20,12 @@ std::string proof_json(size_t bits, const std::string& label, const std::vector<
 // A result of a bounded session (`bounds` not empty) prints as `bp prove --min/--max` does:
 // "label" the label before the bounds, "bounds", "commitments" the values' own, then
 // "positions" (the result's commitments, which the proof is over) and "transcript_label".
-// With a position, "position_count" says how many from it were the party's.
+// With a position, "position_count" says how many from it were the party's. A join that
+// followed successor sessions (1.7) adds "chain": the sessions before "session", oldest first.
 std::string result_json(const mpc::AggregationResult& r, std::optional<size_t> position,
                         const std::optional<Attestation>& attestation = std::nullopt,
-                        const std::vector<ValueBounds>& bounds = {}, size_t position_count = 1);
+                        const std::vector<ValueBounds>& bounds = {}, size_t position_count = 1,
+                        const std::vector<std::string>& chain = {});
 
 // A gadget session's result as `bp r1cs prove` prints a proof ({"gadgets","label",
 // "commitments","proof"}), with the session's attestation and, for a party, its seat.
