@@ -31,6 +31,7 @@
 #include "in_flight_sweep.hpp"
 #include "modes.hpp"
 #include "record_latency.hpp"
+#include "churn.hpp"
 #include "positions.hpp"
 #include "record_capacity.hpp"
 #include "gadgets.hpp"
@@ -50,6 +51,9 @@ constexpr const char* kUsage =
     "usage: bp-netbench [--quick] [--latency-ms N] [--bandwidth-kbps N] [--load-seconds N] [--record FILE|URL]\n"
     "       bp-netbench --positions [--quick]   (sessions of 64, 128, 256 positions: 1 value per party, and 4\n"
     "           parties of many; wall ms, dealer CPU ms per session, bytes of the busiest party)\n"
+    "       bp-netbench --churn [--quick] [--latency-ms N]   (sessions of 16, 64, 256 parties, each failing\n"
+    "           with probability 0, 1%, 5%: with a quorum of half and successors, and all or nothing; sessions\n"
+    "           that delivered, parties excluded, p50/p99 ms, dealer CPU ms per session)\n"
     "       bp-netbench --gadgets [--quick]   (gadget sessions of 2, 4, 16 parties, every seat range:64 or\n"
     "           shuffle:8; wall ms, dealer CPU ms per session, bytes of one party)\n"
     "       bp-netbench --record-capacity FILE|URL [--parallel P] [--load-seconds N]   (sessions/s the record\n"
@@ -64,6 +68,7 @@ constexpr const char* kUsage =
 
 int main(int argc, char** argv) {
   if (sodium_init() < 0) return 1;
+  bool churn = false;
   bool quick = false, load_table = false, sweep_in_flight = false, json = false, positions = false, gadgets = false;
   std::string target;
   bp::client::Options options;
@@ -82,7 +87,9 @@ int main(int argc, char** argv) {
       }
       return std::stoul(argv[++i]);
     };
-    if (a == "--quick")
+    if (a == "--churn")
+      churn = true;
+    else if (a == "--quick")
       quick = true;
     else if (a == "--latency-ms")
       link.added_latency = std::chrono::milliseconds(value("--latency-ms"));
@@ -155,7 +162,8 @@ int main(int argc, char** argv) {
   config.max_sessions_per_ip = config.max_anonymous_sessions_per_ip = 100000;
   config.allow_anonymous = true;  // loopback only; signatures cost ~50 µs a join
   config.record = record;
-  if (positions) config.max_positions = config.max_parties = 256;
+  if (positions || churn) config.max_positions = config.max_parties = 256;
+  if (churn) config.reconnect_grace_ms = 200;  // a dropped party is noticed within a round
   bp::server::DealerServer server(config);
   std::thread dealer_thread([&] { server.run(); });
   const bp::client::Endpoint dealer{"127.0.0.1", server.port(), false, ""};
@@ -170,6 +178,12 @@ int main(int argc, char** argv) {
   };
   // The sweep prints its own machine line (JSON or text); every other table starts here.
   if (!sweep_in_flight) std::printf("%s\n", bp::tools::machine_lines().c_str());
+  if (churn) {
+    const int status = bp::netbench::run_churn_rows(dealer, dealer_cpu_ms, quick, link);
+    server.stop();
+    dealer_thread.join();
+    return status;
+  }
   if (positions || gadgets) {
     const int status = positions ? bp::netbench::run_positions_rows(dealer, dealer_cpu_ms, quick)
                                  : bp::netbench::run_gadget_rows(dealer, dealer_cpu_ms, quick);
