@@ -160,6 +160,9 @@ type SessionRequest struct {
 	// it aborts. 0: every party.
 	MinParties int
 	JoinWindow time.Duration
+	// GadgetSuccessors lets a gadget session with a quorum go on without the parties it
+	// blames, its list without their items (the statement changes).
+	GadgetSuccessors bool
 }
 
 // Bounds are public bounds on a value: v >= Min, and v <= Max when HasMax.
@@ -238,6 +241,9 @@ func CreateSession(dealerURL string, req SessionRequest, opts *Options) (string,
 	r.round_timeout_ms = C.uint32_t(req.RoundTimeout / time.Millisecond)
 	r.min_parties = C.uint32_t(req.MinParties)
 	r.join_window_ms = C.uint32_t(req.JoinWindow / time.Millisecond)
+	if req.GadgetSuccessors {
+		r.gadget_successors = 1
+	}
 	var owned []unsafe.Pointer
 	defer func() {
 		for _, p := range owned {

@@ -43,6 +43,7 @@ constexpr const char* kUsage =
     "      (fewer: it aborts, naming who was missing). Gadget sessions take it too.\n"
     "  bp-party create-session --dealer ws[s]://HOST:PORT --gadgets LIST --key OPERATOR_KEY_FILE\n"
     "                          --allow KEY1,KEY2,... [--label L] [--round-timeout-ms T] [--session-id ID]\n"
+    "                          [--min-parties K [--join-window-ms T] [--gadget-successors yes]]\n"
     "      a constraint-system session: one gadget per seat, in seat order, as bp r1cs reads a\n"
     "      list (\"shuffle:3;range:32;range:32\"); the parties are the list's items (--parties, if\n"
     "      given, must agree). The result is one R1CS proof of the list (bp r1cs verify).\n"
@@ -172,10 +173,10 @@ int client_failure(const bp::client::ClientError& e) {
 }
 
 int create_session(int argc, char** argv) {
-  const Flags f =
-      parse(argc, argv,
-            {"dealer", "bits", "parties", "label", "round-timeout-ms", "ca", "insecure-skip-verify", "key", "allow",
-             "dealer-key", "session-id", "values-per-party", "min", "max", "gadgets", "min-parties", "join-window-ms"});
+  const Flags f = parse(argc, argv,
+                        {"dealer", "bits", "parties", "label", "round-timeout-ms", "ca", "insecure-skip-verify", "key",
+                         "allow", "dealer-key", "session-id", "values-per-party", "min", "max", "gadgets",
+                         "min-parties", "join-window-ms", "gadget-successors"});
   if (!f.error.empty()) return usage_error(f.error);
   const auto dealer = bp::client::parse_endpoint(f.get("dealer"));
   if (!dealer) return usage_error("--dealer must be ws://HOST:PORT or wss://HOST:PORT");
@@ -207,6 +208,9 @@ int create_session(int argc, char** argv) {
       (!f.has("min-parties") || !parse_u64(f.get("join-window-ms"), window) || window == 0 || window > UINT32_MAX))
     return usage_error("--join-window-ms takes --min-parties and a number of milliseconds");
   request.min_parties = static_cast<uint32_t>(quorum);
+  if (f.has("gadget-successors") && (f.get("gadget-successors") != "yes" || !f.has("gadgets") || !f.has("min-parties")))
+    return usage_error("--gadget-successors yes takes --gadgets and --min-parties");
+  request.gadget_successors = f.get("gadget-successors") == "yes";
   request.join_window_ms = static_cast<uint32_t>(window);
   size_t values = parties;
   if (f.has("values-per-party")) {
@@ -350,7 +354,7 @@ int join(int argc, char** argv) {
     auto outcome = bp::client::join_gadget_session(*dealer, f.get("session"), std::move(gadget), options);
     if (events) std::fclose(events);
     if (!outcome) return client_failure(outcome.error());
-    std::printf("%s\n", bp::wire::r1cs_result_json(outcome->result, outcome->seat).c_str());
+    std::printf("%s\n", bp::wire::r1cs_result_json(outcome->result, outcome->seat, outcome->chain).c_str());
     return 0;
   }
   auto outcome = bp::client::join_and_prove(*dealer, f.get("session"), std::move(input), options);

@@ -68,9 +68,14 @@ class GadgetRun final : public detail::RejoiningRun {
                      " values, each with a blinding");
     }
     auto seat = mpc::R1CSPartyAwaitingSeat::create(gadget_, input.values, input.blindings);
-    wipe();
-    if (!seat) return from_mpc(seat.error());
+    if (!seat) {
+      wipe();
+      return from_mpc(seat.error());
+    }
     state_ = std::move(*seat);
+    // Kept until the run ends (wiped then): a successor session takes a new seat for them.
+    values_ = std::move(input.values);
+    blindings_ = std::move(input.blindings);
     return std::nullopt;
   }
 
@@ -150,6 +155,17 @@ class GadgetRun final : public detail::RejoiningRun {
                          {}};
     auto user_label = mpc::read_gadget_session_label(joined.transcript_label, session_id_, list->text());
     if (!user_label) return malicious("the transcript label is not this session's (its id and gadget list)");
+    // A successor leaves out at least one party and names the session it follows.
+    if (!chain_.empty() && (joined.session_parties == 0 || joined.session_parties >= session_parties_))
+      return malicious("a successor of " + std::to_string(joined.session_parties) +
+                       " parties does not leave out any of the " + std::to_string(session_parties_) +
+                       " of the session it follows");
+    if (!chain_.empty() && *user_label != successor_user_label_)
+      return malicious("the successor's transcript label does not name the session it follows (" + chain_.back() + ")");
+    user_label_ = *user_label;
+    session_parties_ = joined.session_parties;
+    seat_ = joined.position;
+    seated_ = true;
     label_ = mpc::gadget_session_label(session_id_, list->text(), *user_label);
     list_text_ = list->text();
     heavy_ = heavy(*list);
@@ -224,7 +240,7 @@ class GadgetRun final : public detail::RejoiningRun {
         [this](auto checked) -> ClientResult<Step> {
           if (!checked.first) return from_mpc(checked.first.error());
           count_bytes_of_connection();
-          finish(GadgetOutcome{position_, std::move(checked.second), bytes_sent_, bytes_received_});
+          finish(GadgetOutcome{position_, std::move(checked.second), bytes_sent_, bytes_received_, chain_});
           return Step{{}, true};
         });
   }
@@ -235,15 +251,33 @@ class GadgetRun final : public detail::RejoiningRun {
   }
 
   void finish_failed(ClientError e) override { finish(std::move(e)); }
-  // A gadget session has no successors (its statement would change): a dealer that names
-  // one ends our join.
-  bool restart_in_successor(const ClientError&) override { return false; }
+  // A successor (its operator let the session go on without its culprits) drops our item only
+  // if we were blamed; otherwise we take a new seat there with a fresh state for our values.
+  bool restart_in_successor(const ClientError& abort) override {
+    if (!seated_) return false;
+    for (size_t p : abort.blamed)
+      if (p == seat_) return false;
+    auto seat = mpc::R1CSPartyAwaitingSeat::create(gadget_, values_, blindings_);
+    if (!seat) return false;
+    state_ = std::move(*seat);  // every state of the session we leave goes with this
+    successor_user_label_ = user_label_ + " after=" + session_id_;
+    seated_ = false;
+    position_ = 0;
+    list_.reset();
+    list_text_.clear();
+    label_.clear();
+    answered_ = {};
+    replies_ = {};
+    return true;
+  }
 
   void finish(ClientResult<GadgetOutcome> outcome) {
     if (finished_) return;
     finished_ = true;
     retry_timer_.cancel();
     state_ = std::monostate{};  // its secrets go now
+    if (!values_.empty()) sodium_memzero(values_.data(), values_.size() * sizeof values_[0]);
+    for (auto& b : blindings_) b.wipe();
     emit({PartyEvent::Kind::Done, 0, position_, 0, {}, outcome ? std::string("ok") : describe(outcome.error()), {}});
     handler_(std::move(outcome));
   }
@@ -256,6 +290,13 @@ class GadgetRun final : public detail::RejoiningRun {
   bool heavy_ = false;                            // the session's steps run off the connection's thread
   std::array<std::vector<uint8_t>, 3> answered_;  // each round's broadcast we answered, encoded
   std::array<wire::Message, 3> replies_;          // and what we answered it with
+  std::vector<uint64_t> values_;                  // ours, kept for a successor's seat
+  std::vector<Scalar> blindings_;
+  // Our seat once a first Joined was accepted, and that session's application label and
+  // parties: a successor's label must be it then " after=<that session>", with fewer parties.
+  bool seated_ = false;
+  size_t seat_ = 0, session_parties_ = 0;
+  std::string user_label_, successor_user_label_;
 };
 
 }  // namespace

@@ -61,6 +61,7 @@ void async_create_session(asio::io_context& ioc, const Endpoint& dealer, const S
     if (!r.gadgets.empty()) create.bits = 0;  // a gadget session states none
     create.min_parties = r.min_parties;
     create.join_window_ms = r.join_window_ms;
+    create.gadget_successors = r.gadget_successors;
     create.operator_auth = detail::signed_by(
         identity, [&](const wire::PublicKey& key) { return wire::create_statement(channel, create, key); });
     return wire::Message{std::move(create)};

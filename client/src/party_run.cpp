@@ -233,6 +233,14 @@ class PartyRun final : public detail::RejoiningRun {
       return ClientError{ClientErrorKind::MaliciousDealer,
                          "the seat's positions are not the ones its bounds take: " + seat_terms(joined),
                          {}};
+    // A successor leaves out at least one party of the session it follows, so a dealer cannot
+    // keep us going round successors: a chain is at most as long as our first session's parties.
+    if (!chain_.empty() && (joined.session_parties == 0 || joined.session_parties >= session_parties_))
+      return ClientError{ClientErrorKind::MaliciousDealer,
+                         "a successor of " + std::to_string(joined.session_parties) +
+                             " parties does not leave out any of the " + std::to_string(session_parties_) +
+                             " of the session it follows",
+                         {}};
     // A successor's label names the session we were in after that session's application label.
     if (!chain_.empty() && terms->user_label != successor_user_label_)
       return ClientError{ClientErrorKind::MaliciousDealer,
@@ -240,6 +248,7 @@ class PartyRun final : public detail::RejoiningRun {
                              "): " + seat_terms(joined),
                          {}};
     user_label_ = terms->user_label;
+    session_parties_ = joined.session_parties;
     session_bounds_ = std::move(terms->bounds);
     return std::nullopt;
   }
@@ -420,6 +429,7 @@ class PartyRun final : public detail::RejoiningRun {
   size_t seat_first_ = 0;
   std::optional<size_t> seat_positions_;
   std::string user_label_, successor_user_label_;
+  size_t session_parties_ = 0;               // as the last session's Joined said (1.7; 0 from an older dealer)
   std::vector<ValueBounds> statement_;       // what we prove: one per value ({0, none}: below 2^bits)
   std::vector<ValueBounds> session_bounds_;  // every value's, as the label names them (empty: none)
 };

@@ -60,8 +60,10 @@ std::vector<uint8_t> create_statement(const ChannelContext& channel, const Creat
     for (const auto& b : create.bounds) s.number(b.min).number(b.max ? 1 : 0).number(b.max.value_or(0));
   }
   // 1.7: a quorum, signed after what a 1.6 dealer signs (one that would ignore it refuses).
-  if (create.min_parties != 0 || create.join_window_ms != 0)
+  if (create.min_parties != 0 || create.join_window_ms != 0) {
     s.field(std::string_view("quorum")).number(create.min_parties).number(create.join_window_ms);
+    if (create.gadget_successors) s.field(std::string_view("gadget successors"));
+  }
   return s.take();
 }
 

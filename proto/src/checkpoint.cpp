@@ -52,6 +52,7 @@ std::vector<uint8_t> encode_checkpoint(const DealerCheckpoint& c) {
   m.set_listed_parties(c.listed_parties);
   for (uint32_t seat : c.not_joined) m.add_not_joined(seat);
   for (const auto& key : c.not_joined_keys) m.add_not_joined_keys(text_of(key));
+  m.set_gadget_successors(c.gadget_successors);
   std::vector<uint8_t> out(m.ByteSizeLong());
   m.SerializeToArray(out.data(), static_cast<int>(out.size()));
   return out;
@@ -187,6 +188,9 @@ Result<DealerCheckpoint, CodecError> decode_checkpoint(std::span<const uint8_t> 
     BP_TRY(k, fixed<kPublicKeyBytes>(key, "left-out party key"));
     out.not_joined_keys.push_back(k);
   }
+  if (m.gadget_successors() && (!gadgets || m.min_parties() == 0))
+    return error(CodecErrorKind::BadLength, "gadget successors are for a gadget session with a quorum");
+  out.gadget_successors = m.gadget_successors();
   return out;
 }
 

@@ -180,6 +180,9 @@ Result<Message, CodecError> decode_message(const pb::CreateSession& m, const Lim
     return error(CodecErrorKind::BadLength, "min_parties is more than the session's parties");
   out.min_parties = m.min_parties();
   out.join_window_ms = m.join_window_ms();
+  if (m.gadget_successors() && (!gadgets || m.min_parties() == 0))
+    return error(CodecErrorKind::BadLength, "gadget successors are for a gadget session with a quorum");
+  out.gadget_successors = m.gadget_successors();
   return Message{std::move(out)};
 }
 

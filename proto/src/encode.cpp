@@ -103,6 +103,7 @@ std::vector<uint8_t> encode(const Message& message) {
       m->set_gadgets(c.gadgets);
       m->set_min_parties(c.min_parties);
       m->set_join_window_ms(c.join_window_ms);
+      m->set_gadget_successors(c.gadget_successors);
       if (c.operator_auth) {
         m->set_operator_key(text_of(c.operator_auth->key));
         m->set_signature(text_of(c.operator_auth->signature));

@@ -5,6 +5,13 @@
 namespace bp::wire {
 
 namespace {
+
+// Session ids, 32 hex characters each (the decoder read them so): quoted as they are.
+void add_chain(JsonObject& out, const std::vector<std::string>& chain) {
+  if (!chain.empty())
+    out.json("chain", "[" + comma_separated(chain, [](const std::string& id) { return "\"" + id + "\""; }) + "]");
+}
+
 JsonObject proof_fields(size_t bits, const std::string& label, const std::vector<CompressedRistretto>& commitments,
                         const std::vector<uint8_t>& proof) {
   JsonObject out;
@@ -69,13 +76,12 @@ std::string result_json(const mpc::AggregationResult& r, std::optional<size_t> p
     out.text("session", attestation->session_id)
         .hex("dealer_key", attestation->dealer_key)
         .hex("dealer_signature", attestation->signature);
-  // Session ids, 32 hex characters each (the decoder read them so): quoted as they are.
-  if (!chain.empty())
-    out.json("chain", "[" + comma_separated(chain, [](const std::string& id) { return "\"" + id + "\""; }) + "]");
+  add_chain(out, chain);
   return out.str();
 }
 
-std::string r1cs_result_json(const R1CSResultMsg& r, std::optional<size_t> seat) {
+std::string r1cs_result_json(const R1CSResultMsg& r, std::optional<size_t> seat,
+                             const std::vector<std::string>& chain) {
   JsonObject out;
   out.text("gadgets", r.gadgets).text("label", r.label);
   out.hex_strings("commitments", r.commitments, [](const CompressedRistretto& c) { return std::span(c.bytes); });
@@ -85,6 +91,7 @@ std::string r1cs_result_json(const R1CSResultMsg& r, std::optional<size_t> seat)
     out.text("session", r.attestation->session_id)
         .hex("dealer_key", r.attestation->dealer_key)
         .hex("dealer_signature", r.attestation->signature);
+  add_chain(out, chain);
   return out.str();
 }
 

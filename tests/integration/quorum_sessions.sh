@@ -11,7 +11,9 @@
 #   5 a party that requires more parties than the set holds withdraws before committing,
 #     with the same answer whatever its value, and the others finish without it;
 #   6 a party frozen mid-session: the five others follow a successor session by themselves,
-#     whose label names the first, and the record links the two.
+#     whose label names the first, and the record links the two;
+#   7 the same in a gadget session whose operator opted in: the list loses the frozen
+#     party's item.
 #   tests/integration/quorum_sessions.sh BUILD
 set -euo pipefail
 BUILD=$(cd "$1" && pwd)
@@ -177,4 +179,30 @@ grep -q 'reason="round_timeout"} 1' "$work/successors" || fail "successors count
 kill -9 "${pids[5]}"
 wait "${pids[5]}" 2>/dev/null || true
 echo "   ok: five parties followed the successor by themselves; one proof, verified"
+echo "== 7. a gadget session whose operator opted into successors: the list without the culprit's item"
+session=$("$party" create-session --dealer "$url" --gadgets 'range:16;range:16;shuffle:2;range:16' \
+  --key "$work/operator.key" --allow "$work/p0.key.pub,$work/p1.key.pub,$work/p2.key.pub,$work/p3.key.pub" \
+  --min-parties 2 --join-window-ms 3000 --round-timeout-ms 1500 --gadget-successors yes)
+first=$session
+gadget_join() { # J GADGET VALUES
+  "$party" join --dealer "$url" --session "$session" --gadget "$2" --value "$3" --key "$work/p$1.key" \
+    --timeout-ms 20000 >"$work/p$1.json" 2>"$work/p$1.err" &
+  pids[$1]=$!
+}
+gadget_join 3 range:16 703
+for _ in $(seq 250); do
+  grep -q "session=$first party waits for the set .*party_key=$(cat "$work/p3.key.pub")" "$work/dealer.log" && break
+  sleep 0.02
+done
+kill -STOP "${pids[3]}"
+gadget_join 0 range:16 700
+gadget_join 1 range:16 701
+gadget_join 2 shuffle:2 5,9,9,5
+for j in 0 1 2; do wait "${pids[$j]}" || fail "gadget party $j: $(cat "$work/p$j.err")"; done
+kill -9 "${pids[3]}"
+wait "${pids[3]}" 2>/dev/null || true
+[ "$(field "$work/p0.json" gadgets)" = "range:16;range:16;shuffle:2" ] || fail "the proof is not of the three items left"
+[ "$(field "$work/p2.json" chain)" = "$first" ] || fail "the chain is not the first session"
+[ "$(field "$work/p1.json" proof)" = "$(field "$work/p0.json" proof)" ] || fail "two proofs"
+echo "   ok: three items, one R1CS proof, after the first session"
 echo "quorum sessions: ok"

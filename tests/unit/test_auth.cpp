@@ -116,6 +116,11 @@ TEST_CASE("a create signature covers the parameters and the allow-list") {
   // 1.7: a quorum and its window are signed; a request without one signs as a 1.6 one did.
   CHECK_FALSE(changed([](CreateSessionMsg& c) { c.min_parties = 1; }));
   CHECK_FALSE(changed([](CreateSessionMsg& c) { c.join_window_ms = 5000; }));
+  auto gadget_quorum = create;
+  gadget_quorum.min_parties = 1;
+  const auto gadget_sig = op.sign(create_statement(here, gadget_quorum, op.public_key()));
+  gadget_quorum.gadget_successors = true;  // opting in changes what was signed
+  CHECK_FALSE(verify_signature(op.public_key(), create_statement(here, gadget_quorum, op.public_key()), gadget_sig));
   auto quorum = create;
   quorum.min_parties = 1;
   const auto quorum_sig = op.sign(create_statement(here, quorum, op.public_key()));

@@ -132,6 +132,14 @@ TEST_CASE("every message round-trips") {
   CHECK(round_trip(listed) == listed);
   listed.min_parties = 3;  // more than the parties
   CHECK(decode(encode(Message{listed})).error().kind == CodecErrorKind::BadLength);
+  listed.min_parties = 1;
+  listed.gadget_successors = true;  // for a gadget session only
+  CHECK(decode(encode(Message{listed})).error().kind == CodecErrorKind::BadLength);
+  listed.bits = 0;
+  listed.gadgets = "range:8;range:8";
+  CHECK(round_trip(listed) == listed);
+  listed.min_parties = 0;  // and one with a quorum
+  CHECK(decode(encode(Message{listed})).error().kind == CodecErrorKind::BadLength);
   const HelloMsg hello{{5, 6}, PublicKey{7}, true, true};
   CHECK(round_trip(hello) == hello);
   const std::string id(32, 'a');

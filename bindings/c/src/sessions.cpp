@@ -203,7 +203,7 @@ bp_join_result* make_result(bp::client::PartyOutcome&& outcome) {
 
 bp_join_result* make_result(bp::client::GadgetOutcome&& outcome) {
   auto result = std::make_unique<bp_join_result>();
-  result->json = bp::wire::r1cs_result_json(outcome.result, outcome.seat);
+  result->json = bp::wire::r1cs_result_json(outcome.result, outcome.seat, outcome.chain);
   for (const auto& c : outcome.result.commitments)
     result->commitments.insert(result->commitments.end(), c.bytes.begin(), c.bytes.end());
   result->proof = outcome.result.proof.to_bytes();
@@ -313,6 +313,8 @@ int bp_create_session(const char* dealer_url, const bp_session_request* request,
       wanted.min_parties = request->min_parties;
       wanted.join_window_ms = request->join_window_ms;
     }
+    if (request->size >= offsetof(bp_session_request, gadget_successors) + sizeof request->gadget_successors)
+      wanted.gadget_successors = request->gadget_successors != 0;
     auto created = bp::client::create_session(endpoint, wanted, converted);
     if (!created) return client_failure(err, created.error());
     std::memset(session_id_out, 0, 33);

@@ -298,14 +298,17 @@ def create_session(dealer_url: str, bits: int = 64, parties: int = 1, label: str
                    allowed_parties: Optional[Sequence[bytes]] = None,
                    values_per_party: Optional[Sequence[int]] = None,
                    bounds: Optional[Sequence[Bounds]] = None, gadgets: Optional[str] = None,
-                   min_parties: int = 0, join_window_ms: int = 0, **options) -> str:
+                   min_parties: int = 0, join_window_ms: int = 0, gadget_successors: bool = False,
+                   **options) -> str:
     """Opens a session (signed by options' identity) and returns its id. values_per_party:
     how many values each party proves (default one each); bounds: one (min, max or None) per
     value in party order (a value with both ends takes two positions). gadgets: a gadget
     session instead, one gadget per seat in seat order ("shuffle:3;range:32"); parties is
     then the list's items and bits is not used. min_parties: a quorum (wire 1.7): the
     session starts with the parties present once all have joined, or once join_window_ms
-    (0: the round timeout) ends with at least min_parties of them; 0: every party."""
+    (0: the round timeout) ends with at least min_parties of them; 0: every party.
+    gadget_successors: a gadget session with a quorum may go on without the parties it
+    blames, its list without their items."""
     request = _native.SessionRequest()
     _native.lib.bp_session_request_init(ctypes.byref(request))
     if gadgets is not None:
@@ -314,6 +317,7 @@ def create_session(dealer_url: str, bits: int = 64, parties: int = 1, label: str
     request.bits, request.parties, request.label = bits, parties, label.encode()
     request.round_timeout_ms = round_timeout_ms
     request.min_parties, request.join_window_ms = min_parties, join_window_ms
+    request.gadget_successors = 1 if gadget_successors else 0
     counts = None
     if values_per_party is not None:
         if len(values_per_party) != parties:

@@ -71,6 +71,7 @@ class SessionRequest(ctypes.Structure):
         ("gadgets", ctypes.c_char_p),  # ABI 0.6
         ("min_parties", ctypes.c_uint32),  # ABI 0.8
         ("join_window_ms", ctypes.c_uint32),
+        ("gadget_successors", ctypes.c_int),
     ]
 
 

@@ -85,6 +85,9 @@ std::string Metrics::prometheus_text() const {
   counter("bp_quorum_parties_left_out_total",
           "Listed parties a quorum session's fixed set left out (never joined, or gone before it was fixed).",
           parties_left_out_);
+  counter("bp_session_chains_failed_total",
+          "Successor sessions that ended without a proof and without a successor of their own: chains that failed.",
+          chains_failed_);
   counter("bp_bytes_in_total", "WebSocket payload bytes received.", bytes_in_);
   counter("bp_bytes_out_total", "WebSocket payload bytes sent.", bytes_out_);
   line("# HELP bp_parties_connected Parties currently seated in a session.");

@@ -28,6 +28,7 @@ class Metrics {
   }
   // A session that aborted for `kind` goes on as a successor without `excluded` parties.
   void successor_started(AbortKind kind, size_t excluded);
+  void chain_failed() { ++chains_failed_; }
   void connection_opened() { ++connections_; }
   void connection_closed() { --connections_; }
   void party_joined() { ++parties_connected_; }
@@ -72,7 +73,7 @@ class Metrics {
 
   std::atomic<long> sessions_started_{0}, sessions_completed_{0}, aborted_total_{0};
   std::atomic<long> sessions_taken_over_{0}, sessions_moved_{0};
-  std::atomic<uint64_t> sets_fixed_{0}, parties_left_out_{0};
+  std::atomic<uint64_t> sets_fixed_{0}, parties_left_out_{0}, chains_failed_{0};
   std::array<std::atomic<uint64_t>, kAllAbortKinds.size()> successors_by_kind_{}, excluded_by_kind_{};
   std::atomic<long> connections_{0}, parties_connected_{0};
   std::atomic<uint64_t> bytes_in_{0}, bytes_out_{0};

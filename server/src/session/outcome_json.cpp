@@ -35,6 +35,7 @@ std::string outcome_json(const SessionOutcome& o) {
     std::vector<size_t> left_out(o.not_joined.begin(), o.not_joined.end());
     out.number("listed_parties", o.listed_parties).numbers("not_joined", left_out);
   }
+  if (!o.predecessor.empty()) out.text("predecessor", o.predecessor);
   if (!o.successor.empty()) out.text("successor", o.successor);
   return out.str();
 }

@@ -152,6 +152,7 @@ void SessionRegistry::create(const wire::CreateSessionMsg& request, SessionOwner
   // A quorum of every party is today's session (all or nothing, seated as they come).
   if (request.min_parties != 0 && request.min_parties < request.parties) {
     terms.min_parties = request.min_parties;
+    terms.gadget_successors = request.gadget_successors;
     terms.join_window = std::chrono::milliseconds(
         request.join_window_ms == 0 ? timeout_ms : std::min(request.join_window_ms, limits.max_round_timeout_ms));
   }

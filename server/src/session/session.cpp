@@ -314,6 +314,7 @@ void AggregationSession::checked(std::optional<SessionKind::Abort> failed) {
 void AggregationSession::finish_ok(SessionKind::Signed signed_result) {
   signed_result.outcome.listed_parties = terms_.listed_parties;
   signed_result.outcome.not_joined = terms_.not_joined;
+  signed_result.outcome.predecessor = terms_.follows;
   record_then(std::move(signed_result.outcome),
               [this, frame = std::move(signed_result.frame), proof_bytes = signed_result.proof_bytes,
                proves = std::move(signed_result.proves)] {
@@ -356,10 +357,14 @@ void AggregationSession::end_aborted(AbortKind kind, const std::string& reason, 
   outcome.listed_parties = terms_.listed_parties;
   outcome.not_joined = terms_.not_joined;
   outcome.successor = successor;
-  record_then(std::move(outcome), [this, kind, reason, blamed = std::move(blamed), successor] {
+  outcome.predecessor = terms_.follows;
+  // A successor that ends without one of its own: its chain ended without a proof.
+  const bool chain_failed = successor.empty() && !terms_.follows.empty();
+  record_then(std::move(outcome), [this, kind, reason, blamed = std::move(blamed), successor, chain_failed] {
     ended_reason_ = reason;
     ended_blamed_ = blamed;
     env_.metrics->session_aborted(kind);
+    if (chain_failed) env_.metrics->chain_failed();
     log::warn("session aborted",
               {{"session", id()}, {"kind", abort_kind_label(kind)}, {"reason", reason}, {"blamed", blamed}});
     if (!successor.empty())

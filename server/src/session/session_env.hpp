@@ -34,7 +34,8 @@ struct SessionOutcome {
   // seats (operator's order) left out of the set.
   size_t listed_parties = 0;
   std::vector<uint32_t> not_joined{};
-  std::string successor{};  // 1.7: the session of the parties not blamed, going on in its place
+  std::string successor{};    // 1.7: the session of the parties not blamed, going on in its place
+  std::string predecessor{};  // 1.7: the session this one went on from (a successor)
 };
 
 // What a session writes to the record. Each call answers once, on any thread.

@@ -37,6 +37,7 @@ wire::DealerCheckpoint AggregationSession::snapshot() const {
   c.listed_parties = static_cast<uint32_t>(terms_.listed_parties);
   c.not_joined = terms_.not_joined;
   c.not_joined_keys = terms_.not_joined_keys;
+  c.gadget_successors = terms_.gadget_successors;
   kind_->checkpoint(c);  // the kind's terms and the rounds it decided
   return c;
 }

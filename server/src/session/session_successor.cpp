@@ -33,8 +33,8 @@ bool excludes_culprits(AbortKind kind) {
 }  // namespace
 
 bool AggregationSession::start_successor(AbortKind kind, const std::string& reason, const std::vector<size_t>& blamed) {
-  if (!env_.start_successor || terms_.min_parties == 0 || terms_.listed_parties == 0 || terms_.gadgets ||
-      blamed.empty() || !excludes_culprits(kind))
+  if (!env_.start_successor || terms_.min_parties == 0 || terms_.listed_parties == 0 ||
+      (terms_.gadgets && !terms_.gadget_successors) || blamed.empty() || !excludes_culprits(kind))
     return false;
   std::vector<bool> culprit(params_.positions, false);
   for (size_t p : blamed)
@@ -50,6 +50,11 @@ bool AggregationSession::start_successor(AbortKind kind, const std::string& reas
   const std::string next_id = wire::random_session_id();
   auto next = terms_.successor(remaining, next_id);
   if (!next) return false;
+  // Its parties were connected a moment ago and come back at once, as a party resumes its
+  // seat: the window is the reconnect grace (one who does not come is not waited for longer).
+  if (env_.reconnect_grace.count() > 0)
+    next->join_window =
+        std::min(terms_.join_window.count() != 0 ? terms_.join_window : terms_.round_timeout, env_.reconnect_grace);
   auto checkpoint = first_checkpoint(*next);
   for (size_t k = 0; k < remaining.size(); ++k)
     checkpoint.seats[k] = {true, seats_[remaining[k]].token_hash, seats_[remaining[k]].peer};

@@ -87,14 +87,21 @@ SessionTerms SessionTerms::with_set(const std::vector<size_t>& present) const {
 std::optional<SessionTerms> SessionTerms::successor(const std::vector<size_t>& remaining,
                                                     const std::string& next_id) const {
   SessionTerms next = with_set(remaining);
-  const auto label = mpc::read_session_transcript_label(next.params.label, id, next.params.bits, next.params.positions);
-  if (!label) return std::nullopt;
-  next.id = next_id;
-  next.params.label = mpc::session_transcript_label(next_id, next.params.bits, next.params.positions,
-                                                    label->user_label + " after=" + id, next.bounds);
-  if (next.params.label.size() > wire::kMaxTranscriptLabelBytes ||
-      label->user_label.size() + 7 + id.size() > mpc::kMaxApplicationLabelBytes)
+  std::optional<std::string> user;
+  if (next.gadgets) {
+    user = mpc::read_gadget_session_label(next.params.label, id, next.gadgets->text());
+    if (user) next.params.label = mpc::gadget_session_label(next_id, next.gadgets->text(), *user + " after=" + id);
+  } else if (auto label =
+                 mpc::read_session_transcript_label(next.params.label, id, next.params.bits, next.params.positions)) {
+    user = label->user_label;
+    next.params.label = mpc::session_transcript_label(next_id, next.params.bits, next.params.positions,
+                                                      *user + " after=" + id, next.bounds);
+  }
+  if (!user || next.params.label.size() > wire::kMaxTranscriptLabelBytes ||
+      user->size() + 7 + id.size() > mpc::kMaxApplicationLabelBytes)
     return std::nullopt;
+  next.id = next_id;
+  next.follows = id;
   next.listed_parties = 0;  // a quorum session of its own, gathering the parties that remain
   next.not_joined.clear();
   next.not_joined_keys.clear();
@@ -145,6 +152,7 @@ wire::DealerCheckpoint first_checkpoint(const SessionTerms& terms) {
   c.seats.resize(terms.seat_shapes().size());
   c.min_parties = terms.min_parties;
   c.join_window_ms = static_cast<uint32_t>(terms.join_window.count());
+  c.gadget_successors = terms.gadget_successors;
   return c;
 }
 
@@ -156,6 +164,16 @@ void quorum_of(const wire::DealerCheckpoint& c, SessionTerms& t) {
   t.listed_parties = c.listed_parties;
   t.not_joined = c.not_joined;
   t.not_joined_keys = c.not_joined_keys;
+  t.gadget_successors = c.gadget_successors;
+}
+
+// The session a successor's application label names after " after=", if it does.
+std::string follows_of(std::string_view user) {
+  constexpr std::string_view kAfter = " after=";
+  if (user.size() < kAfter.size() + 32 || user.substr(user.size() - 32 - kAfter.size(), kAfter.size()) != kAfter)
+    return {};
+  const auto id = user.substr(user.size() - 32);
+  return wire::valid_session_id(id) ? std::string(id) : std::string();
 }
 
 }  // namespace
@@ -164,9 +182,8 @@ std::optional<SessionTerms> terms_of(const std::string& id, const wire::DealerCh
   if (!c.gadgets.empty()) {
     // A gadget session's: its list, canonical, of one seat per position, and its label over both.
     auto list = GadgetList::parse(c.gadgets);
-    if (!list || list->text() != c.gadgets || list->items().size() != c.positions ||
-        !mpc::read_gadget_session_label(c.transcript_label, id, c.gadgets))
-      return std::nullopt;
+    const auto user = mpc::read_gadget_session_label(c.transcript_label, id, c.gadgets);
+    if (!list || list->text() != c.gadgets || list->items().size() != c.positions || !user) return std::nullopt;
     SessionTerms t;
     t.id = id;
     t.params = mpc::SessionParams{0, c.positions, c.transcript_label};
@@ -175,12 +192,14 @@ std::optional<SessionTerms> terms_of(const std::string& id, const wire::DealerCh
     t.owner = SessionOwner{c.owner_key, c.owner_address};
     t.gadgets = std::move(*list);
     quorum_of(c, t);
+    if (t.min_parties != 0) t.follows = follows_of(*user);
     return t;
   }
   // The label must be one of this session's, on these terms (mpc's one reader of labels):
   // a checkpoint stored under another session's row (a damaged record) is refused here.
   const auto label = mpc::read_session_transcript_label(c.transcript_label, id, c.bits, c.positions);
   if (!label || label->bounds != c.bounds) return std::nullopt;
+  std::string follows = follows_of(label->user_label);
   SessionTerms t;
   t.id = id;
   t.params = mpc::SessionParams{c.bits, c.positions, c.transcript_label};
@@ -190,6 +209,7 @@ std::optional<SessionTerms> terms_of(const std::string& id, const wire::DealerCh
   t.values_per_party = c.values_per_party;
   t.bounds = c.bounds;
   quorum_of(c, t);
+  if (t.min_parties != 0) t.follows = std::move(follows);
   return t;
 }
 

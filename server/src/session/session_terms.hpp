@@ -56,6 +56,8 @@ struct SessionTerms {
   size_t listed_parties = 0;                       // the set is fixed: how many the operator listed
   std::vector<uint32_t> not_joined{};              // the listed seats left out, operator's order
   std::vector<wire::PublicKey> not_joined_keys{};  // their keys, in a keyed session
+  std::string follows{};                           // a successor: the session it goes on from (its label names it)
+  bool gadget_successors = false;                  // a gadget quorum session may go on without its culprits
 
   std::vector<SeatShape> seat_shapes() const;
   std::span<const ValueBounds> bounds_of(const SeatShape& seat) const;
@@ -68,10 +70,10 @@ struct SessionTerms {
   // bounds or gadget items in seat order, the positions those take, and the transcript label
   // rebuilt over them with the application's label; the rest recorded as not joined.
   SessionTerms with_set(const std::vector<size_t>& present) const;
-  // A fixed range set's successor under `next_id`: the seats `remaining` (ascending) listed
-  // again, with this session's quorum and window, and a label whose application label names
-  // this session after it (" after=<id>"), so a chain's label names every session before it.
-  // Nothing when that label would be too long for any decoder.
+  // A fixed set's successor under `next_id` (a gadget list loses the culprits' items): the seats `remaining`
+  // (ascending) listed again, with this session's quorum and window, and a label whose application label names this
+  // session after it (" after=<id>"), so a chain's label names every session before it. Nothing when that label would
+  // be too long for any decoder.
   std::optional<SessionTerms> successor(const std::vector<size_t>& remaining, const std::string& next_id) const;
 };
 

@@ -240,6 +240,9 @@ typedef struct bp_session_request {
    * round timeout) ends with at least min_parties of them; fewer: it aborts. 0: every party. */
   uint32_t min_parties;
   uint32_t join_window_ms;
+  /* ABI 0.8: nonzero: a gadget session with a quorum may go on without the parties it
+   * blames, its list without their items (the statement changes). */
+  int gadget_successors;
 } bp_session_request;
 
 BP_API void bp_session_request_init(bp_session_request* request);

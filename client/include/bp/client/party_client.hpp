@@ -173,6 +173,9 @@ struct SessionRequest {
   // before 1.7 refuses the request (the signature covers the quorum).
   uint32_t min_parties = 0;
   uint32_t join_window_ms = 0;
+  // 1.7: a gadget session with a quorum may go on as a successor without the parties it
+  // blames, its list without their items (the statement changes: opted into here).
+  bool gadget_successors = false;
 };
 
 // What a party proves in one session, stated before it connects: k values, each with its
@@ -208,6 +211,7 @@ struct GadgetOutcome {
   wire::R1CSResultMsg result;  // with its attestation
   size_t bytes_sent = 0;       // WebSocket payload bytes, this party
   size_t bytes_received = 0;
+  std::vector<std::string> chain{};  // 1.7: the sessions before the proof's, as PartyOutcome's
 };
 
 // An operator's open sessions on the dealer it reached (ManageSessions).

@@ -57,6 +57,7 @@ struct DealerCheckpoint {
   uint32_t listed_parties = 0;
   std::vector<uint32_t> not_joined;
   std::vector<PublicKey> not_joined_keys;
+  bool gadget_successors = false;
   friend bool operator==(const DealerCheckpoint&, const DealerCheckpoint&) = default;
 };
 

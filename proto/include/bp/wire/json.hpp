@@ -29,7 +29,8 @@ std::string result_json(const mpc::AggregationResult& r, std::optional<size_t> p
 
 // A gadget session's result as `bp r1cs prove` prints a proof ({"gadgets","label",
 // "commitments","proof"}), with the session's attestation and, for a party, its seat.
-std::string r1cs_result_json(const R1CSResultMsg& r, std::optional<size_t> seat = std::nullopt);
+std::string r1cs_result_json(const R1CSResultMsg& r, std::optional<size_t> seat = std::nullopt,
+                             const std::vector<std::string>& chain = {});
 
 // [{"min":a,"max":b},{"min":c}, ...]
 std::string bounds_json(const std::vector<ValueBounds>& bounds);

@@ -68,6 +68,7 @@ struct CreateSessionMsg {
   std::string gadgets{};                      // 1.5: a gadget session's list (bits 0); empty: ranges
   uint32_t min_parties = 0;                   // 1.7: a quorum, 1..parties; 0: every party
   uint32_t join_window_ms = 0;                // 1.7: a quorum session's join window; 0: round_timeout_ms
+  bool gadget_successors = false;             // 1.7: a gadget quorum session may go on without its culprits
   friend bool operator==(const CreateSessionMsg&, const CreateSessionMsg&) = default;
 };
 struct SessionCreatedMsg {
