@@ -218,23 +218,28 @@ void RejoiningRun::on_job_tick() {
     return poll_job();
   }
   const auto job = std::move(job_);
-  if (job->threw == Job::Threw::OutOfMemory) return deliver(withdraw(internal_error(std::bad_alloc())));
+  // The connection the step goes to, held before the step runs: a last step (the result's)
+  // counts the connection's bytes and lets go of it, and must still end it (else it stays
+  // open, and its caller's io_context runs, until its deadline).
+  const auto conversation = conversation_.lock();
+  if (job->threw == Job::Threw::OutOfMemory) return deliver(withdraw(internal_error(std::bad_alloc())), conversation);
   if (job->threw == Job::Threw::Other)
-    return deliver(withdraw(
-        {ClientErrorKind::Internal,
-         "an unexpected error in the party while it computed " + job->what + ": " + std::string(job->what_threw.data()),
-         {}}));
+    return deliver(withdraw({ClientErrorKind::Internal,
+                             "an unexpected error in the party while it computed " + job->what + ": " +
+                                 std::string(job->what_threw.data()),
+                             {}}),
+                   conversation);
   ClientResult<Step> step = ClientError{ClientErrorKind::Internal, "", {}};
   try {
     step = job->task->finish();
   } catch (const std::exception& e) {
     step = withdraw(internal_error(e));
   }
-  deliver(std::move(step));
+  deliver(std::move(step), conversation);
 }
 
-void RejoiningRun::deliver(ClientResult<Step> step) {
-  if (auto c = conversation_.lock()) return c->resume(std::move(step));
+void RejoiningRun::deliver(ClientResult<Step> step, const std::shared_ptr<Conversation>& conversation) {
+  if (conversation) return conversation->resume(std::move(step));
   // The connection ended while we computed: the step's message is the last one sent, and the
   // next connection resends it on the resumed seat.
   if (!step) return finish_failed(step.error());

@@ -131,7 +131,7 @@ class RejoiningRun : public Dialogue, public std::enable_shared_from_this<Rejoin
   ClientResult<Step> start_offloaded(const char* what, std::unique_ptr<Offloaded> task);
   void poll_job();
   void on_job_tick();
-  void deliver(ClientResult<Step> step);
+  void deliver(ClientResult<Step> step, const std::shared_ptr<Conversation>& conversation);
 
   boost::asio::steady_timer job_timer_;
   std::shared_ptr<Job> job_;      // the work in flight, if any
