@@ -104,7 +104,7 @@ int run_churn_rows(const client::Endpoint& dealer, const std::function<double()>
   std::vector<size_t> sizes = {16, 64};
   if (!quick) sizes.push_back(256);
   for (size_t n : sizes) {
-    const size_t sessions = quick ? (n <= 16 ? 10 : 3) : (n <= 16 ? 100 : n <= 64 ? 40 : 8);
+    const size_t sessions = quick ? (n <= 16 ? 10 : 3) : (n <= 16 ? 100 : n <= 64 ? 40 : 3);
     milliseconds drop_span{0};
     churn_session(dealer, n, 0, true, drop_span, link);  // warm-up: this size's generator tables
     for (double p : {0.0, 0.01, 0.05}) {

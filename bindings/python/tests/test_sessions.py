@@ -96,6 +96,32 @@ def test_a_party_requiring_more_parties_than_the_set_refuses_before_committing(d
         assert "the session holds 3 parties; we require 4" in str(e)
 
 
+def test_the_others_follow_a_successor_without_a_party_that_withdrew(dealer):
+    session = dealer.create_session(min_parties=2, join_window_ms=1000)
+    results, errors = {}, {}
+
+    def party(i, **extra):
+        try:
+            results[i] = bp.join_and_prove(dealer.url, session, VALUES[i], identity=dealer.parties[i],
+                                           dealer_key=dealer.key.public_key, timeout_ms=30000, **extra)
+        except bp.BpError as e:
+            errors[i] = e
+
+    threads = [threading.Thread(target=party, args=(0,)), threading.Thread(target=party, args=(1,)),
+               threading.Thread(target=party, args=(2,), kwargs={"min_session_parties": 4})]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert isinstance(errors.pop(2), bp.RefusedError)
+    assert errors == {}
+    assert results[0].proof == results[1].proof
+    assert results[0].fields["chain"] == [session]
+    assert results[0].fields["session"] != session
+    assert f"after={session}" in results[0].label
+    check_with_bp_verify(dealer, results[0])
+
+
 def test_a_certificate_from_another_ca_is_a_transport_error(tls_dealer, tmp_path):
     from conftest import make_certificate
     other_ca = make_certificate(tmp_path)
