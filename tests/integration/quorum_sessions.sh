@@ -60,7 +60,7 @@ join() {
   shift 2
   "$party" join --dealer "$url" --session "$session" --value "$value" --bits 16 --key "$work/p$j.key" \
     --timeout-ms 20000 "$@" >"$work/p$j.json" 2>"$work/p$j.err" &
-  pids[$j]=$!
+  pids[j]=$!
 }
 
 echo "== 1. eight listed, a quorum of five, two never join"
@@ -116,7 +116,7 @@ session=$("$party" create-session --dealer "$url" --gadgets 'range:16;range:16;r
 for j in 0 3; do
   "$party" join --dealer "$url" --session "$session" --gadget range:16 --value $((400 + j)) --key "$work/p$j.key" \
     --timeout-ms 20000 >"$work/p$j.json" 2>"$work/p$j.err" &
-  pids[$j]=$!
+  pids[j]=$!
 done
 for j in 0 3; do wait "${pids[$j]}" || fail "gadget party $j: $(cat "$work/p$j.err")"; done
 [ "$(field "$work/p0.json" gadgets)" = "range:16;range:16" ] || fail "the proof is not of the set's two items"
