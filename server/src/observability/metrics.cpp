@@ -124,18 +124,17 @@ std::string Metrics::prometheus_text() const {
     line(std::string("bp_sessions_aborted_total{reason=\"") + abort_kind_label(kind) + "\"} " +
          std::to_string(aborted_by_kind_[static_cast<size_t>(kind)].load()));
   // Only the kinds that can exclude a party are exported (the rest never start a successor).
-  line("# HELP bp_successor_sessions_total Sessions that went on as a successor without the parties blamed, by why.");
-  line("# TYPE bp_successor_sessions_total counter");
-  for (const AbortKind kind : {AbortKind::RoundTimeout, AbortKind::PartyLeft, AbortKind::ProtocolViolation,
-                               AbortKind::Withdrawn, AbortKind::LostState, AbortKind::InvalidShares})
-    line(std::string("bp_successor_sessions_total{reason=\"") + abort_kind_label(kind) + "\"} " +
-         std::to_string(successors_by_kind_[static_cast<size_t>(kind)].load()));
-  line("# HELP bp_parties_excluded_total Parties a successor session left out, by why.");
-  line("# TYPE bp_parties_excluded_total counter");
-  for (const AbortKind kind : {AbortKind::RoundTimeout, AbortKind::PartyLeft, AbortKind::ProtocolViolation,
-                               AbortKind::Withdrawn, AbortKind::LostState, AbortKind::InvalidShares})
-    line(std::string("bp_parties_excluded_total{reason=\"") + abort_kind_label(kind) + "\"} " +
-         std::to_string(excluded_by_kind_[static_cast<size_t>(kind)].load()));
+  const auto by_excluding_kind = [&](const char* name, const char* help, const auto& counts) {
+    line(std::string("# HELP ") + name + " " + help);
+    line(std::string("# TYPE ") + name + " counter");
+    for (const AbortKind kind : {AbortKind::RoundTimeout, AbortKind::PartyLeft, AbortKind::ProtocolViolation,
+                                 AbortKind::Withdrawn, AbortKind::LostState, AbortKind::InvalidShares})
+      line(std::string(name) + "{reason=\"" + abort_kind_label(kind) + "\"} " +
+           std::to_string(counts[static_cast<size_t>(kind)].load()));
+  };
+  by_excluding_kind("bp_successor_sessions_total",
+                    "Sessions that went on as a successor without the parties blamed, by why.", successors_by_kind_);
+  by_excluding_kind("bp_parties_excluded_total", "Parties a successor session left out, by why.", excluded_by_kind_);
   line("# HELP bp_refused_total Connections and requests turned away by a limit, by what answered them.");
   line("# TYPE bp_refused_total counter");
   for (const auto& [reason, n] : refused_by_reason_)

@@ -28,44 +28,15 @@ SessionRegistry::SessionRegistry(boost::asio::io_context& ioc, const DealerConfi
   };
 }
 
-void SessionRegistry::start_successor(SessionTerms terms, wire::DealerCheckpoint checkpoint,
-                                      std::function<void(bool)> done) {
-  const std::string id = terms.id;
-  {
-    std::lock_guard lock(mutex_);
-    if (!accepting_) return done(false);
-    claiming_.insert(id);
-  }
-  const std::string lost = outcome_json(SessionOutcome{
-      id,
+std::string SessionRegistry::lost_outcome(const SessionTerms& terms) const {
+  return outcome_json(SessionOutcome{
+      terms.id,
       terms.params,
       false,
       "the dealer replica " + records_.replica() + " running the session stopped, and no replica resumed it",
       {},
       std::nullopt,
       terms.seat_shapes().size()});
-  // Its predecessor is still open in the record until the successor is there: no owner cap
-  // (the successor takes its place, it is not one more).
-  ClaimRequest claim{id,
-                     owner_text(terms.owner),
-                     static_cast<uint32_t>(terms.params.bits),
-                     static_cast<uint32_t>(terms.seat_shapes().size()),
-                     lost,
-                     0,
-                     wire::encode_checkpoint(checkpoint)};
-  const bool queued =
-      records_.claim(claim, [this, id, terms, checkpoint, done](RecordResult<ClaimOutcome> result) mutable {
-        claimed(id, std::move(terms), std::move(checkpoint), std::move(result), [done](Created created) {
-          done(std::holds_alternative<std::shared_ptr<AggregationSession>>(created));
-        });
-      });
-  if (!queued) {
-    {
-      std::lock_guard lock(mutex_);
-      claiming_.erase(id);
-    }
-    done(false);
-  }
 }
 
 void SessionRegistry::prune_locked() {
@@ -158,14 +129,7 @@ void SessionRegistry::create(const wire::CreateSessionMsg& request, SessionOwner
   }
   auto checkpoint = first_checkpoint(terms);
   // What the record keeps if no replica finishes the session.
-  const std::string lost = outcome_json(SessionOutcome{
-      id,
-      terms.params,
-      false,
-      "the dealer replica " + records_.replica() + " running the session stopped, and no replica resumed it",
-      {},
-      std::nullopt,
-      terms.seat_shapes().size()});
+  const std::string lost = lost_outcome(terms);
   // The per-owner cap again, over every replica sharing the record (the check above sees
   // only this one's sessions).
   const auto cap = static_cast<uint32_t>(owner.operator_key ? limits.max_sessions_per_operator

@@ -127,6 +127,8 @@ class SessionRegistry {
   // A session's successor (SessionEnv::start_successor): claimed in the record as a create's
   // session is, then run here.
   void start_successor(SessionTerms terms, wire::DealerCheckpoint checkpoint, std::function<void(bool)> done);
+  // What the record says of a claimed session if no replica finishes it.
+  std::string lost_outcome(const SessionTerms& terms) const;
   void taken_over(const std::string& id, RecordResult<Takeover> takeover);
   void held_elsewhere(const std::string& id, const Takeover& held);
   void answer_takers(const std::string& id, const Found& found);
