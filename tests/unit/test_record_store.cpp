@@ -523,6 +523,7 @@ namespace {
 class ControlledStore final : public RecordStore {
  public:
   std::atomic<bool> fail{false};
+  std::atomic<bool> fenced{false};  // closes refused: another replica holds the session
   std::atomic<int> delay_ms{0};
   std::atomic<int> closes{0};
 
@@ -538,8 +539,9 @@ class ControlledStore final : public RecordStore {
     if (auto e = gate()) return *e;
     return std::vector<RecordResult<Ok>>(batch.size(), Ok{});
   }
-  RecordResult<Ok> close(const std::string&, uint64_t, bool, const std::string&) override {
+  RecordResult<Ok> close(const std::string& id, uint64_t, bool, const std::string&) override {
     if (auto e = gate()) return *e;
+    if (fenced) return RecordError{"this dealer no longer holds session " + id, RecordErrorKind::Fenced};
     ++closes;
     return Ok{};
   }
@@ -638,6 +640,18 @@ TEST_CASE("record service: down while calls fail, and back by itself once a writ
   for (int i = 0; i < 100 && !h.service->healthy(); ++i) std::this_thread::sleep_for(20ms);
   CHECK(h.service->healthy());
   CHECK(h.metrics.prometheus_text().find("bp_record_up 1") != std::string::npos);
+}
+
+TEST_CASE("record service: a fenced write is counted, and the record stays up") {
+  Harness h(RecordServiceOptions{"r", 1, 16, 2000ms, 100ms, 60000ms, 180s, 0s});
+  h.store->fenced = true;
+  auto closed = await<RecordResult<Ok>>([&](auto done) { h.service->close("s1", kFirstEpoch, true, "{}", done); });
+  REQUIRE_FALSE(closed.ok());
+  CHECK_FALSE(closed.error().down());
+  CHECK(h.service->healthy());
+  const std::string text = h.metrics.prometheus_text();
+  CHECK(text.find("bp_record_fenced_writes_total 1\n") != std::string::npos);
+  CHECK(text.find("bp_record_up 1") != std::string::npos);
 }
 
 TEST_CASE("record service: stopping answers every call still queued") {

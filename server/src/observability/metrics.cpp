@@ -183,6 +183,11 @@ std::string Metrics::prometheus_text() const {
       "at its last checkpoint, its parties sent to join again.");
   line("# TYPE bp_outcomes_unrecorded_total counter");
   line("bp_outcomes_unrecorded_total " + std::to_string(outcomes_unrecorded_));
+  line(
+      "# HELP bp_record_fenced_writes_total Writes the record refused because another replica holds the session now "
+      "(this one was paused or cut off past the takeover bound).");
+  line("# TYPE bp_record_fenced_writes_total counter");
+  line("bp_record_fenced_writes_total " + std::to_string(record_fenced_));
   if (const double not_after = tls_not_after_.load(); not_after > 0) {
     line("# HELP bp_tls_certificate_expiry_timestamp_seconds When the TLS certificate the dealer serves expires.");
     line("# TYPE bp_tls_certificate_expiry_timestamp_seconds gauge");

@@ -45,6 +45,9 @@ class Metrics {
   void record_up(bool up) { record_up_ = up; }
   void draining() { draining_ = true; }  // SIGTERM: no new sessions (bp_ready 0 from now on)
   void outcome_unrecorded() { ++outcomes_unrecorded_; }
+  // A write the record refused because another replica holds the session now (this one was
+  // paused or cut off past the takeover bound): the epochs did their job.
+  void record_fenced() { ++record_fenced_; }
   // POST /v1/verify: one request's answer ("valid", "invalid" or "malformed"), how many
   // proofs it held, and the time from parsing to the answer on the verification pool.
   void verification(const char* result, size_t proofs, double seconds);
@@ -89,6 +92,7 @@ class Metrics {
   std::atomic<bool> record_up_{true};
   std::atomic<bool> draining_{false};
   std::atomic<uint64_t> outcomes_unrecorded_{0};
+  std::atomic<uint64_t> record_fenced_{0};
   std::atomic<double> tls_not_after_{0};
 
   static void observe(Histogram& h, const std::array<double, 10>& buckets, double seconds);

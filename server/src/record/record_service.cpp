@@ -84,6 +84,13 @@ template <class T>
 void RecordService::observe(const std::string& operation, Clock::time_point started, const RecordResult<T>& r) {
   const bool down = !r && r.error().down();
   metrics_.record_call(operation, std::chrono::duration<double>(Clock::now() - started).count(), !down);
+  // Said here, once per refused write, whatever its session has done since (one that moved
+  // on meanwhile drops the answer): a replica that wrote after losing a session should show.
+  if (!r && !down) {
+    metrics_.record_fenced();
+    log::warn("the record refused a write: another replica holds the session now",
+              {{"operation", operation}, {"reason", r.error().reason}});
+  }
   // A read that works says nothing of writes (a full disk still serves reads): only a write
   // that went through brings the record back.
   const bool wrote = operation != "find" && operation != "list";
