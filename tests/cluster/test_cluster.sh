@@ -11,6 +11,9 @@
 #   D  the database primary SIGKILLed under load and the standby promoted: dealers reconnect
 #      by themselves, every proof handed out is on the new primary, the gap ends in clear
 #      errors, no id reused
+#   F  a replica killed (at a crash point) between claiming a quorum session's successor and
+#      recording its predecessor's abort: the next replica takes the predecessor over and
+#      starts a successor of its own, which the parties finish; the orphan never completes
 #   E  a full disk under SQLite: nothing unrecorded is handed out, readiness fails, new
 #      sessions are refused, the parties caught in it end with an error naming the record,
 #      and the dealer recovers by itself when space is back
@@ -342,6 +345,62 @@ done
 expect "no id of the failover run is accepted again ($reused of $taken)" test "$reused" = 0
 expect "the new primary holds one row per session id" \
   test "$(pg_sql "$work/pg2" "$pg2_port" "SELECT count(*) - count(DISTINCT id) FROM bp_sessions")" = 0
+
+echo "== F: a replica killed between a successor's claim and its predecessor's abort record"
+export BP_TEST_CRASH_AT=successor-claimed
+start_dealer dealer-f1 "$conninfo"
+unset BP_TEST_CRASH_AT
+start_dealer dealer-f2 "$conninfo"
+route_to dealer-f1
+first=$(new_id)
+timeout 30 "$party" create-session --dealer "$ws_lb" --bits 8 --parties 4 --min-parties 3 --join-window-ms 5000 \
+  --round-timeout-ms 1500 --session-id "$first" >/dev/null 2>"$work/s/$first.create.err"
+# The first party to join (seat 0) is frozen once it waits for the set: the set holds it,
+# and the first round's deadline blames it; dealer-f1 claims a successor for the others and
+# dies there.
+"$party" join --bits 8 --dealer "$ws_lb" --session "$first" --value 3 --timeout-ms 60000 >/dev/null 2>&1 &
+frozen=$!
+for _ in $(seq 250); do
+  grep -q "session=$first party waits for the set" "$work/dealer-f1.log" && break
+  sleep 0.02
+done
+kill -STOP "$frozen"
+followers=()
+for j in 0 1 2; do
+  timeout 60 "$party" join --bits 8 --dealer "$ws_lb" --session "$first" --value "$j" --timeout-ms 50000 \
+    --reconnect-give-up-ms 40000 >"$work/s/f.p$j.json" 2>"$work/s/f.p$j.err" &
+  followers+=($!)
+done
+for _ in $(seq 300); do kill -0 "${dealer_pid[dealer-f1]}" 2>/dev/null || break; sleep 0.05; done
+expect "dealer-f1 died at the crash point, after the record took the successor" \
+  grep -q "dying on purpose at a crash point.*successor-claimed" "$work/dealer-f1.log"
+wait "${dealer_pid[dealer-f1]}" 2>/dev/null || true
+unset "dealer_pid[dealer-f1]"
+orphan=$(sed -nE "s/.*session=$first starting a successor session .*successor=([0-9a-f]{32}).*/\1/p" \
+  "$work/dealer-f1.log" | head -1)
+route_to dealer-f2
+for pid in "${followers[@]}"; do wait "$pid" || true; done
+kill -9 "$frozen" 2>/dev/null || true
+wait "$frozen" 2>/dev/null || true
+field() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1])).get(sys.argv[2], ""); print(",".join(v) if isinstance(v, list) else v)' "$@" 2>/dev/null; }
+proofs=$(for j in 0 1 2; do field "$work/s/f.p$j.json" proof; done | sort -u)
+last=$(field "$work/s/f.p0.json" session)
+expect "the three others hold one proof, of a successor ($(tail -c 160 "$work/s/f.p0.err"))" \
+  test "$(wc -l <<<"$proofs")" = 1 -a -n "$proofs" -a -n "$last" -a "$last" != "$first"
+expect "it is not the dead replica's successor ($orphan)" test -n "$orphan" -a "$last" != "$orphan"
+expect "their chain is the first session" test "$(field "$work/s/f.p0.json" chain)" = "$first"
+curl -s --max-time 10 "$lb/v1/sessions/$first" >"$work/s/f.first"
+expect "the first session's record: aborted, blaming the frozen party (seat 0), naming the successor that finished" \
+  test "$(field "$work/s/f.first" status),$(field "$work/s/f.first" blamed),$(field "$work/s/f.first" successor)" \
+  = "aborted,0,$last"
+expect "dealer-f2 took the first session over" grep -q "session=$first session taken over" "$work/dealer-f2.log"
+curl -s --max-time 10 "$lb/v1/sessions/$last" >"$work/s/f.last"
+expect "the record holds the successor's proof, which bp verify accepts" test "$("$build/tools/bp" verify --bits 8 \
+  --commitments "$(field "$work/s/f.last" commitments)" --proof "$(field "$work/s/f.last" proof)" \
+  --label "$(field "$work/s/f.last" label)" --session "$last" --dealer-key "$work/dealer.key.pub" \
+  --signature "$(field "$work/s/f.last" dealer_signature)" 2>&1)" = ok
+expect "the orphaned successor never completes" \
+  bash -c "! curl -s --max-time 10 '$lb/v1/sessions/$orphan' | grep -q '\"completed\"'"
 
 echo "== E: a full disk under SQLite"
 small_fs="$work/small"

@@ -11,6 +11,7 @@
 #include <boost/asio/post.hpp>
 
 #include "observability/log.hpp"
+#include "session/crash_point.hpp"
 #include "session/session.hpp"
 
 namespace bp::server {
@@ -72,6 +73,7 @@ bool AggregationSession::start_successor(AbortKind kind, const std::string& reas
                        [self = shared_from_this(), kind, reason, blamed, next_id,
                         left_out = seats_.size() - remaining.size()](bool started) {
                          boost::asio::post(self->strand_, [self, kind, reason, blamed, next_id, left_out, started] {
+                           if (started) crash_point("successor-claimed");
                            if (started) self->env_.metrics->successor_started(kind, left_out);
                            self->end_aborted(
                                kind, started ? reason : reason + " (its successor session could not be started)",
