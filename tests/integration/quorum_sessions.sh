@@ -13,7 +13,9 @@
 #   6 a party frozen mid-session: the five others follow a successor session by themselves,
 #     whose label names the first, and the record links the two;
 #   7 the same in a gadget session whose operator opted in: the list loses the frozen
-#     party's item.
+#     party's item;
+#   8 a successor below a party's own minimum: that party withdraws from it, with the same
+#     answer whatever its value, and the others go on in a second successor.
 #   tests/integration/quorum_sessions.sh BUILD
 set -euo pipefail
 BUILD=$(cd "$1" && pwd)
@@ -205,4 +207,31 @@ wait "${pids[3]}" 2>/dev/null || true
 [ "$(field "$work/p2.json" chain)" = "$first" ] || fail "the chain is not the first session"
 [ "$(field "$work/p1.json" proof)" = "$(field "$work/p0.json" proof)" ] || fail "two proofs"
 echo "   ok: three items, one R1CS proof, after the first session"
+echo "== 8. a successor below a party's own minimum"
+keys6="$work/p0.key.pub,$work/p1.key.pub,$work/p2.key.pub,$work/p3.key.pub,$work/p4.key.pub,$work/p5.key.pub"
+for value in 7 65000; do
+  session=$("$party" create-session --dealer "$url" --bits 16 --parties 6 --label low --key "$work/operator.key" \
+    --allow "$keys6" --min-parties 3 --join-window-ms 3000 --round-timeout-ms 1500)
+  first=$session
+  join 5 505
+  for _ in $(seq 250); do
+    grep -q "session=$first party waits for the set .*party_key=$(cat "$work/p5.key.pub")" "$work/dealer.log" && break
+    sleep 0.02
+  done
+  kill -STOP "${pids[5]}"
+  join 0 "$value" --require-parties 6 # the first set holds six; its successor five
+  for j in 1 2 3 4; do join "$j" $((800 + j)); done
+  if wait "${pids[0]}"; then fail "party 0 proved in a successor of fewer parties than it requires"; fi
+  sed -E 's/[0-9a-f]{32}/SESSION/g' "$work/p0.err" >"$work/below.$value" # the ids differ, nothing else may
+  for j in 1 2 3 4; do wait "${pids[$j]}" || fail "party $j: $(cat "$work/p$j.err")"; done
+  kill -9 "${pids[5]}"
+  wait "${pids[5]}" 2>/dev/null || true
+  chain=$(field "$work/p1.json" chain)
+  [ "$(echo "$chain" | tr ',' '\n' | wc -l)" = 2 ] || fail "the four did not finish in a second successor: $chain"
+  [ "${chain%%,*}" = "$first" ] || fail "the chain does not start at the first session: $chain"
+  [ "$(values "$work/p1.json")" = 4 ] || fail "the last successor's proof is not of the four left"
+done
+grep -q 'the session holds 5 parties; we require 6' "$work/below.7" || fail "party 0 said: $(cat "$work/below.7")"
+cmp -s "$work/below.7" "$work/below.65000" || fail "the withdrawal from a successor depends on the value"
+echo "   ok: withdrawn from the successor of five alike for 7 and 65000; four finished in the next"
 echo "quorum sessions: ok"

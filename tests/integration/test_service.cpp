@@ -672,3 +672,48 @@ TEST_CASE("a join whose last step ran off its connection's thread returns with i
   // deadline is 90 s.
   CHECK(took < 45s);
 }
+
+// A party of wire 1.6 reads an Abort's reason, culprits and retry, and drops the successor
+// (a field it does not know). In a quorum session the abort that starts a successor must
+// therefore end such a party plainly, in words, while the 1.7 parties go on without it.
+TEST_CASE("a party that reads only wire 1.6's fields is told in words that it cannot follow a successor") {
+  DealerProcess dealer({"--reconnect-grace-ms", "500"});
+  client::SessionRequest request;
+  request.bits = 8;
+  request.parties = 4;
+  request.label = "older";
+  request.round_timeout_ms = 1500;
+  request.min_parties = 2;
+  request.join_window_ms = 5000;
+  auto created = client::create_session(dealer.endpoint(), request, {});
+  REQUIRE_MESSAGE(created.ok(), client::describe(created.error()));
+  const std::string session = created->session_id;
+  remember_bits(session, 8);
+  Outcomes followers;  // two 1.7 parties, which follow a successor by themselves
+  std::thread current([&] { followers = run_parties(dealer, session, {5, 6}, 20s); });
+  // The set is fixed once all four are present: the silent party and the old one join
+  // together, and each is told its seat only then.
+  std::optional<Seated> silent;
+  std::thread silent_joins([&] { silent.emplace(join_raw(dealer, session)); });
+  Seated old = join_raw(dealer, session);
+  silent_joins.join();
+  REQUIRE(silent.has_value());
+  auto manual = commit_manually(old, 7);  // the old party commits; the silent one never does
+  auto told = old.raw().receive();
+  REQUIRE(told.has_value());
+  REQUIRE(std::holds_alternative<wire::AbortMsg>(*told));
+  const auto& abort = std::get<wire::AbortMsg>(*told);
+  // What a 1.6 party acts on: the culprit is the silent party, the old one is not blamed, no
+  // retry is offered, and the reason names the successor and says it cannot follow it.
+  CHECK(abort.blamed == std::vector<size_t>{silent->joined.position});
+  CHECK(abort.reconnect_after_ms == 0);
+  REQUIRE_FALSE(abort.successor.empty());
+  CHECK(abort.reason.find("go on in successor session " + abort.successor +
+                          ", which a party before wire 1.7 cannot follow") != std::string::npos);
+  old.raw().close();
+  silent->raw().close();
+  current.join();
+  // The successor's window ends without the old party: the two 1.7 parties prove alone.
+  check_all_succeeded(followers, 2);
+  for (const auto& r : followers.results) CHECK(r->chain == std::vector<std::string>{session});
+}
