@@ -382,7 +382,7 @@ route_to dealer-f2
 for pid in "${followers[@]}"; do wait "$pid" || true; done
 kill -9 "$frozen" 2>/dev/null || true
 wait "$frozen" 2>/dev/null || true
-field() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1])).get(sys.argv[2], ""); print(",".join(v) if isinstance(v, list) else v)' "$@" 2>/dev/null; }
+field() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1])).get(sys.argv[2], ""); print(",".join(map(str, v)) if isinstance(v, list) else v)' "$@" 2>/dev/null; }
 proofs=$(for j in 0 1 2; do field "$work/s/f.p$j.json" proof; done | sort -u)
 last=$(field "$work/s/f.p0.json" session)
 expect "the three others hold one proof, of a successor ($(tail -c 160 "$work/s/f.p0.err"))" \
