@@ -4,11 +4,15 @@
 #include <doctest/doctest.h>
 #include <sodium.h>
 
+#include <atomic>
 #include <deque>
 #include <set>
+#include <stdexcept>
+#include <thread>
 
 #include "bp/batch_verification.hpp"
 #include "bp/random.hpp"
+#include "proof/parallel_parts.hpp"
 #include "vectors.hpp"
 
 using namespace bp;
@@ -119,4 +123,32 @@ TEST_CASE("random batches with random tampering: the failed set is exactly the t
     const auto outcome = batch.verify(round % 2 + 1);
     CHECK(std::set<size_t>(outcome.failed.begin(), outcome.failed.end()) == tampered);
   }
+}
+
+// The workers a batch's parts run on (proof/parallel_parts.hpp): every part runs exactly
+// once, whoever runs it; callers at once, a part that runs a job of its own, and a part
+// that throws all end.
+TEST_CASE("parts run once each, from several callers at once, nested, and failing") {
+  for (unsigned parts : {1u, 2u, 3u, 16u}) {
+    std::vector<std::atomic<int>> ran(parts);
+    detail::run_parts(parts, [&](unsigned k) { ++ran[k]; });
+    for (unsigned k = 0; k < parts; ++k) CHECK(ran[k] == 1);
+  }
+  std::atomic<int> total{0};
+  std::vector<std::thread> callers;
+  for (int c = 0; c < 6; ++c)
+    callers.emplace_back([&total] {
+      for (int round = 0; round < 50; ++round)
+        detail::run_parts(4, [&total](unsigned) { detail::run_parts(2, [&total](unsigned) { ++total; }); });
+    });
+  for (auto& c : callers) c.join();
+  CHECK(total == 6 * 50 * 4 * 2);
+  CHECK_THROWS_AS(detail::run_parts(3,
+                                    [](unsigned k) {
+                                      if (k == 2) throw std::runtime_error("part 2");
+                                    }),
+                  std::runtime_error);
+  std::atomic<int> after{0};
+  detail::run_parts(3, [&after](unsigned) { ++after; });  // the workers still serve
+  CHECK(after == 3);
 }

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <optional>
-#include <thread>
 
 #include "bp/precomputed.hpp"
 #include "bp/random.hpp"
+#include "proof/parallel_parts.hpp"
 #include "range/verification_equation.hpp"
 
 namespace bp {
@@ -132,10 +132,7 @@ BatchOutcome verify_batch(const BulletproofGens& bp_gens, const PedersenGens& pc
     }
     find_failures(bp_gens, pc_gens, eqs, usable, failed_by_part[t]);
   };
-  std::vector<std::thread> workers;
-  for (unsigned t = 1; t < threads; ++t) workers.emplace_back(verify_part, t);
-  verify_part(0);
-  for (auto& w : workers) w.join();
+  detail::run_parts(threads, verify_part);
   BatchOutcome out;
   for (const auto& part : failed_by_part) out.failed.insert(out.failed.end(), part.begin(), part.end());
   std::sort(out.failed.begin(), out.failed.end());
