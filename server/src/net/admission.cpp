@@ -8,6 +8,7 @@ AdmissionTicket& AdmissionTicket::operator=(AdmissionTicket&& other) noexcept {
     owner_ = other.owner_;
     address_ = std::move(other.address_);
     status_ = other.status_;
+    vouched_ = other.vouched_;
     reason_ = std::move(other.reason_);
     other.owner_ = nullptr;
   }
@@ -15,8 +16,14 @@ AdmissionTicket& AdmissionTicket::operator=(AdmissionTicket&& other) noexcept {
 }
 
 void AdmissionTicket::release() {
-  if (owner_) owner_->release(address_, refused());
+  if (owner_) owner_->release(address_, refused(), vouched_);
   owner_ = nullptr;
+}
+
+void AdmissionTicket::vouch() {
+  if (!owner_ || refused() || vouched_) return;
+  vouched_ = true;
+  owner_->vouch(address_);
 }
 
 Admission::Admission(size_t max_connections, size_t max_per_address, uint32_t max_connects_per_s)
@@ -51,13 +58,19 @@ std::unique_ptr<AdmissionTicket> Admission::admit(const std::string& address) {
   return ticket;
 }
 
-void Admission::release(const std::string& address, bool refused) {
+void Admission::release(const std::string& address, bool refused, bool vouched) {
   std::lock_guard lock(mutex_);
   if (refused) {
     --refusals_;
     return;
   }
   --open_;
+  if (vouched) return;  // its address let go of it when it was vouched for
+  if (auto it = per_address_.find(address); it != per_address_.end() && --it->second == 0) per_address_.erase(it);
+}
+
+void Admission::vouch(const std::string& address) {
+  std::lock_guard lock(mutex_);
   if (auto it = per_address_.find(address); it != per_address_.end() && --it->second == 0) per_address_.erase(it);
 }
 

@@ -3,6 +3,12 @@
 // limit is not dropped without a word: it gets a refusal ticket, so it is answered with an
 // HTTP status and a one-line reason. Refusals hold sockets too, so at most kRefusalBudget are
 // in flight; past that a connection is closed at once (and counted).
+//
+// The per-address cap bounds what strangers hold. A connection whose signed join a session
+// seated (its key is one the operator listed) is vouched for and leaves its address's
+// count: a backend running hundreds of sessions from one address is then bounded by the
+// seats its operators gave its keys (one connection each) and by max_connections, and a
+// stranger's sockets still by max_per_address.
 #pragma once
 
 #include <chrono>
@@ -30,6 +36,10 @@ class AdmissionTicket {
   AdmissionTicket& operator=(const AdmissionTicket&) = delete;
   ~AdmissionTicket() { release(); }
 
+  // The connection's party was seated under a key the session lists: it stops counting
+  // against its address (once; a refused ticket is never vouched for).
+  void vouch();
+
   bool refused() const { return status_ != 0; }
   int status() const { return status_; }  // 503 or 429 when refused
   const std::string& reason() const { return reason_; }
@@ -41,6 +51,7 @@ class AdmissionTicket {
   Admission* owner_ = nullptr;
   std::string address_;
   int status_ = 0;
+  bool vouched_ = false;
   std::string reason_;
 };
 
@@ -59,14 +70,15 @@ class Admission {
 
  private:
   friend class AdmissionTicket;
-  void release(const std::string& address, bool refused);
+  void release(const std::string& address, bool refused, bool vouched);
+  void vouch(const std::string& address);
 
   size_t max_connections_;
   const size_t max_per_address_;
   mutable std::mutex mutex_;
   size_t open_ = 0;
   size_t refusals_ = 0;
-  std::unordered_map<std::string, size_t> per_address_;  // admitted connections only; no zero entries
+  std::unordered_map<std::string, size_t> per_address_;  // admitted, not vouched for; no zero entries
   PerSecondCounter connects_;
 };
 

@@ -204,6 +204,7 @@ void WsConnection<Stream>::join(const wire::JoinSessionMsg& request) {
   if (auto why = env_.auth->check_join(channel_, request)) return refuse(why->reason, 0, why->kind);
   std::optional<wire::PublicKey> key;
   if (request.party_auth) key = request.party_auth->key;
+  party_key_ = key;
   state_ = State::Joining;
   request_deadline_.cancel();  // the session's own deadline (or the record's) covers the rest of this connection's life
   env_.registry->find_or_take_over(
@@ -260,6 +261,10 @@ void WsConnection<Stream>::seated(std::weak_ptr<AggregationSession> session, siz
       return;
     }
     if (self->state_ != State::Joining) return;  // closed meanwhile
+    // A party the session seated under a key its operator listed is no stranger: its socket
+    // stops counting against its address (a backend's many sessions from one address).
+    if (const auto seated_in = session.lock(); seated_in && seated_in->lists_parties() && self->party_key_)
+      self->ticket_->vouch();
     self->session_ = session;
     self->position_ = seat;
     // A party of k positions sends k proof shares in one frame: its limit grows with k.

@@ -27,6 +27,7 @@ AggregationSession::AggregationSession(asio::io_context& ioc, SessionTerms terms
       epoch_(epoch),
       restored_(std::move(checkpoint)),
       party_count_(terms_.seat_shapes().size()),
+      lists_parties_(!terms_.allowed.empty()),
       deadline_(strand_),
       retry_(strand_),
       kind_(make_session_kind(terms_, env_)) {}

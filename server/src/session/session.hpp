@@ -90,6 +90,9 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   // before the registry forgets it).
   bool finished() const { return finished_flag_; }
   const SessionOwner& owner() const { return terms_.owner; }
+  // Whether its operator listed its parties' keys (read from any thread): a seated party of
+  // such a session is no stranger to the dealer's admission.
+  bool lists_parties() const { return lists_parties_; }
   // The session as its owner sees it in a listing (read from any thread).
   wire::SessionSummary summary() const;
   // How long this replica has run it (made here, or taken over).
@@ -203,6 +206,7 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   const uint64_t epoch_;
   wire::DealerCheckpoint restored_;  // what start() rebuilds; emptied after
   std::atomic<size_t> party_count_;  // seats, fixed by the terms (read by summary() off the strand)
+  const bool lists_parties_;         // terms_.allowed not empty (a set keeps its keys)
   const std::chrono::steady_clock::time_point made_ = std::chrono::steady_clock::now();
   boost::asio::steady_timer deadline_;
   boost::asio::steady_timer retry_;  // the next try of a write the record failed
