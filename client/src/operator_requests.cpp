@@ -1,5 +1,8 @@
 // An operator's requests: open a session (CreateSession) and list or cancel its sessions
-// (ManageSessions). Each is one signed message and one answer on its own connection.
+// (ManageSessions). Each is one signed message and one answer on its own connection (a new
+// one for each try of a request the dealer asked us to make again later).
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
 #include <memory>
 
 #include "bp/client/party_client.hpp"
@@ -41,12 +44,69 @@ class RequestReply final : public detail::Dialogue {
   std::function<void(ClientResult<Answer>)> done_;
 };
 
+// A request whose WebSocket upgrade the dealer declined for now, naming when to come back
+// (HTTP 429 for a backend opening many connections at once; 503 for a dealer at capacity or
+// without its record; a balancer's 502 or 504): the request was never read, so it is sent
+// again then, within the caller's one deadline. Declined to the end, that error (with when)
+// is the answer; any other error at once.
+template <class Answer, class Build, class Accept>
+class RetryingRequest final : public std::enable_shared_from_this<RetryingRequest<Answer, Build, Accept>> {
+ public:
+  RetryingRequest(asio::io_context& ioc, Endpoint dealer, std::string session_id, Options options, Build build,
+                  Accept accept, std::function<void(ClientResult<Answer>)> done)
+      : strand_(asio::make_strand(ioc)),
+        timer_(strand_),
+        dealer_(std::move(dealer)),
+        session_id_(std::move(session_id)),
+        options_(std::move(options)),
+        deadline_(std::chrono::steady_clock::now() + options_.timeout),
+        build_(std::move(build)),
+        accept_(std::move(accept)),
+        done_(std::move(done)) {}
+
+  void attempt() {
+    Options once = options_;
+    once.timeout =
+        std::max(std::chrono::milliseconds(1),
+                 std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now()));
+    auto dialogue = std::make_shared<RequestReply<Answer, Build, Accept>>(
+        build_, accept_,
+        [self = this->shared_from_this()](ClientResult<Answer> answer) { self->answered(std::move(answer)); });
+    detail::converse(strand_, dealer_, session_id_, once, LinkEmulation{}, std::move(dialogue));
+  }
+
+ private:
+  void answered(ClientResult<Answer> answer) {
+    if (!answer && answer.error().retry_after_ms != 0) {
+      const auto wait = std::chrono::milliseconds(answer.error().retry_after_ms);
+      if (std::chrono::steady_clock::now() + wait < deadline_) {
+        timer_.expires_after(wait);
+        timer_.async_wait([self = this->shared_from_this()](boost::system::error_code ec) {
+          if (!ec) self->attempt();
+        });
+        return;
+      }
+    }
+    done_(std::move(answer));
+  }
+
+  detail::Strand strand_;
+  asio::steady_timer timer_;
+  Endpoint dealer_;
+  std::string session_id_;
+  Options options_;
+  std::chrono::steady_clock::time_point deadline_;
+  Build build_;
+  Accept accept_;
+  std::function<void(ClientResult<Answer>)> done_;
+};
+
 template <class Answer, class Build, class Accept>
 void request(asio::io_context& ioc, const Endpoint& dealer, const std::string& session_id, const Options& options,
              Build build, Accept accept, std::function<void(ClientResult<Answer>)> done) {
-  auto dialogue =
-      std::make_shared<RequestReply<Answer, Build, Accept>>(std::move(build), std::move(accept), std::move(done));
-  detail::converse(asio::make_strand(ioc), dealer, session_id, options, LinkEmulation{}, std::move(dialogue));
+  std::make_shared<RetryingRequest<Answer, Build, Accept>>(ioc, dealer, session_id, options, std::move(build),
+                                                           std::move(accept), std::move(done))
+      ->attempt();
 }
 
 }  // namespace

@@ -528,4 +528,8 @@ TEST_CASE("a backend over the dealer's new connections per second is admitted a 
   std::this_thread::sleep_for(1100ms);  // the create's connection out of this second
   const auto outcome = run_parties(dealer, session, {1, 2, 3, 4, 5, 6}, 30s);
   check_all_succeeded(outcome, 6);
+  // An operator's creates back to back are declined the same way, and sent again after it.
+  std::this_thread::sleep_for(1100ms);
+  for (int i = 0; i < 5; ++i) CHECK(!create_session(dealer, 8, 2).empty());
+  CHECK(dealer.log().find("too many new connections from your address") != std::string::npos);
 }
