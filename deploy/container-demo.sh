@@ -238,8 +238,11 @@ for i in 0 1 2 3; do
 done
 if [ -n "$failed" ]; then
   for i in 0 1 2 3; do echo "-- party$i:"; cat "$work/order$i.err"; done >&2
-  echo "-- dealer:" >&2
-  podman logs "$tag-dealer" 2>&1 | tail -30 >&2
+  echo "-- operator (exit $(podman inspect --format '{{.State.ExitCode}}' "$tag-operator")):" >&2
+  podman logs "$tag-operator" 2>&1 | tail -20 >&2
+  echo "-- dealer (first lines, then the last):" >&2
+  podman logs "$tag-dealer" 2>&1 | head -15 >&2
+  podman logs "$tag-dealer" 2>&1 | grep -v 'reason="no such session"' | tail -30 >&2
   fail "when the dealer started last,$failed failed"
 fi
 same_result "$work"/order{0,1,2,3}.json

@@ -18,7 +18,24 @@ until curl -fsS --max-time 2 $curl_tls "$health" >/dev/null 2>&1; do
   [ "$(date +%s)" -lt "$deadline" ] || { echo "error: the dealer's $health did not answer within ${wait_s}s" >&2; exit 1; }
   sleep 0.5
 done
-# shellcheck disable=SC2086
-bp-party create-session --dealer "$BP_DEALER_URL" $ca --bits 64 --parties 4 --label "compose demo" \
-  --round-timeout-ms 30000 --session-id "$BP_SESSION_ID" --key $keys/operator.key \
-  --allow $keys/party0.key.pub,$keys/party1.key.pub,$keys/party2.key.pub,$keys/party3.key.pub
+# The create is retried, like the parties' joins, on what only says the dealer is not ready
+# yet (a name, an address or a record not there yet; the client itself waits out a 429 or
+# 503 within its deadline); anything else ends it at once, said on stderr.
+errors=$(mktemp)
+trap 'rm -f "$errors"' EXIT
+while :; do
+  status=0
+  # shellcheck disable=SC2086
+  bp-party create-session --dealer "$BP_DEALER_URL" $ca --bits 64 --parties 4 --label "compose demo" \
+    --round-timeout-ms 30000 --session-id "$BP_SESSION_ID" --key $keys/operator.key \
+    --allow $keys/party0.key.pub,$keys/party1.key.pub,$keys/party2.key.pub,$keys/party3.key.pub \
+    2>"$errors" || status=$?
+  [ $status -ne 0 ] || exit 0
+  if [ "$(date +%s)" -lt "$deadline" ] && grep -qE 'resolve:|Connection refused|No route to host|Network is unreachable|HTTP 50[234]' "$errors"; then
+    echo "$(date +%T) the dealer is not ready yet: $(cat "$errors")" >&2
+    sleep 0.5
+    continue
+  fi
+  cat "$errors" >&2
+  exit $status
+done
