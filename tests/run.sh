@@ -22,7 +22,7 @@ declare -A about=(
   [deploy]="deployment artefacts: compose files, Dockerfile, scripts (shellcheck), Kubernetes manifests"
   [gcc]="g++ build (warnings as errors) and every CTest: unit, vectors, service, bindings (C, Python, Go), static, valgrind constant-time"
   [demo]="the main job (deploy/demo.sh) on the g++ build, its output held to every section it promises"
-  [cluster]="three dealers behind nginx on PostgreSQL with a standby: SIGKILL, a ring change, failover, a full disk"
+  [cluster]="three dealers behind nginx on PostgreSQL with a standby: SIGKILL, a ring change, failover, a full disk; a rolling restart under C++, C, Python and Go parties"
   [faults]="the fault-injection test: a nemesis (kill, pause, SIGTERM, ring change, database cut and failover) under load, and a checker"
   [tls]="testssl.sh against the TLS dealer, --tls-min-version 1.3, certificate reload on SIGHUP; docs/operations.md's first-dealer walk on PostgreSQL"
   [prometheus]="alert and recording rules (promtool), every rule and dashboard query on a real Prometheus scraping a dealer"
@@ -32,7 +32,7 @@ declare -A about=(
   [tsan]="clang++ ThreadSanitizer build: the daemon's integration tests and the C ABI's threads"
 )
 declare -A sets=(
-  [format]="format" [deploy]="deploy" [gcc]="build bindings gcc" [demo]="build gcc" [cluster]="build gcc postgres nginx"
+  [format]="format" [deploy]="deploy" [gcc]="build bindings gcc" [demo]="build gcc" [cluster]="build bindings gcc postgres nginx"
   [faults]="build gcc postgres nginx" [tls]="build gcc tls postgres" [prometheus]="build gcc prometheus"
   [netns]="build gcc netns" [containers]="containers" [asan]="build bindings clang" [tsan]="build bindings clang"
 )
@@ -122,7 +122,13 @@ stage_gcc() {
     { start_sanitizer_builds; ctest --test-dir "$gcc_build" --output-on-failure -j 2; }
 }
 stage_demo() { need_gcc_build && "$root/tests/demo/check_demo.sh" "$gcc_build"; }
-stage_cluster() { need_gcc_build && "$root/tests/cluster/test_cluster.sh" "$gcc_build"; }
+# The rolling restart of tests/bindings needs the cluster's PostgreSQL and nginx; its Python
+# package is installed afresh from this build (the g++ stage's copy may be another build's).
+stage_cluster() {
+  need_gcc_build && "$root/tests/cluster/test_cluster.sh" "$gcc_build" &&
+    BP_BUILD_DIR="$gcc_build" "$root/bindings/python/install.sh" "$gcc_build/python-venv" >/dev/null &&
+    "$root/tests/bindings/rolling_restart.sh" "$gcc_build" "$gcc_build/python-venv/bin/python"
+}
 stage_faults() { need_gcc_build && "$root/tests/faults/test_faults.sh" "$gcc_build"; }
 stage_tls() {
   need_gcc_build && "$root/tests/tls/test_tls_dealer.sh" "$gcc_build" && "$root/tests/tls/test_first_dealer.sh" "$gcc_build"
