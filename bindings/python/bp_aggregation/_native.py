@@ -110,7 +110,19 @@ def _find_library():
     return ctypes.util.find_library("bp") or "libbp.so.0"
 
 
-lib = ctypes.CDLL(_find_library())
+def _load():
+    """libbp; from a wheel, after the libraries the wheel carries for it (loaded first and
+    globally, so the dynamic loader takes them for libbp's needs by their sonames)."""
+    path = _find_library()
+    here = Path(__file__).resolve().parent
+    if Path(path).parent == here:
+        for bundled in ("libsodium.so.23", "libprotobuf.so.32"):
+            if (here / bundled).exists():
+                ctypes.CDLL(str(here / bundled), mode=ctypes.RTLD_GLOBAL)
+    return ctypes.CDLL(path)
+
+
+lib = _load()
 
 _P = ctypes.c_void_p
 _SZ = ctypes.c_size_t
