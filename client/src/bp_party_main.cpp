@@ -31,7 +31,7 @@ constexpr const char* kUsage =
     "  bp-party create-session --dealer ws[s]://HOST:PORT --bits N --parties M --key OPERATOR_KEY_FILE\n"
     "                          --allow KEY1,KEY2,... [--label L] [--round-timeout-ms T]\n"
     "                          [--session-id ID] [--values-per-party K1,K2,...] [--min A --max B]\n"
-    "                          [--min-parties K [--join-window-ms T]]\n"
+    "                          [--min-parties K [--join-window-ms T]] [--timeout-ms T]\n"
     "      the keys (hex or .pub files) of the parties, in seat order; prints the session id\n"
     "      (ID, 32 hex characters, if given; else a random one). --values-per-party: how many\n"
     "      values each party proves (default one each); --min/--max: public bounds on every\n"
@@ -41,6 +41,8 @@ constexpr const char* kUsage =
     "      --min-parties: a quorum; the session starts with the parties present once all have\n"
     "      joined or --join-window-ms (default: the round timeout) ends with at least K of them\n"
     "      (fewer: it aborts, naming who was missing). Gadget sessions take it too.\n"
+    "      --timeout-ms: the whole request (default 120000); a connection the dealer declines\n"
+    "      for now (HTTP 429, 503; a balancer's 502, 504) is tried again after its Retry-After.\n"
     "  bp-party create-session --dealer ws[s]://HOST:PORT --gadgets LIST --key OPERATOR_KEY_FILE\n"
     "                          --allow KEY1,KEY2,... [--label L] [--round-timeout-ms T] [--session-id ID]\n"
     "                          [--min-parties K [--join-window-ms T] [--gadget-successors yes]]\n"
@@ -76,7 +78,7 @@ constexpr const char* kUsage =
     "      before anything is committed, whatever the values are; values that do not satisfy G\n"
     "      are refused before connecting. Prints the result as bp r1cs prove prints a proof\n"
     "      (gadgets, label, commitments, proof) with seat, session, dealer_key, dealer_signature.\n"
-    "  bp-party sessions --dealer ws[s]://HOST:PORT --key OPERATOR_KEY_FILE [--cancel ID1,ID2,...]\n"
+    "  bp-party sessions --dealer ws[s]://HOST:PORT --key OPERATOR_KEY_FILE [--cancel ID1,ID2,...] [--timeout-ms T]\n"
     "      lists the open sessions this operator key created on that dealer (one line each: id,\n"
     "      phase, parties joined/total, bits), after cancelling those given with --cancel\n"
     "  --key may be left out only against a dealer run with --allow-anonymous.\n"
@@ -172,11 +174,24 @@ int client_failure(const bp::client::ClientError& e) {
              : 1;
 }
 
+// An operator's request's one deadline (--timeout-ms): a connection the dealer declines for
+// now (429, 503, a balancer's 502 or 504) is tried again until it passes.
+bool request_deadline(const Flags& f, bp::client::Options& options, std::string& error) {
+  if (!f.has("timeout-ms")) return true;
+  uint64_t ms = 0;
+  if (!parse_u64(f.get("timeout-ms"), ms) || ms == 0 || ms > UINT32_MAX) {
+    error = "--timeout-ms must be a positive number of milliseconds";
+    return false;
+  }
+  options.timeout = std::chrono::milliseconds(ms);
+  return true;
+}
+
 int create_session(int argc, char** argv) {
   const Flags f = parse(argc, argv,
                         {"dealer", "bits", "parties", "label", "round-timeout-ms", "ca", "insecure-skip-verify", "key",
                          "allow", "dealer-key", "session-id", "values-per-party", "min", "max", "gadgets",
-                         "min-parties", "join-window-ms", "gadget-successors"});
+                         "min-parties", "join-window-ms", "gadget-successors", "timeout-ms"});
   if (!f.error.empty()) return usage_error(f.error);
   const auto dealer = bp::client::parse_endpoint(f.get("dealer"));
   if (!dealer) return usage_error("--dealer must be ws://HOST:PORT or wss://HOST:PORT");
@@ -196,8 +211,9 @@ int create_session(int argc, char** argv) {
   if (f.has("round-timeout-ms") && (!parse_u64(f.get("round-timeout-ms"), timeout) || timeout > UINT32_MAX))
     return usage_error("--round-timeout-ms must be a number of milliseconds");
   std::string error;
-  const auto options = common_options(f, error);
+  auto options = common_options(f, error);
   if (!options) return usage_error(error);
+  if (!request_deadline(f, *options, error)) return usage_error(error);
   bp::client::SessionRequest request{
       bits, parties, f.get("label", "bp"), static_cast<uint32_t>(timeout), f.get("session-id"), {}};
   request.gadgets = f.get("gadgets");
@@ -367,7 +383,8 @@ int join(int argc, char** argv) {
 }
 
 int sessions(int argc, char** argv) {
-  const Flags f = parse(argc, argv, {"dealer", "ca", "insecure-skip-verify", "key", "dealer-key", "cancel"});
+  const Flags f =
+      parse(argc, argv, {"dealer", "ca", "insecure-skip-verify", "key", "dealer-key", "cancel", "timeout-ms"});
   if (!f.error.empty()) return usage_error(f.error);
   const auto dealer = bp::client::parse_endpoint(f.get("dealer"));
   if (!dealer) return usage_error("--dealer must be ws://HOST:PORT or wss://HOST:PORT");
@@ -381,8 +398,9 @@ int sessions(int argc, char** argv) {
     start = comma + 1;
   }
   std::string error;
-  const auto options = common_options(f, error);
+  auto options = common_options(f, error);
   if (!options) return usage_error(error);
+  if (!request_deadline(f, *options, error)) return usage_error(error);
   auto listing = bp::client::manage_sessions(*dealer, cancel, *options);
   if (!listing) return client_failure(listing.error());
   for (const auto& id : cancel)

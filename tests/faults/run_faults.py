@@ -172,7 +172,8 @@ class Load:
             terms += ["--min-parties", str(quorum), "--join-window-ms", str(QUORUM_WINDOW_MS)]
         for _ in range(8):
             r = subprocess.run(["timeout", "20", party, "create-session", "--dealer", dealer or self.url, *terms,
-                                "--session-id", sid, "--round-timeout-ms", str(ROUND_TIMEOUT_MS)],
+                                "--session-id", sid, "--round-timeout-ms", str(ROUND_TIMEOUT_MS),
+                                "--timeout-ms", "8000"],
                                capture_output=True, text=True)
             if r.returncode == 0:
                 return True
