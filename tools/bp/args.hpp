@@ -13,6 +13,9 @@
 
 namespace bp::cli {
 
+// The transcript label when a command is given no --label.
+inline constexpr const char* kDefaultLabel = "bp";
+
 // Thrown for any bad command line; main prints what() as the one-line error.
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;

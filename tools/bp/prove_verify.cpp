@@ -21,11 +21,6 @@
 #include "attestation_args.hpp"
 
 namespace bp::cli {
-namespace {
-
-constexpr const char* kDefaultLabel = "bp";
-
-}  // namespace
 
 // --session, --dealer-key and --signature: the dealer's attestation a result carries.
 std::optional<wire::Attestation> attestation_of(const Args& args) {

@@ -14,8 +14,6 @@
 namespace bp::cli {
 namespace {
 
-constexpr const char* kDefaultLabel = "bp";
-
 GadgetList gadget_list(const Args& args) {
   auto list = GadgetList::parse(args.required("gadgets"));
   if (!list) throw UsageError("--gadgets: " + list.error());
