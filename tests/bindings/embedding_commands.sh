@@ -19,11 +19,14 @@ blocks = re.findall(r"^```sh\n(.*?)^```", open(doc, encoding="utf-8").read(), re
 if len(blocks) != 2:
     sys.exit(f"expected two sh blocks in {doc}, found {len(blocks)}: update tests/bindings/embedding_commands.sh")
 text = "\n".join(blocks)
-for old, new in (("$root/build/gcc", build), ("build/gcc", build), ("--prefix /usr/local", f"--prefix {work}/prefix"),
-                 ("&& ldconfig", "&& true"), ("~/", f"{work}/home/")):
+# One pass, so a replacement (BUILD may itself end in build/gcc) is never replaced again.
+substitutions = {"$root/build/gcc": build, "build/gcc": build, "--prefix /usr/local": f"--prefix {work}/prefix",
+                 "&& ldconfig": "&& true", "~/": f"{work}/home/"}
+for old in substitutions:
     if old not in text:
         sys.exit(f"{doc}'s commands no longer contain {old!r}: update tests/bindings/embedding_commands.sh")
-    text = text.replace(old, new)
+pattern = "|".join(re.escape(old) for old in sorted(substitutions, key=len, reverse=True))
+text = re.sub(pattern, lambda m: substitutions[m.group(0)], text)
 print("set -euo pipefail")
 print(text)
 PY
