@@ -90,8 +90,8 @@ class WsConnection : public PartyLink, public std::enable_shared_from_this<WsCon
   static constexpr size_t kShareFrameBytes = 4400;
   size_t frame_limit_ = 0;
   wire::ChannelContext channel_;
-  std::string path_session_;                  // the session the URL path names (".../v1/session/ID"), if any
-  std::optional<wire::PublicKey> party_key_;  // a signed join's key (the session checks it is listed)
+  std::string path_session_;  // the session the URL path names (".../v1/session/ID"), if any
+  bool signed_join_ = false;  // the join carried a party key (a listing session seated it only if listed)
 };
 
 extern template class WsConnection<PlainStream>;

@@ -204,7 +204,7 @@ void WsConnection<Stream>::join(const wire::JoinSessionMsg& request) {
   if (auto why = env_.auth->check_join(channel_, request)) return refuse(why->reason, 0, why->kind);
   std::optional<wire::PublicKey> key;
   if (request.party_auth) key = request.party_auth->key;
-  party_key_ = key;
+  signed_join_ = key.has_value();
   state_ = State::Joining;
   request_deadline_.cancel();  // the session's own deadline (or the record's) covers the rest of this connection's life
   env_.registry->find_or_take_over(
@@ -263,7 +263,7 @@ void WsConnection<Stream>::seated(std::weak_ptr<AggregationSession> session, siz
     if (self->state_ != State::Joining) return;  // closed meanwhile
     // A party the session seated under a key its operator listed is no stranger: its socket
     // stops counting against its address (a backend's many sessions from one address).
-    if (const auto seated_in = session.lock(); seated_in && seated_in->lists_parties() && self->party_key_)
+    if (const auto seated_in = session.lock(); seated_in && seated_in->lists_parties() && self->signed_join_)
       self->ticket_->vouch();
     self->session_ = session;
     self->position_ = seat;
