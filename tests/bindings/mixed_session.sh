@@ -15,6 +15,8 @@ python=$2
 . "$root/deploy/lib/demo-results.sh"
 # shellcheck source=tests/bindings/go_env.sh
 . "$root/tests/bindings/go_env.sh"
+# shellcheck source=tests/bindings/gadget_parties.sh
+. "$root/tests/bindings/gadget_parties.sh"
 # shellcheck source=tests/lib/keyed_dealer.sh
 . "$(dirname "$0")/../lib/keyed_dealer.sh"
 work=$(mktemp -d)
@@ -52,32 +54,12 @@ gadgets="shuffle:2;range:32;range:64;example:9"
 session=$("$party_bin" create-session --dealer "$url" --gadgets "$gadgets" --label "mixed gadgets" \
   --key "$work/operator.key" --dealer-key "$dealer_key" \
   --allow "$work/p0.key.pub,$work/p1.key.pub,$work/p2.key.pub,$work/p3.key.pub")
-pids=()
-"$party_bin" join --dealer "$url" --session "$session" --gadget shuffle:2 --value 3,9,9,3 --key "$work/p0.key" \
-  --dealer-key "$dealer_key" >"$work/g0" 2>"$work/e0" &
-pids+=($!)
-"$BUILD/bindings/c/example_gadget_party" "$url" "$session" range:32 77 "$work/p1.key" "$dealer_key" \
-  >"$work/g1" 2>"$work/e1" &
-pids+=($!)
-"$python" "$root/bindings/python/examples/party.py" "$url" "$session" "range:64=18446744073709551615" \
-  "$work/p2.key" "$dealer_key" >"$work/g2" 2>"$work/e2" &
-pids+=($!)
-"$work/go-party" "$url" "$session" "example:9=1,2,3,4,12" "$work/p3.key" "$dealer_key" >"$work/g3" 2>"$work/e3" &
-pids+=($!)
+gadget_pids=()
+start_gadget_parties "$url" "$session" "$dealer_key" "$work" "$work/g"
 for i in 0 1 2 3; do
-  wait "${pids[$i]}" || { echo "gadget party $i failed: $(cat "$work/e$i")" >&2; status=1; }
+  wait "${gadget_pids[$i]}" || { echo "gadget party $i failed: $(cat "$work/e$i")" >&2; status=1; }
 done
 [ $status -eq 0 ] || exit 1
-/usr/bin/python3 - "$work"/g{0,1,2,3} <<'PY'
-import json, sys
-results = [json.load(open(path)) for path in sys.argv[1:]]
-strip = lambda r: {k: v for k, v in r.items() if k != "seat"}
-assert all(strip(r) == strip(results[0]) for r in results), "the parties printed different results"
-assert [r["seat"] for r in results] == [0, 1, 2, 3], [r["seat"] for r in results]
-PY
-json=$(cat "$work/g0")
-field() { /usr/bin/python3 -c "import json,sys; v=json.loads(sys.argv[1])[sys.argv[2]]; print(','.join(v) if isinstance(v, list) else v)" "$json" "$1"; }
-"$BUILD/tools/bp" r1cs verify --gadgets "$(field gadgets)" --commitments "$(field commitments)" \
-  --proof "$(field proof)" --label "$(field label)" --session "$session" \
-  --dealer-key "$work/dealer.key.pub" --signature "$(field dealer_signature)"
+same_gadget_results "$work"/g{0,1,2,3}
+verify_gadget_result "$work/g0" "$session" "$work/dealer.key.pub"
 echo "mixed gadget session: C++, C, Python and Go seats printed the same R1CS proof; bp r1cs verify accepts it"

@@ -18,14 +18,16 @@ python=$2
 . "$root/tests/cluster/postgres.sh"
 # shellcheck source=tests/bindings/go_env.sh
 . "$root/tests/bindings/go_env.sh"
+# shellcheck source=tests/bindings/gadget_parties.sh
+. "$root/tests/bindings/gadget_parties.sh"
 party_bin="$BUILD/client/bp-party"
 work=$(mktemp -d /tmp/bp-rolling.XXXXXX)
 chmod 755 "$work"
 declare -A dealer_pid=() dealer_port=()
 nginx_pid=
-party_pids=()
+gadget_pids=()
 cleanup() {
-  for p in "${party_pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${gadget_pids[@]}"; do kill "$p" 2>/dev/null || true; done
   for name in "${!dealer_pid[@]}"; do kill -9 "${dealer_pid[$name]}" 2>/dev/null || true; done
   [ -z "$nginx_pid" ] || kill "$nginx_pid" 2>/dev/null || true
   pg_stop "$work/pg"
@@ -75,17 +77,7 @@ url="ws://127.0.0.1:$lb_port"
 session=$("$party_bin" create-session --dealer "$url" --gadgets "shuffle:2;range:32;range:64;example:9;range:8" \
   --label "rolling restart" --round-timeout-ms 60000 --key "$work/operator.key" --dealer-key "$dealer_key" \
   --allow "$work/p0.key.pub,$work/p1.key.pub,$work/p2.key.pub,$work/p3.key.pub,$work/p4.key.pub")
-"$party_bin" join --dealer "$url" --session "$session" --gadget shuffle:2 --value 3,9,9,3 --key "$work/p0.key" \
-  --dealer-key "$dealer_key" >"$work/r0" 2>"$work/e0" &
-party_pids+=($!)
-"$BUILD/bindings/c/example_gadget_party" "$url" "$session" range:32 77 "$work/p1.key" "$dealer_key" \
-  >"$work/r1" 2>"$work/e1" &
-party_pids+=($!)
-"$python" "$root/bindings/python/examples/party.py" "$url" "$session" "range:64=18446744073709551615" \
-  "$work/p2.key" "$dealer_key" >"$work/r2" 2>"$work/e2" &
-party_pids+=($!)
-"$work/go-party" "$url" "$session" "example:9=1,2,3,4,12" "$work/p3.key" "$dealer_key" >"$work/r3" 2>"$work/e3" &
-party_pids+=($!)
+start_gadget_parties "$url" "$session" "$dealer_key" "$work" "$work/r"
 
 field() { /usr/bin/python3 -c 'import json,sys; print(json.loads(sys.argv[1]).get(sys.argv[2], ""))' "$1" "$2" 2>/dev/null; }
 state=
@@ -109,28 +101,19 @@ start_dealer "$holder" "${dealer_port[$holder]}"
 
 "$party_bin" join --dealer "$url" --session "$session" --gadget range:8 --value 200 --key "$work/p4.key" \
   --dealer-key "$dealer_key" >"$work/r4" 2>"$work/e4" &
-party_pids+=($!)
+gadget_pids+=($!)
 status=0
 names=("C++ (bp-party)" "C" "Python" "Go" "C++ (bp-party, after the restart)")
 for i in 0 1 2 3 4; do
-  wait "${party_pids[$i]}" || { echo "${names[$i]} party failed: $(cat "$work/e$i")" >&2; status=1; }
+  wait "${gadget_pids[$i]}" || { echo "${names[$i]} party failed: $(cat "$work/e$i")" >&2; status=1; }
 done
-party_pids=()
+gadget_pids=()
 [ $status -eq 0 ] || fail "not every party finished"
-/usr/bin/python3 - "$work"/r{0,1,2,3,4} <<'PY'
-import json, sys
-results = [json.load(open(path)) for path in sys.argv[1:]]
-strip = lambda r: {k: v for k, v in r.items() if k != "seat"}
-assert all(strip(r) == strip(results[0]) for r in results), "the parties printed different results"
-assert [r["seat"] for r in results] == [0, 1, 2, 3, 4], [r["seat"] for r in results]
-PY
+same_gadget_results "$work"/r{0,1,2,3,4}
 grep -q "shutting down" "$work/$holder.log" || fail "replica $holder did not say it was shutting down"
 grep -q "session taken over" "$work/a.log" "$work/b.log" || fail "no replica says it took the session over"
-json=$(cat "$work/r0")
-list() { /usr/bin/python3 -c "import json,sys; v=json.loads(sys.argv[1])[sys.argv[2]]; print(','.join(v) if isinstance(v, list) else v)" "$json" "$1"; }
-"$BUILD/tools/bp" r1cs verify --gadgets "$(list gadgets)" --commitments "$(list commitments)" \
-  --proof "$(list proof)" --label "$(list label)" --session "$session" --dealer-key "$work/dealer.key.pub" \
-  --signature "$(list dealer_signature)" >/dev/null || fail "bp r1cs verify refused the proof"
+verify_gadget_result "$work/r0" "$session" "$work/dealer.key.pub" >/dev/null ||
+  fail "bp r1cs verify refused the proof"
 echo "rolling restart: replica $holder stopped with SIGTERM and started again while C++, C, Python and Go" \
   "parties held seats; they followed the session to replica $other by their defaults, a fifth party joined," \
   "and all five printed the same proof, which bp r1cs verify accepts"
