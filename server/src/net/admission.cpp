@@ -65,12 +65,15 @@ void Admission::release(const std::string& address, bool refused, bool vouched) 
     return;
   }
   --open_;
-  if (vouched) return;  // its address let go of it when it was vouched for
-  if (auto it = per_address_.find(address); it != per_address_.end() && --it->second == 0) per_address_.erase(it);
+  if (!vouched) leave_address(address);  // a vouched one left its address then
 }
 
 void Admission::vouch(const std::string& address) {
   std::lock_guard lock(mutex_);
+  leave_address(address);
+}
+
+void Admission::leave_address(const std::string& address) {
   if (auto it = per_address_.find(address); it != per_address_.end() && --it->second == 0) per_address_.erase(it);
 }
 

@@ -72,6 +72,7 @@ class Admission {
   friend class AdmissionTicket;
   void release(const std::string& address, bool refused, bool vouched);
   void vouch(const std::string& address);
+  void leave_address(const std::string& address);  // mutex_ held
 
   size_t max_connections_;
   const size_t max_per_address_;
