@@ -15,7 +15,9 @@
 #   7 the same in a gadget session whose operator opted in: the list loses the frozen
 #     party's item;
 #   8 a successor below a party's own minimum: that party withdraws from it, with the same
-#     answer whatever its value, and the others go on in a second successor.
+#     answer whatever its value, and the others go on in a second successor;
+#   9 the dealer stopped (SIGSTOP) past a join window with one party seated: resumed, it
+#     does not count its own absence against the parties; the next to join makes the quorum.
 #   tests/integration/quorum_sessions.sh BUILD
 set -euo pipefail
 BUILD=$(cd "$1" && pwd)
@@ -234,4 +236,22 @@ done
 grep -q 'the session holds 5 parties; we require 6' "$work/below.7" || fail "party 0 said: $(cat "$work/below.7")"
 cmp -s "$work/below.7" "$work/below.65000" || fail "the withdrawal from a successor depends on the value"
 echo "   ok: withdrawn from the successor of five alike for 7 and 65000; four finished in the next"
+echo "== 9. the dealer stopped past the join window"
+session=$("$party" create-session --dealer "$url" --bits 16 --parties 3 --label stall --key "$work/operator.key" \
+  --allow "$work/p0.key.pub,$work/p1.key.pub,$work/p2.key.pub" --min-parties 2 --join-window-ms 800)
+join 0 900
+for _ in $(seq 250); do
+  grep -q "session=$session party waits for the set" "$work/dealer.log" && break
+  sleep 0.02
+done
+kill -STOP "$dealer_pid"
+sleep 2.3 # past the window by more than the stall bound, within the lease: a dealer that counted it would end the session
+kill -CONT "$dealer_pid"
+sleep 0.2
+join 1 901
+for j in 0 1; do wait "${pids[$j]}" || fail "party $j after the dealer's stall: $(cat "$work/p$j.err")"; done
+[ "$(values "$work/p0.json")" = 2 ] || fail "the proof after the stall is not of the two present"
+grep -Eq "session=$session (a deadline fired late|session moves on)" "$work/dealer.log" ||
+  fail "the dealer did not say it was stalled"
+echo "   ok: the window given again after a 2.3 s stall; two of three proved"
 echo "quorum sessions: ok"

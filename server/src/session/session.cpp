@@ -163,14 +163,34 @@ void AggregationSession::start_round() {
   round_open_ = now;
   publish_progress();
   round_started_ = std::chrono::steady_clock::now();
+  stall_forgiven_ = false;
   arm_deadline();
 }
 
 void AggregationSession::arm_deadline() {
-  deadline_.expires_after(phase() == Phase::Joining ? terms_.joining_time() : terms_.round_timeout);
-  deadline_.async_wait([self = shared_from_this(), armed_in = phase()](boost::system::error_code ec) {
-    if (!ec && self->phase() == armed_in) self->on_deadline();
-  });
+  auto period = phase() == Phase::Joining ? terms_.joining_time() : terms_.round_timeout;
+  // A quorum session taken over before its set was fixed: its parties were told to join
+  // again and come back through the failover, which the window does not charge them for.
+  if (gathering() && epoch_ != kFirstEpoch) period += env_.reconnect_grace;
+  deadline_.expires_after(period);
+  deadline_.async_wait(
+      [self = shared_from_this(), armed_in = phase(), due = deadline_.expiry()](boost::system::error_code ec) {
+        if (ec || self->phase() != armed_in) return;
+        // Fired long after it was due: this process was stopped (paused, starved) while its
+        // parties may have been trying to reach it. Nobody is blamed for a silence this dealer
+        // was not there to hear: the round gets its time once more (once), in which the record
+        // also says whether the session is still ours.
+        const auto late = std::chrono::steady_clock::now() - due;
+        if (late > kStalledAfter && !self->stall_forgiven_) {
+          self->stall_forgiven_ = true;
+          log::warn("a deadline fired late: this dealer was stalled; its parties get the time again",
+                    {{"session", self->id()},
+                     {"phase", phase_name(armed_in)},
+                     {"late_ms", std::chrono::duration_cast<std::chrono::milliseconds>(late).count()}});
+          return self->arm_deadline();
+        }
+        self->on_deadline();
+      });
 }
 
 void AggregationSession::on_deadline() {

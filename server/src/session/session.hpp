@@ -56,6 +56,8 @@ class PartyLink {
 
 // A party asked to come back: how long it waits before joining again.
 inline constexpr uint32_t kReconnectAfterMs = 250;
+// A deadline that fires this much after it was due tells of a stall of this process.
+inline constexpr std::chrono::milliseconds kStalledAfter{1000};
 
 class AggregationSession : public std::enable_shared_from_this<AggregationSession> {
  public:
@@ -211,6 +213,7 @@ class AggregationSession : public std::enable_shared_from_this<AggregationSessio
   boost::asio::steady_timer deadline_;
   boost::asio::steady_timer retry_;  // the next try of a write the record failed
   std::chrono::steady_clock::time_point round_started_;
+  bool stall_forgiven_ = false;      // this round's deadline was given again once after a stall here
   std::optional<Phase> round_open_;  // the phase whose round has started (inbox and deadline)
 
   std::vector<Seat> seats_;  // one per party
