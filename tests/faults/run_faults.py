@@ -257,9 +257,11 @@ class Load:
         """Sessions the balancer sends to `victim`, each with one party seated and the other on
         its way: the case a replica fault used to lose. Returns a function that sends the rest."""
         held = []
-        for _ in range(40):
-            if len(held) == count:
-                break
+        # Until `count` land on the victim, or 20 s: after an earlier fault nginx may keep the
+        # victim out of its ring for a while (fail_timeout), and a fault with no session held
+        # there tests nothing (the fencing path needs the frozen replica's writes in flight).
+        give_up = time.monotonic() + 20
+        while len(held) < count and time.monotonic() < give_up:
             sid = secrets.token_hex(16)
             if not self.create(sid, 2):
                 continue
@@ -274,6 +276,8 @@ class Load:
                 held.append((sid, start, first))
             else:  # the ring put it elsewhere: an ordinary session
                 threading.Thread(target=self.collect, args=(sid, 2, start, [first, self.join_party(sid, 1, 2)])).start()
+                time.sleep(0.25)
+        log(f"{len(held)} of {count} probe sessions seated on {victim.name}")
 
         def send_the_rest(tag):
             threads = [threading.Thread(target=self.collect, args=(sid, 2, start, [first, self.join_party(sid, 1, 2)], tag))
