@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "bp/detail/op_tally.hpp"
 #include "bp/msm.hpp"
 #include "bp/precomputed.hpp"
 
@@ -134,4 +135,42 @@ TEST_CASE("multiplications through precomputed tables agree with the naive sum")
       }
     }
   }
+}
+
+// The operation counts of bp bench --limit (bp/detail/op_tally.hpp).
+TEST_CASE("the operation tally counts only while installed, and each algorithm as it runs") {
+  using bp::detail::OpTally;
+  REQUIRE(bp::detail::op_tally() == nullptr);
+  const Instance a = make_instance(5, false), b = make_instance(5, true);
+
+  // Constant time: 64 digits a scalar, a table of 1P..8P a point, 63·4 doublings, whatever
+  // the scalars are.
+  OpTally ct_a, ct_b;
+  bp::detail::install_op_tally(&ct_a);
+  (void)bp::multiscalar_mul(a.scalars, a.points);
+  bp::detail::install_op_tally(&ct_b);
+  (void)bp::multiscalar_mul(b.scalars, b.points);
+  bp::detail::install_op_tally(nullptr);
+  CHECK(ct_a.additions == 5 * (64 + 6));
+  CHECK(ct_a.doublings == 252 + 5);
+  CHECK(ct_b.additions == ct_a.additions);
+  CHECK(ct_b.doublings == ct_a.doublings);
+  CHECK(ct_a.msm_calls == 1);
+  CHECK(ct_a.msm_points == 5);
+
+  // Variable time, Straus: the scalar 1 has one NAF digit, at bit 0; each point's table of
+  // odd multiples costs a doubling and seven additions.
+  const std::vector<Scalar> ones(3, Scalar::one());
+  const std::vector<RistrettoPoint> three(a.points.begin(), a.points.begin() + 3);
+  OpTally straus;
+  bp::detail::install_op_tally(&straus);
+  (void)bp::multiscalar_mul_vartime(ones, three);
+  bp::detail::install_op_tally(nullptr);
+  CHECK(straus.additions == 3 * (1 + 7));
+  CHECK(straus.doublings == 3 + 1);
+
+  // Nothing is counted once the tally is taken away.
+  (void)bp::multiscalar_mul_vartime(a.scalars, a.points);
+  CHECK(straus.msm_calls == 1);
+  CHECK(bp::detail::op_tally() == nullptr);
 }

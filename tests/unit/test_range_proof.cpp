@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <sodium.h>
 
+#include "bp/detail/op_tally.hpp"
 #include "bp/hex.hpp"
 #include "bp/range_proof.hpp"
 #include "bp/transcript_protocol.hpp"
@@ -256,4 +257,28 @@ TEST_CASE("aggregation up to m = 64") {
   REQUIRE(proved.ok());
   CHECK(proved->proof.to_bytes().size() == RangeProof::serialized_size(32, 64));
   CHECK(verify_bytes(proved->proof.to_bytes(), proved->commitments, 32, "m64").ok());
+}
+
+// bp bench --limit's counts of a verification: every point of the proof and the commitment
+// decoded once (A, S, T1, T2, then L and R of each of log2(64) = 6 rounds, and V), and one
+// multiscalar multiplication over all of them and the generators.
+TEST_CASE("a verification of m = 1 decodes its 17 points once, in one multiscalar multiplication") {
+  SystemRandom rng;
+  const std::vector<uint64_t> values = {12345};
+  const std::vector<Scalar> blindings = {Scalar::random(rng)};
+  Transcript t("tally");
+  auto proved = RangeProof::prove_multiple(gens(), pc(), t, values, blindings, 64);
+  REQUIRE(proved.ok());
+  const auto proof = RangeProof::from_bytes(proved->proof.to_bytes());
+  REQUIRE(proof.ok());
+  detail::OpTally tally;
+  detail::install_op_tally(&tally);
+  Transcript v("tally");
+  const bool ok = proof->verify_multiple(gens(), pc(), v, proved->commitments, 64).ok();
+  detail::install_op_tally(nullptr);
+  CHECK(ok);
+  CHECK(tally.decompressions == 4 + 2 * 6 + 1);
+  CHECK(tally.compressions == 0);
+  CHECK(tally.msm_calls == 1);
+  CHECK(tally.msm_points >= 2 * 64 + 2 * 6 + 4);
 }

@@ -374,7 +374,7 @@ std::vector<Row> position_rows(bool quick, const std::function<void()>& yardstic
 
 int run_bench(int argc, char** argv) {
   const Args args(argc, argv, 2, {"repeat", "m", "seconds"},
-                  {"json", "quick", "sweep", "positions", "r1cs", "threads", "party"});
+                  {"json", "quick", "sweep", "positions", "r1cs", "threads", "party", "limit"});
   if (args.has("repeat")) return run_repeat(args);
   if (args.has("party")) return print_party_rows(args.has("json"));
   const bool json = args.has("json");
@@ -393,6 +393,7 @@ int run_bench(int argc, char** argv) {
   if (args.has("positions")) return print_rows(position_rows(quick, yardstick), {}, json);
   if (args.has("r1cs")) return print_r1cs_rows(quick, json, yardstick);
   if (args.has("threads")) return print_thread_rows(quick, json, yardstick);
+  if (args.has("limit")) return print_limit_rows(quick, yardstick);
 
   std::vector<std::pair<size_t, size_t>> sizes = {{8, 1},  {16, 1}, {32, 1}, {64, 1},
                                                   {64, 2}, {64, 4}, {64, 8}, {64, 16}};

@@ -23,6 +23,10 @@ std::vector<Timing> measure_in_turn(const std::vector<std::function<void()>>& fn
                                     const std::function<void()>& yardstick, int min_runs, double budget_s,
                                     int max_runs);
 
+// `bp bench --limit`: the distance of each proof operation from what its group operations
+// alone cost, per backend (bench_limit.cpp).
+int print_limit_rows(bool quick, const std::function<void()>& yardstick);
+
 // `bp bench --r1cs`: prove and verify of constraint-system statements (bench_r1cs.cpp).
 int print_r1cs_rows(bool quick, bool json, const std::function<void()>& yardstick);
 

@@ -40,6 +40,8 @@ constexpr const char* kUsage =
     "list\n"
     "  bp bench  --threads [--json] [--quick]   batch verification on 1, 2, 4, 8, 16 threads: 1024 proofs of\n"
     "            m = 1, 128 of m = 16\n"
+    "  bp bench  --limit [--quick]   per backend: the cost of a field multiplication, point addition, doubling,\n"
+    "            decompression; per proof operation their counts, the ideal time they make, and measured/ideal\n"
     "  bp bench  --party [--json]   what the largest sessions the limits admit cost one party: each step cold,\n"
     "            its time and its process's peak memory\n"
     "  bp bench  --repeat prove|verify|aggregate|batch [--m M] [--seconds S]   one operation (n = 64, m <= 256;\n"

@@ -1,5 +1,7 @@
 #include "in_process.hpp"
 
+#include <chrono>
+
 #include "bp/mpc/dealer.hpp"
 #include "bp/mpc/party.hpp"
 #include "bp/wire/codec.hpp"
@@ -28,8 +30,18 @@ std::optional<T> hop(const wire::Message& m, size_t& bytes, std::string& error) 
 
 InProcessRun aggregate_in_process(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
                                   const mpc::SessionParams& params, const std::vector<uint64_t>& values,
-                                  const std::vector<Scalar>& blindings) {
+                                  const std::vector<Scalar>& blindings, DealerMeter* dealer_meter) {
   InProcessRun run;
+  // Runs one of the dealer's steps, timed (and tallied) when a meter is given.
+  const auto dealer_step = [dealer_meter](auto step) {
+    if (dealer_meter == nullptr) return step();
+    detail::OpTally* before = detail::install_op_tally(dealer_meter->tally);
+    const auto t0 = std::chrono::steady_clock::now();
+    auto out = step();
+    dealer_meter->seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    detail::install_op_tally(before);
+    return out;
+  };
   const size_t m = params.positions;
   auto fail = [&](std::string why) {
     run.error = std::move(why);
@@ -37,7 +49,7 @@ InProcessRun aggregate_in_process(const BulletproofGens& bp_gens, const Pedersen
   };
   size_t up = 0, down = 0;  // totals over all parties; divided at the end
 
-  auto dealer = mpc::DealerAwaitingBitCommitments::create(bp_gens, pc_gens, params);
+  auto dealer = dealer_step([&] { return mpc::DealerAwaitingBitCommitments::create(bp_gens, pc_gens, params); });
   if (!dealer) return fail(mpc::describe_with_blame(dealer.error()));
   std::vector<mpc::PartyAwaitingBitChallenge> round1;
   std::vector<BitCommitment> bits;
@@ -51,7 +63,7 @@ InProcessRun aggregate_in_process(const BulletproofGens& bp_gens, const Pedersen
     bits.push_back(*received);
     round1.push_back(std::move(next->first));
   }
-  auto d1 = std::move(*dealer).receive_bit_commitments(std::move(bits));
+  auto d1 = dealer_step([&] { return std::move(*dealer).receive_bit_commitments(std::move(bits)); });
   if (!d1) return fail(mpc::describe_with_blame(d1.error()));
 
   std::vector<mpc::PartyAwaitingPolyChallenge> round2;
@@ -66,7 +78,7 @@ InProcessRun aggregate_in_process(const BulletproofGens& bp_gens, const Pedersen
     polys.push_back(*received);
     round2.push_back(std::move(next->first));
   }
-  auto d2 = std::move(d1->first).receive_poly_commitments(std::move(polys));
+  auto d2 = dealer_step([&] { return std::move(d1->first).receive_poly_commitments(std::move(polys)); });
   if (!d2) return fail(mpc::describe_with_blame(d2.error()));
 
   std::vector<mpc::PartyAwaitingResult> round3;
@@ -81,7 +93,7 @@ InProcessRun aggregate_in_process(const BulletproofGens& bp_gens, const Pedersen
     shares.push_back(std::move(*received));
     round3.push_back(std::move(next->first));
   }
-  auto result = std::move(d2->first).receive_shares(std::move(shares));
+  auto result = dealer_step([&] { return std::move(d2->first).receive_shares(std::move(shares)); });
   if (!result) return fail(mpc::describe_with_blame(result.error()));
 
   const wire::Message result_message = wire::ResultMsg{*result, std::nullopt};

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bp/detail/op_tally.hpp"
 #include "bp/generators.hpp"
 #include "bp/mpc/messages.hpp"
 #include "bp/mpc/session.hpp"
@@ -20,8 +21,15 @@ struct InProcessRun {
   size_t bytes_down_per_party = 0;  // frames one party receives
 };
 
+// The dealer's share of a run: the wall time of its steps alone, and (when `tally` is set)
+// the group operations they perform (bp bench --limit).
+struct DealerMeter {
+  double seconds = 0;
+  detail::OpTally* tally = nullptr;
+};
+
 InProcessRun aggregate_in_process(const BulletproofGens& bp_gens, const PedersenGens& pc_gens,
                                   const mpc::SessionParams& params, const std::vector<uint64_t>& values,
-                                  const std::vector<Scalar>& blindings);
+                                  const std::vector<Scalar>& blindings, DealerMeter* dealer_meter = nullptr);
 
 }  // namespace bp::cli

@@ -7,6 +7,7 @@
 #include "backend/avx2/field_batch.hpp"
 #include "backend/cpu_features.hpp"
 #include "backend/ifma/field_batch_ifma.hpp"
+#include "bp/detail/op_tally.hpp"
 
 namespace bp {
 
@@ -28,6 +29,7 @@ struct Decoding {
 };
 
 Decoding decode_start(const CompressedRistretto& c) {
+  if (detail::OpTally* tally = detail::op_tally()) ++tally->decompressions;
   Decoding d;
   d.s = fe_from_bytes(c.bytes.data());
   // Canonical: re-encoding gives the same bytes (this also rejects a set top bit); and s non-negative.
@@ -106,6 +108,7 @@ void RistrettoPoint::decompress_batch(std::span<const CompressedRistretto> in,
 }
 
 CompressedRistretto RistrettoPoint::compress() const {
+  if (detail::OpTally* tally = detail::op_tally()) ++tally->compressions;
   const Fe& x0 = p_.X;
   const Fe& y0 = p_.Y;
   const Fe& z0 = p_.Z;

@@ -10,6 +10,7 @@
 #include "bp/precomputed.hpp"
 #include "msm/ct_tables.hpp"
 #include "msm/msm_kernels.hpp"
+#include "msm/op_tally.hpp"
 #include "arith/scalar_recoding.hpp"
 
 namespace bp {
@@ -18,6 +19,7 @@ using namespace detail;
 
 RistrettoPoint multiscalar_mul(std::span<const Scalar> scalars, std::span<const CtBaseTable* const> tables) {
   const size_t n = std::min(scalars.size(), tables.size());
+  const MsmTallyScope tally([n](OpTally& t) { tally_ct(t, CtForm::Tables, n); });
   if (const MsmKernels* vector = active_msm_kernels()) return vector->ct_with_tables(scalars.first(n), tables.first(n));
   auto& digits = ct_digits(scalars.first(n));
   EdwardsPoint acc = kIdentity;
@@ -32,6 +34,7 @@ RistrettoPoint multiscalar_mul(std::span<const Scalar> scalars, std::span<const 
 
 RistrettoPoint multiscalar_mul(std::span<const Scalar> scalars, std::span<const CtCombTable* const> combs) {
   const size_t n = std::min(scalars.size(), combs.size());
+  const MsmTallyScope tally([n](OpTally& t) { tally_ct(t, CtForm::Combs, n); });
   if (const MsmKernels* vector = active_msm_kernels()) return vector->ct_with_combs(scalars.first(n), combs.first(n));
   auto& digits = ct_digits(scalars.first(n));
   EdwardsPoint acc = kIdentity;
@@ -45,6 +48,7 @@ RistrettoPoint multiscalar_mul(std::span<const Scalar> scalars, std::span<const 
 
 RistrettoPoint multiscalar_mul(std::span<const Scalar> scalars, std::span<const RistrettoPoint> points) {
   const size_t n = std::min(scalars.size(), points.size());
+  const MsmTallyScope tally([n](OpTally& t) { tally_ct(t, CtForm::Points, n); });
   if (const MsmKernels* vector = active_msm_kernels()) return vector->ct_with_points(scalars.first(n), points.first(n));
   const auto& tables = ct_lookup_tables(points.first(n));
   auto& digits = ct_digits(scalars.first(n));

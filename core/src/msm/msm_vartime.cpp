@@ -6,6 +6,7 @@
 #include "bp/msm.hpp"
 #include "bp/precomputed.hpp"
 #include "msm/msm_kernels.hpp"
+#include "msm/op_tally.hpp"
 #include "msm/pippenger_digits.hpp"
 
 namespace bp {
@@ -37,6 +38,7 @@ RistrettoPoint pippenger_mixed_vartime(std::span<const Scalar> fixed_scalars,
   fixed_tables = fixed_tables.first(nf);
   scalars = scalars.first(nd);
   points = points.first(nd);
+  const MsmTallyScope tally([&](OpTally& t) { tally_pippenger_vartime(t, fixed_scalars, scalars); });
   if (const MsmKernels* vector = active_msm_kernels())
     return vector->pippenger_mixed_vartime(fixed_scalars, fixed_tables, scalars, points);
   if (nf + nd == 0) return RistrettoPoint::identity();

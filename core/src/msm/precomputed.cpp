@@ -5,6 +5,7 @@
 #include "group/affine_points.hpp"
 #include "bp/msm.hpp"
 #include "msm/msm_kernels.hpp"
+#include "msm/op_tally.hpp"
 #include "msm/pippenger_digits.hpp"
 #include "arith/scalar_recoding.hpp"
 #include "msm/straus_terms.hpp"
@@ -144,6 +145,7 @@ RistrettoPoint straus_mixed_vartime(std::span<const Scalar> fixed_scalars,
 // One bucket pass over every window of every fixed point (ShiftedBaseTable).
 RistrettoPoint shifted_buckets_vartime(std::span<const Scalar> scalars,
                                        std::span<const ShiftedBaseTable* const> tables) {
+  const MsmTallyScope tally([&](OpTally& t) { tally_shifted_vartime(t, scalars); });
   if (const MsmKernels* vector = active_msm_kernels()) return vector->shifted_buckets_vartime(scalars, tables);
   thread_local std::vector<int32_t> digits;
   thread_local std::vector<EdwardsPoint> buckets;
@@ -191,6 +193,7 @@ RistrettoPoint multiscalar_mul_vartime(std::span<const Scalar> fixed_scalars,
   fixed_tables = fixed_tables.first(nf);
   scalars = scalars.first(nd);
   points = points.first(nd);
+  const MsmTallyScope tally([&](OpTally& t) { tally_straus_vartime(t, fixed_scalars, scalars); });
   if (const MsmKernels* vector = active_msm_kernels())
     return vector->straus_mixed_vartime(fixed_scalars, fixed_tables, scalars, points);
   return straus_mixed_vartime(fixed_scalars, fixed_tables, scalars, points);
