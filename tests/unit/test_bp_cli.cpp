@@ -332,3 +332,28 @@ TEST_CASE("bp r1cs prove prints a gadget list's proof that bp r1cs verify accept
   CHECK(run("r1cs prove --gadgets range:8 --values 1,2").exit_code == 2);
   CHECK(run("r1cs frobnicate").exit_code == 2);
 }
+
+TEST_CASE("bp bench --limit prints each backend's costs and every operation's counts, ideal and ratio") {
+  const Run r = run("bench --limit --quick");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("| backend | field multiplication ns | point addition ns |") != std::string::npos);
+  // The counts are the algorithms': a verification of m = 1 decodes its 17 points and
+  // compresses none, on every backend that ran.
+  size_t verify_rows = 0, dealer_rows = 0;
+  size_t start = 0;
+  while (start < r.out.size()) {
+    const size_t end = r.out.find('\n', start);
+    const std::string line = r.out.substr(start, end - start);
+    start = end == std::string::npos ? r.out.size() : end + 1;
+    if (line.rfind("| verify m = 1 |", 0) == 0) {
+      ++verify_rows;
+      CHECK(line.find("| 17 | 0 |") != std::string::npos);
+    }
+    if (line.rfind("| dealer of an m = 4 session |", 0) == 0) {
+      ++dealer_rows;
+      CHECK(line.find("x |") != std::string::npos);  // a ratio
+    }
+  }
+  CHECK(verify_rows >= 1);  // portable at least, whatever the CPU
+  CHECK(dealer_rows == verify_rows);
+}
