@@ -74,6 +74,13 @@ std::vector<Timing> measure_in_turn(const std::vector<std::function<void()>>& fn
   return out;
 }
 
+std::vector<Backend> supported_backends() {
+  std::vector<Backend> out;
+  for (Backend b : kBackends)
+    if (backend_supported(b)) out.push_back(b);
+  return out;
+}
+
 namespace {
 
 // The same operation on several backends, their samples taken in turn in one loop (with a
@@ -128,13 +135,6 @@ void add_interleaved_rows(std::vector<Row>& rows, Row prototype, const std::vect
     row.fastest = b == best;
     rows.push_back(row);
   }
-}
-
-std::vector<Backend> supported_backends() {
-  std::vector<Backend> out;
-  for (Backend b : kBackends)
-    if (backend_supported(b)) out.push_back(b);
-  return out;
 }
 
 // One prove row and one verify row for random values of n bits, m of them, on the active

@@ -8,7 +8,6 @@
 // their measured time compares with their share of the ideal) or outside them (scalar
 // arithmetic, transcripts, encoding, memory).
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -16,6 +15,7 @@
 
 #include "../common/in_process.hpp"
 #include "../common/machine.hpp"
+#include "bench_primitives.hpp"
 #include "bench_proofs.hpp"
 #include "bench_timing.hpp"
 #include "bp/backend.hpp"
@@ -29,20 +29,6 @@
 namespace bp::cli {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-// Median ns of one call of `fn` over `samples` batches of `iterations`.
-double ns_per_call(size_t iterations, const std::function<void()>& fn, int samples = 7) {
-  std::vector<double> ns;
-  for (int s = 0; s < samples; ++s) {
-    const auto t0 = Clock::now();
-    for (size_t i = 0; i < iterations; ++i) fn();
-    ns.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / static_cast<double>(iterations));
-  }
-  std::sort(ns.begin(), ns.end());
-  return ns[ns.size() / 2];
-}
-
 struct OpCosts {
   double field_mul = 0, add = 0, dbl = 0, decompress = 0, compress = 0;  // ns each
   double mixed_add = 0;  // extended + affine, the portable loops' form; 0 where not measured
@@ -50,32 +36,39 @@ struct OpCosts {
 
 // The portable backend's other addition form: its table and bucket loops add affine points
 // (Z = 1), one multiplication cheaper than the cached form the loops measure.
-double portable_mixed_add_ns(size_t reps) {
+double portable_mixed_add_ns(size_t reps, const std::function<void()>& yardstick) {
   const RistrettoPoint q = RistrettoPoint::basepoint() * Scalar::from_u64(3);
   const auto table = VartimeBaseTable::build(std::span<const RistrettoPoint>(&q, 1));
   const detail::AffineCached& affine = table[0].odd_multiple(0);
   detail::EdwardsPoint p = RistrettoPoint::basepoint().edwards();
-  return ns_per_call(1,
-                     [&] {
-                       for (size_t i = 0; i < reps; ++i) {
-                         p = detail::to_extended(detail::add(p, affine));
-                         asm volatile("" : : "r,m"(p) : "memory");
-                       }
-                     }) /
-         static_cast<double>(reps);
+  return time_op(
+             "", reps,
+             [&] {
+               p = detail::to_extended(detail::add(p, affine));
+               keep(p);
+             },
+             yardstick, 7)
+      .ns;
 }
 
 // The active backend's costs, each along one dependent chain (latency). A four-lane
 // backend's field loop does four multiplications an iteration (one a lane); its point
 // loops do one operation, the lanes holding the point's coordinates.
-OpCosts measure_costs(const detail::BackendLoops& loops, bool quick) {
+OpCosts measure_costs(const detail::BackendLoops& loops, bool quick, const std::function<void()>& yardstick) {
   const size_t reps = quick ? 2000 : 20000;
   const double lanes = loops.field_ops_per_iteration;
+  // ns per iteration of a loop of `reps`
+  const auto per_rep = [&](void (*loop)(size_t)) {
+    return time_op(
+               "", 1, [&] { loop(reps); }, yardstick, 7)
+               .ns /
+           static_cast<double>(reps);
+  };
   OpCosts c;
-  c.field_mul = ns_per_call(1, [&] { loops.field_mul(reps); }) / static_cast<double>(reps) / lanes;
-  c.add = ns_per_call(1, [&] { loops.point_add(reps); }) / static_cast<double>(reps);
-  c.dbl = ns_per_call(1, [&] { loops.point_dbl(reps); }) / static_cast<double>(reps);
-  if (active_backend() == Backend::portable) c.mixed_add = portable_mixed_add_ns(reps);
+  c.field_mul = per_rep(loops.field_mul) / lanes;
+  c.add = per_rep(loops.point_add);
+  c.dbl = per_rep(loops.point_dbl);
+  if (active_backend() == Backend::portable) c.mixed_add = portable_mixed_add_ns(reps, yardstick);
   SystemRandom rng;
   std::vector<CompressedRistretto> encoded;
   std::vector<RistrettoPoint> points;
@@ -85,13 +78,19 @@ OpCosts measure_costs(const detail::BackendLoops& loops, bool quick) {
   }
   std::vector<std::optional<RistrettoPoint>> decoded(encoded.size());
   // Batched, as the verifiers decode a proof's points.
-  c.decompress = ns_per_call(quick ? 5 : 50, [&] { RistrettoPoint::decompress_batch(encoded, decoded); }) /
+  c.decompress = time_op(
+                     "", quick ? 5 : 50, [&] { RistrettoPoint::decompress_batch(encoded, decoded); }, yardstick, 7)
+                     .ns /
                  static_cast<double>(encoded.size());
   size_t k = 0;
-  c.compress = ns_per_call(quick ? 200 : 2000, [&] {
-    encoded[k % 64] = points[k % 64].compress();
-    ++k;
-  });
+  c.compress = time_op(
+                   "", quick ? 200 : 2000,
+                   [&] {
+                     encoded[k % 64] = points[k % 64].compress();
+                     ++k;
+                   },
+                   yardstick, 7)
+                   .ns;
   return c;
 }
 
@@ -167,11 +166,11 @@ int print_limit_rows(bool quick, const std::function<void()>& yardstick) {
   const Witness session = random_witness(64, 4);
   const mpc::SessionParams params{64, 4, mpc::session_label("bench", 64, 4, "bench")};
 
-  for (Backend backend : kBackends) {
+  for (Backend backend : supported_backends()) {
     const detail::BackendLoops* loops = detail::backend_loops(backend);
-    if (!backend_supported(backend) || loops == nullptr) continue;
+    if (loops == nullptr) continue;
     set_backend(backend);
-    const OpCosts c = measure_costs(*loops, quick);
+    const OpCosts c = measure_costs(*loops, quick, yardstick);
     costs.push_back({backend_name(backend), c});
     for (size_t k = 0; k < proofs.size(); ++k) {
       const size_t m = proofs[k].first;

@@ -27,29 +27,6 @@ double seconds_of(const std::function<void()>& fn) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// Median over samples of `fn` run `iterations` times, in ns per iteration, each sample
-// followed by a yardstick sample.
-PrimitiveRow time_op(std::string op, size_t iterations, const std::function<void()>& fn,
-                     const std::function<void()>& yardstick, int samples) {
-  std::vector<double> ns, sticks;
-  for (int s = 0; s < samples; ++s) {
-    ns.push_back(seconds_of([&] {
-                   for (size_t i = 0; i < iterations; ++i) fn();
-                 }) *
-                 1e9 / static_cast<double>(iterations));
-    sticks.push_back(seconds_of(yardstick) * 1e9);
-  }
-  std::sort(ns.begin(), ns.end());
-  std::sort(sticks.begin(), sticks.end());
-  return {std::move(op), 0, ns[ns.size() / 2], sticks[sticks.size() / 2], {}};
-}
-
-// Keeps a value alive so the compiler cannot drop the work that made it.
-template <class T>
-void keep(const T& value) {
-  asm volatile("" : : "r,m"(value) : "memory");
-}
-
 // Additions per nanosecond along one dependency chain: the core clock in GHz (median of
 // the samples). Eight additions per loop iteration keep the loop's own branch and counter
 // off the chain's path.
@@ -73,6 +50,23 @@ double core_clock_ghz(int samples) {
 }
 
 }  // namespace
+
+// Median over samples of `fn` run `iterations` times, in ns per iteration, each sample
+// followed by a yardstick sample.
+PrimitiveRow time_op(std::string op, size_t iterations, const std::function<void()>& fn,
+                     const std::function<void()>& yardstick, int samples) {
+  std::vector<double> ns, sticks;
+  for (int s = 0; s < samples; ++s) {
+    ns.push_back(seconds_of([&] {
+                   for (size_t i = 0; i < iterations; ++i) fn();
+                 }) *
+                 1e9 / static_cast<double>(iterations));
+    sticks.push_back(seconds_of(yardstick) * 1e9);
+  }
+  std::sort(ns.begin(), ns.end());
+  std::sort(sticks.begin(), sticks.end());
+  return {std::move(op), 0, ns[ns.size() / 2], sticks[sticks.size() / 2], {}};
+}
 
 Primitives bench_primitives(const std::function<void()>& yardstick, bool quick) {
   using namespace detail;

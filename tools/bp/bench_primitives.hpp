@@ -30,4 +30,15 @@ struct Primitives {
 
 Primitives bench_primitives(const std::function<void()>& yardstick, bool quick);
 
+// Median over `samples` of `fn` run `iterations` times, in ns per iteration, each sample
+// followed by a yardstick sample (its median in the row too).
+PrimitiveRow time_op(std::string op, size_t iterations, const std::function<void()>& fn,
+                     const std::function<void()>& yardstick, int samples);
+
+// Keeps a value alive so the compiler cannot drop the work that made it.
+template <class T>
+void keep(const T& value) {
+  asm volatile("" : : "r,m"(value) : "memory");
+}
+
 }  // namespace bp::cli

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "bp/backend.hpp"
+
 namespace bp::cli {
 
 struct Timing {
@@ -22,6 +24,9 @@ Timing measure(const std::function<void()>& fn, const std::function<void()>& yar
 std::vector<Timing> measure_in_turn(const std::vector<std::function<void()>>& fns,
                                     const std::function<void()>& yardstick, int min_runs, double budget_s,
                                     int max_runs);
+
+// The backends this CPU runs, in kBackends' order.
+std::vector<Backend> supported_backends();
 
 // `bp bench --limit`: the distance of each proof operation from what its group operations
 // alone cost, per backend (bench_limit.cpp).
