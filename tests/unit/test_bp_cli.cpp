@@ -336,7 +336,8 @@ TEST_CASE("bp r1cs prove prints a gadget list's proof that bp r1cs verify accept
 TEST_CASE("bp bench --limit prints each backend's costs and every operation's counts, ideal and ratio") {
   const Run r = run("bench --limit --quick");
   REQUIRE(r.exit_code == 0);
-  CHECK(r.out.find("| backend | field multiplication ns | point addition ns |") != std::string::npos);
+  CHECK(r.out.find("| backend | field multiplication ns | point addition ns | (four chains) ns |") !=
+        std::string::npos);
   // The counts are the algorithms': a verification of m = 1 decodes its 17 points and
   // compresses none, on every backend that ran.
   size_t verify_rows = 0, dealer_rows = 0;

@@ -70,12 +70,16 @@ BP_INLINE void dbl_to(EdwardsPoint& out, const EdwardsPoint& p) { out = dbl(p); 
 
 const BackendLoops* backend_loops(Backend backend) {
   static const BackendLoops portable_loops{&portable::field_mul_loop, &portable::field_sq_loop,
-                                           &portable::point_add_loop, &portable::point_dbl_loop, 1};
-  static const BackendLoops avx2_loops{&avx2::field_mul_loop, &avx2::field_sq_loop, &avx2::point_add_loop,
+                                           &portable::point_add_loop, &portable::point_add_independent_loop,
+                                           &portable::point_dbl_loop, 1};
+  static const BackendLoops avx2_loops{&avx2::field_mul_loop, &avx2::field_sq_loop,
+                                       &avx2::point_add_loop, &avx2::point_add_independent_loop,
                                        &avx2::point_dbl_loop, 4};
-  static const BackendLoops ifma_loops{&ifma::field_mul_loop, &ifma::field_sq_loop, &ifma::point_add_loop,
+  static const BackendLoops ifma_loops{&ifma::field_mul_loop, &ifma::field_sq_loop,
+                                       &ifma::point_add_loop, &ifma::point_add_independent_loop,
                                        &ifma::point_dbl_loop, 4};
-  static const BackendLoops mulx_loops{&mulx::field_mul_loop, &mulx::field_sq_loop, &mulx::point_add_loop,
+  static const BackendLoops mulx_loops{&mulx::field_mul_loop, &mulx::field_sq_loop,
+                                       &mulx::point_add_loop, &mulx::point_add_independent_loop,
                                        &mulx::point_dbl_loop, 1};
   switch (backend) {
     case Backend::portable: return &portable_loops;

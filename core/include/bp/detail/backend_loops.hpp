@@ -1,6 +1,7 @@
 // Timing loops for the benchmark's per-backend primitive rows: each runs one operation
 // `iterations` times, every result feeding the next (so the loop measures latency, as the
-// point formulas see it). The field loops of the four-lane backends do four
+// point formulas see it; point_add_independent runs four chains side by side, so it measures
+// their throughput, four additions an iteration). The field loops of the four-lane backends do four
 // multiplications per iteration, one per lane; the portable and mulx backends' do one.
 #pragma once
 
@@ -14,6 +15,7 @@ struct BackendLoops {
   void (*field_mul)(size_t iterations);
   void (*field_sq)(size_t iterations);
   void (*point_add)(size_t iterations);
+  void (*point_add_independent)(size_t iterations);
   void (*point_dbl)(size_t iterations);
   int field_ops_per_iteration;  // 4 for the four-lane backends, 1 for portable and mulx
 };
