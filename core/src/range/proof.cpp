@@ -160,11 +160,16 @@ Result<VerificationEquation> equation_from_challenges(const RangeProof& proof,
   const Scalar &y = ch.y, &z = ch.z, &x = ch.x, &w = ch.w;
   if (inverses.size() != ch.u.size() + 1) return ProofError::VerificationError;
   const Scalar& y_inv = inverses.back();
-  const auto ipp_scalars = InnerProductProof::scalars_from_challenges(ch.u, inverses.first(ch.u.size()));
-  const auto& u_sq = ipp_scalars.u_sq;
-  const auto& u_inv_sq = ipp_scalars.u_inv_sq;
-  const auto& s = ipp_scalars.s;
-  const size_t lg = u_sq.size();
+  const size_t lg = ch.u.size();
+  if ((size_t{1} << lg) != nm) return ProofError::VerificationError;
+  std::vector<Scalar> u_sq(lg), u_inv_sq(lg);
+  Scalar all_u = Scalar::one(), all_u_inv = Scalar::one();
+  for (size_t k = 0; k < lg; ++k) {
+    u_sq[k] = ch.u[k].square();
+    u_inv_sq[k] = inverses[k].square();
+    all_u *= ch.u[k];
+    all_u_inv *= inverses[k];
+  }
   const Scalar& a = ipp.a;
   const Scalar& b = ipp.b;
   const Scalar zz = z * z;
@@ -205,18 +210,40 @@ Result<VerificationEquation> equation_from_challenges(const RangeProof& proof,
   eq.B_blinding = weight * (-proof.e_blinding - c * proof.t_x_blinding);
   eq.B = weight * (w * (proof.t_x - a * b) + c * (delta(n, m, y, z) - proof.t_x));
   // g_i = -z - a·s_i on G_i;  h_i = z + y^-i·(z²·z^(i/n)·2^(i%n) - b·s_(nm-1-i)) on H_i;
-  // both times the weight.
-  eq.G.reserve(nm);
-  eq.H.reserve(nm);
-  for (size_t i = 0; i < nm; ++i) eq.G.push_back(-weighted_z - weighted_a * s[i]);
-  Scalar exp_y_inv = weight;  // weight·y^-i
-  Scalar zz_zj = zz;
-  for (size_t j = 0, i = 0; j < m; ++j, zz_zj *= z) {
-    Scalar zz_zj_2i = zz_zj;  // doubled by addition, no multiplication
-    for (size_t bit = 0; bit < n; ++bit, ++i) {
-      eq.H.push_back(weighted_z + exp_y_inv * (zz_zj_2i - b * s[nm - 1 - i]));
-      exp_y_inv *= y_inv;
-      zz_zj_2i += zz_zj_2i;
+  // both times the weight, where s_i = prod_k u_k^(±1) (the sign from bit lg-1-k of i).
+  // Three multiplications an index where the plain formulas take five: every product is
+  // built by one running multiplication, the constant factors (weight·a, weight·b) folded
+  // into where each starts.
+  //   a·s_i: setting bit l of i multiplies s_i by u²_(lg-1-l), from s_0 = prod u_k⁻¹.
+  //   y^-i·s_(nm-1-i) (nm-1-i has the bits of i flipped): setting bit l multiplies it by
+  //     u⁻²_(lg-1-l)·y^-(2^l), from s_(nm-1) = prod u_k.
+  //   y^-i·z²·z^j·2^bit (i = j·n + bit): times 2/y along a party's block, times z·y^-n from
+  //     one block's start to the next.
+  std::vector<Scalar> flip_h(lg);  // u⁻²_(lg-1-l)·y^-(2^l)
+  Scalar y_inv_pow = y_inv;        // y^-(2^l)
+  for (size_t l = 0; l < lg; ++l, y_inv_pow = y_inv_pow.square()) flip_h[l] = u_inv_sq[lg - 1 - l] * y_inv_pow;
+  // G and H first hold weight·a·s_i and weight·b·y^-i·s_(nm-1-i).
+  auto& a_s = eq.G;
+  auto& b_s = eq.H;
+  a_s.resize(nm);
+  b_s.resize(nm);
+  a_s[0] = weighted_a * all_u_inv;
+  b_s[0] = weight * b * all_u;
+  for (size_t i = 1; i < nm; ++i) {
+    const size_t l = 63 - static_cast<size_t>(__builtin_clzll(i));
+    const size_t without = i - (size_t{1} << l);
+    a_s[i] = a_s[without] * u_sq[lg - 1 - l];
+    b_s[i] = b_s[without] * flip_h[l];
+  }
+  Scalar y_inv_n = y_inv;  // y^-n (n a power of two)
+  for (size_t k = 1; k < n; k += k) y_inv_n = y_inv_n.square();
+  const Scalar two_y_inv = y_inv + y_inv, block_step = z * y_inv_n;
+  Scalar block_start = weight * zz;  // weight·z²·z^j·y^-(j·n)
+  for (size_t j = 0, i = 0; j < m; ++j, block_start *= block_step) {
+    Scalar powers = block_start;  // weight·z²·z^j·2^bit·y^-i
+    for (size_t bit = 0; bit < n; ++bit, ++i, powers *= two_y_inv) {
+      eq.G[i] = -weighted_z - a_s[i];
+      eq.H[i] = weighted_z + powers - b_s[i];  // the same element: read, then written
     }
   }
   return eq;
