@@ -158,12 +158,16 @@ Result<R1CSEquation, R1CSError> R1CSVerifier::equation(const R1CSProof& proof, c
   eq.B_blinding = -proof.e_blinding - r * proof.t_x_blinding;
   eq.G.resize(padded_n);
   eq.H.resize(padded_n);
+  // The first phase's multipliers (i < n1) are not scaled by u: no multiplication by one.
   for (size_t i = 0; i < padded_n; ++i) {
-    const Scalar u_or_1 = i < n1 ? Scalar::one() : u;
     const Scalar w_L = i < n ? flat->w_L[i] : Scalar::zero();
     const Scalar w_O = i < n ? flat->w_O[i] : Scalar::zero();
-    eq.G[i] = u_or_1 * (x * yneg_w_R[i] - a * ipp->s[i]);
-    eq.H[i] = u_or_1 * (y_inv[i] * (x * w_L + w_O - b * ipp->s[padded_n - 1 - i]) - Scalar::one());
+    eq.G[i] = x * yneg_w_R[i] - a * ipp->s[i];
+    eq.H[i] = y_inv[i] * (x * w_L + w_O - b * ipp->s[padded_n - 1 - i]) - Scalar::one();
+    if (i >= n1) {
+      eq.G[i] *= u;
+      eq.H[i] *= u;
+    }
   }
   return eq;
 }
@@ -184,18 +188,21 @@ bool holds(std::span<const R1CSEquation> equations, std::span<const size_t> whic
   scalars.reserve(dynamic);
   points.reserve(dynamic);
   SystemRandom rng;
+  // One equation alone takes the weight 1: its scalars as they are, no multiplications.
+  const bool alone = which.size() == 1;
   for (size_t k : which) {
     const R1CSEquation& eq = equations[k];
-    const Scalar c = which.size() == 1 ? Scalar::one() : Scalar::random(rng);
+    const Scalar c = alone ? Scalar::one() : Scalar::random(rng);
+    const auto weighted = [&](const Scalar& v) { return alone ? v : c * v; };
     for (size_t i = 0; i < eq.points.size(); ++i) {
-      scalars.push_back(c * eq.scalars[i]);
+      scalars.push_back(weighted(eq.scalars[i]));
       points.push_back(eq.points[i]);
     }
-    fixed[0] += c * eq.B;
-    fixed[1] += c * eq.B_blinding;
+    fixed[0] += weighted(eq.B);
+    fixed[1] += weighted(eq.B_blinding);
     for (size_t i = 0; i < eq.G.size(); ++i) {
-      fixed[2 + i] += c * eq.G[i];
-      fixed[2 + padded_n + i] += c * eq.H[i];
+      fixed[2 + i] += weighted(eq.G[i]);
+      fixed[2 + padded_n + i] += weighted(eq.H[i]);
     }
   }
   // The generators as the range proofs' check takes them: as plain points the first time a
