@@ -62,16 +62,29 @@ std::optional<FlattenedConstraints> flatten(const std::vector<LinearCombination>
   f.w_R.assign(multipliers, Scalar::zero());
   f.w_O.assign(multipliers, Scalar::zero());
   f.w_V.assign(commitments, Scalar::zero());
+  // Most coefficients are 1 or -1 (a gadget's plain sums and differences): those add or
+  // subtract z^q itself instead of multiplying by it. The coefficients are the constraint
+  // system's, public like the variables' kinds the loop already branches on.
+  const Scalar one = Scalar::one(), minus_one = -one;
   Scalar exp_z = z;
   for (const auto& lc : constraints) {
     for (const auto& [var, coefficient] : lc.terms()) {
-      const Scalar weighted = exp_z * coefficient;
+      Scalar* slot = &f.w_c;  // the constant's weight, and the commitments', enter negated
+      bool subtract = true;
       switch (var.kind) {
-        case Variable::Kind::MultiplierLeft: f.w_L[var.index] += weighted; break;
-        case Variable::Kind::MultiplierRight: f.w_R[var.index] += weighted; break;
-        case Variable::Kind::MultiplierOutput: f.w_O[var.index] += weighted; break;
-        case Variable::Kind::Committed: f.w_V[var.index] -= weighted; break;
-        case Variable::Kind::One: f.w_c -= weighted; break;
+        case Variable::Kind::MultiplierLeft: slot = &f.w_L[var.index], subtract = false; break;
+        case Variable::Kind::MultiplierRight: slot = &f.w_R[var.index], subtract = false; break;
+        case Variable::Kind::MultiplierOutput: slot = &f.w_O[var.index], subtract = false; break;
+        case Variable::Kind::Committed: slot = &f.w_V[var.index]; break;
+        case Variable::Kind::One: break;
+      }
+      if (coefficient == one) {
+        *slot = subtract ? *slot - exp_z : *slot + exp_z;
+      } else if (coefficient == minus_one) {
+        *slot = subtract ? *slot + exp_z : *slot - exp_z;
+      } else {
+        const Scalar weighted = exp_z * coefficient;
+        *slot = subtract ? *slot - weighted : *slot + weighted;
       }
     }
     exp_z *= z;
