@@ -36,6 +36,10 @@ class RistrettoPoint {
   static RistrettoPoint from_uniform_bytes(std::span<const uint8_t, 64> bytes);
 
   CompressedRistretto compress() const;
+  // out[i] = in[i].compress() for every i, several square roots sharing one vectorised
+  // exponentiation where the CPU has AVX2 or AVX-512 IFMA. Sizes must match (the shorter
+  // one wins).
+  static void compress_batch(std::span<const RistrettoPoint> in, std::span<CompressedRistretto> out);
 
   RistrettoPoint operator+(const RistrettoPoint& o) const { return RistrettoPoint(p_ + o.p_); }
   RistrettoPoint operator-(const RistrettoPoint& o) const { return RistrettoPoint(p_ - o.p_); }

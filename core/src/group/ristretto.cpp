@@ -69,56 +69,80 @@ std::optional<RistrettoPoint> RistrettoPoint::decompress(const CompressedRistret
 
 namespace {
 
-// Decodes in[first, first + used) with one Lanes-way exponentiation (used <= Lanes; the
-// spare lanes repeat the last base and are dropped).
-template <size_t Lanes, class Pow>
-void decode_group(std::span<const CompressedRistretto> in, std::span<std::optional<RistrettoPoint>> out, size_t first,
-                  size_t used, Pow pow) {
-  Decoding d[Lanes];
+// One Lanes-way exponentiation for items first .. first + used - 1 (used <= Lanes; the
+// spare lanes repeat the last base and are dropped). start(i, lane) returns item i's base,
+// keeping what finish needs in the caller's slot lane; finish(i, lane, power) completes it.
+template <size_t Lanes, class Pow, class Start, class Finish>
+void pow_p58_group(size_t first, size_t used, Pow pow, Start& start, Finish& finish) {
   Fe bases[Lanes], powers[Lanes];
-  for (size_t lane = 0; lane < used; ++lane) {
-    d[lane] = decode_start(in[first + lane]);
-    bases[lane] = d[lane].sqrt_base;
-  }
+  for (size_t lane = 0; lane < used; ++lane) bases[lane] = start(first + lane, lane);
   for (size_t lane = used; lane < Lanes; ++lane) bases[lane] = bases[used - 1];
   pow(bases, powers);
-  for (size_t lane = 0; lane < used; ++lane) out[first + lane] = decode_finish(d[lane], powers[lane]);
+  for (size_t lane = 0; lane < used; ++lane) finish(first + lane, lane, powers[lane]);
+}
+
+// The exponentiations of n items (square roots inside decoding and encoding) in the widest
+// groups the CPU has, whichever backend runs the rest: sixteen (or eight) at a time on
+// AVX-512 IFMA, four on AVX2 (which beats one at a time even on Zen 1, where the portable
+// backend wins the multiscalar multiplications; docs/performance.md). A lone last item runs
+// alone(i) rather than in padded lanes. Slots: start and finish see lanes below 16.
+template <class Start, class Finish, class Alone>
+void grouped_pow_p58(size_t n, Start&& start, Finish&& finish, Alone&& alone) {
+  size_t first = 0;
+  if (detail::cpu_executes_ifma()) {
+    for (; first + 9 <= n; first += 16)
+      pow_p58_group<16>(first, std::min<size_t>(16, n - first), ifma::pow_p58_x16, start, finish);
+    for (; first + 2 <= n; first += 8)
+      pow_p58_group<8>(first, std::min<size_t>(8, n - first), ifma::pow_p58_x8, start, finish);
+  } else if (detail::cpu_executes_avx2()) {
+    for (; first + 2 <= n; first += 4)
+      pow_p58_group<4>(first, std::min<size_t>(4, n - first), avx2::pow_p58_x4, start, finish);
+  }
+  for (size_t i = std::min(first, n); i < n; ++i) alone(i);
 }
 
 }  // namespace
 
 void RistrettoPoint::decompress_batch(std::span<const CompressedRistretto> in,
                                       std::span<std::optional<RistrettoPoint>> out) {
-  const size_t n = std::min(in.size(), out.size());
-  // The vector exponentiations wherever the CPU has them, whichever backend runs the rest:
-  // sixteen (or eight) at a time on AVX-512 IFMA, four on AVX2 (which beats one-by-one decoding even on
-  // Zen 1, where the portable backend wins the multiscalar multiplications;
-  // docs/performance.md). A lone last point decodes alone rather than in padded lanes.
-  size_t first = 0;
-  if (detail::cpu_executes_ifma()) {
-    for (; first + 9 <= n; first += 16)
-      decode_group<16>(in, out, first, std::min<size_t>(16, n - first), ifma::pow_p58_x16);
-    for (; first + 2 <= n; first += 8)
-      decode_group<8>(in, out, first, std::min<size_t>(8, n - first), ifma::pow_p58_x8);
-  } else if (detail::cpu_executes_avx2()) {
-    for (; first + 2 <= n; first += 4)
-      decode_group<4>(in, out, first, std::min<size_t>(4, n - first), avx2::pow_p58_x4);
-  }
-  for (size_t i = std::min(first, n); i < n; ++i) out[i] = decompress(in[i]);
+  Decoding slots[16];
+  grouped_pow_p58(
+      std::min(in.size(), out.size()),
+      [&](size_t i, size_t lane) {
+        slots[lane] = decode_start(in[i]);
+        return slots[lane].sqrt_base;
+      },
+      [&](size_t i, size_t lane, const Fe& power) { out[i] = decode_finish(slots[lane], power); },
+      [&](size_t i) { out[i] = decompress(in[i]); });
 }
 
-CompressedRistretto RistrettoPoint::compress() const {
+namespace {
+
+// RFC 9496 ENCODE up to its inverse square root, and from there on (compress_batch shares
+// the exponentiation between several points as decompress_batch does).
+struct Encoding {
+  Fe u1, u2, v, v3, sqrt_base;
+};
+
+Encoding encode_start(const EdwardsPoint& p) {
   if (detail::OpTally* tally = detail::op_tally()) ++tally->compressions;
-  const Fe& x0 = p_.X;
-  const Fe& y0 = p_.Y;
-  const Fe& z0 = p_.Z;
-  const Fe& t0 = p_.T;
-  const Fe u1 = fe_mul(fe_add(z0, y0), fe_sub(z0, y0));
-  const Fe u2 = fe_mul(x0, y0);
+  Encoding e;
+  e.u1 = fe_mul(fe_add(p.Z, p.Y), fe_sub(p.Z, p.Y));
+  e.u2 = fe_mul(p.X, p.Y);
+  e.v = fe_mul(e.u1, fe_sq(e.u2));
+  e.sqrt_base = fe_sqrt_ratio_base(kFeOne, e.v, e.v3);
+  return e;
+}
+
+CompressedRistretto encode_finish(const EdwardsPoint& p, const Encoding& e, const Fe& sqrt_base_pow_p58) {
+  const Fe& x0 = p.X;
+  const Fe& y0 = p.Y;
+  const Fe& z0 = p.Z;
+  const Fe& t0 = p.T;
   Fe invsqrt;
-  fe_sqrt_ratio_m1(kFeOne, fe_mul(u1, fe_sq(u2)), invsqrt);
-  const Fe den1 = fe_mul(invsqrt, u1);
-  const Fe den2 = fe_mul(invsqrt, u2);
+  fe_sqrt_ratio_finish(kFeOne, e.v, e.v3, sqrt_base_pow_p58, invsqrt);
+  const Fe den1 = fe_mul(invsqrt, e.u1);
+  const Fe den2 = fe_mul(invsqrt, e.u2);
   const Fe z_inv = fe_mul(fe_mul(den1, den2), t0);
   const Fe ix0 = fe_mul(x0, kSqrtM1);
   const Fe iy0 = fe_mul(y0, kSqrtM1);
@@ -132,6 +156,25 @@ CompressedRistretto RistrettoPoint::compress() const {
   CompressedRistretto out;
   fe_to_bytes(out.bytes.data(), s);
   return out;
+}
+
+}  // namespace
+
+CompressedRistretto RistrettoPoint::compress() const {
+  const Encoding e = encode_start(p_);
+  return encode_finish(p_, e, fe_pow_p58(e.sqrt_base));
+}
+
+void RistrettoPoint::compress_batch(std::span<const RistrettoPoint> in, std::span<CompressedRistretto> out) {
+  Encoding slots[16];
+  grouped_pow_p58(
+      std::min(in.size(), out.size()),
+      [&](size_t i, size_t lane) {
+        slots[lane] = encode_start(in[i].p_);
+        return slots[lane].sqrt_base;
+      },
+      [&](size_t i, size_t lane, const Fe& power) { out[i] = encode_finish(in[i].p_, slots[lane], power); },
+      [&](size_t i) { out[i] = in[i].compress(); });
 }
 
 namespace {
