@@ -91,14 +91,14 @@ ProofShare party_prove_share(PartyPolySecrets&& secrets, const PolyChallenge& c)
 // Appends every V_j, the sums A and S, and draws y, z. Fails if a commitment does not decode.
 struct DealerBitRound {
   BitChallenge challenge;
-  RistrettoPoint A, S;
+  CompressedRistretto A, S;  // the sums, encoded once for the transcript and the proof
 };
 Result<DealerBitRound> dealer_bit_challenge(Transcript& t, std::span<const BitCommitment> commitments);
 
 // Appends the sums T_1, T_2 and draws x.
 struct DealerPolyRound {
   PolyChallenge challenge;
-  RistrettoPoint T_1, T_2;
+  CompressedRistretto T_1, T_2;
 };
 Result<DealerPolyRound> dealer_poly_challenge(Transcript& t, std::span<const PolyCommitment> commitments);
 

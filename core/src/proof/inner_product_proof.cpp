@@ -3,6 +3,7 @@
 // then a' = u·a_lo + u⁻¹·a_hi, b' = u⁻¹·b_lo + u·b_hi, G' = u⁻¹·G_lo + u·G_hi, H' = u·H_lo + u⁻¹·H_hi.
 #include "bp/inner_product_proof.hpp"
 
+#include <array>
 #include <cstring>
 
 #include "bp/msm.hpp"
@@ -37,64 +38,87 @@ Scalar record_round(Transcript& transcript, InnerProductProof& proof, const Comp
   return challenge_scalar(transcript, "u");
 }
 
-// One unfolded round's multiscalar multiplication: scalars[j] on G_j where on_G[j], on H_j
-// otherwise, plus c·Q, through one kind of table (NAF or shifted).
+// The round's two commitments, L and R, as points: L has scalars_L[j] on G_j where
+// high[j], on H_j otherwise, plus c_L·Q; R has scalars_R[j] on the other one of G_j and
+// H_j, plus c_R·Q.
+struct RoundScalars {
+  std::span<const Scalar> L, R;
+  const std::vector<bool>& high;
+  const Scalar& c_L;
+  const Scalar& c_R;
+};
+
+// Both commitments through the generators' tables (NAF or shifted).
 template <class Table>
-CompressedRistretto round_commitment(std::span<const Scalar> scalars, const std::vector<bool>& on_G,
-                                     std::span<const Table* const> G, std::span<const Table* const> H, const Scalar& c,
-                                     const RistrettoPoint& Q) {
-  std::vector<const Table*> tables(scalars.size());
-  for (size_t j = 0; j < scalars.size(); ++j) tables[j] = on_G[j] ? G[j] : H[j];
-  return multiscalar_mul_vartime(scalars, tables, std::span<const Scalar>(&c, 1),
-                                 std::span<const RistrettoPoint>(&Q, 1))
-      .compress();
+std::array<RistrettoPoint, 2> commitments_through(const RoundScalars& round, std::span<const Table* const> G,
+                                                  std::span<const Table* const> H, const RistrettoPoint& Q) {
+  const size_t n = round.L.size();
+  std::vector<const Table*> tables_L(n), tables_R(n);
+  for (size_t j = 0; j < n; ++j) {
+    tables_L[j] = round.high[j] ? G[j] : H[j];
+    tables_R[j] = round.high[j] ? H[j] : G[j];
+  }
+  return {multiscalar_mul_vartime(round.L, tables_L, std::span<const Scalar>(&round.c_L, 1), {&Q, 1}),
+          multiscalar_mul_vartime(round.R, tables_R, std::span<const Scalar>(&round.c_R, 1), {&Q, 1})};
 }
 
 // The same for the folded generators once they are computed (points without tables);
-// with_c and points are the caller's scratch, reused across rounds.
-CompressedRistretto materialised_commitment(std::span<const Scalar> scalars, const std::vector<bool>& on_G,
-                                            const std::vector<RistrettoPoint>& G, const std::vector<RistrettoPoint>& H,
-                                            const Scalar& c, const RistrettoPoint& Q, std::vector<Scalar>& with_c,
-                                            std::vector<RistrettoPoint>& points) {
-  const size_t n = scalars.size();
-  with_c.assign(scalars.begin(), scalars.end());
-  with_c.push_back(c);
-  points.resize(n + 1);
-  for (size_t j = 0; j < n; ++j) points[j] = on_G[j] ? G[j] : H[j];
-  points[n] = Q;
-  return multiscalar_mul_vartime(with_c, points).compress();
+// scratch holds the caller's buffers, reused across rounds.
+struct MaterialisedScratch {
+  std::vector<Scalar> with_c_L, with_c_R;
+  std::vector<RistrettoPoint> points_L, points_R;
+  void wipe() {
+    for (auto& k : with_c_L) k.wipe();
+    for (auto& k : with_c_R) k.wipe();
+  }
+};
+
+std::array<RistrettoPoint, 2> materialised_commitments(const RoundScalars& round, const std::vector<RistrettoPoint>& G,
+                                                       const std::vector<RistrettoPoint>& H, const RistrettoPoint& Q,
+                                                       MaterialisedScratch& scratch) {
+  const size_t n = round.L.size();
+  scratch.with_c_L.assign(round.L.begin(), round.L.end());
+  scratch.with_c_L.push_back(round.c_L);
+  scratch.with_c_R.assign(round.R.begin(), round.R.end());
+  scratch.with_c_R.push_back(round.c_R);
+  scratch.points_L.resize(n + 1);
+  scratch.points_R.resize(n + 1);
+  for (size_t j = 0; j < n; ++j) {
+    scratch.points_L[j] = round.high[j] ? G[j] : H[j];
+    scratch.points_R[j] = round.high[j] ? H[j] : G[j];
+  }
+  scratch.points_L[n] = Q;
+  scratch.points_R[n] = Q;
+  return {multiscalar_mul_vartime(scratch.with_c_L, scratch.points_L),
+          multiscalar_mul_vartime(scratch.with_c_R, scratch.points_R)};
 }
 
 // Rounds without folding the generators, while n > stop_at. Generator j of the N that
 // `commit` works on lies in folded position i = j mod n; coeff_G[j] (coeff_H[j]) is the
-// factor folding would by now have applied to it, and commit(scalars, on_G, c) returns
-// sum_j scalars[j]·(on_G[j] ? G_j : H_j) + c·Q. L takes G from the high half (with a_lo)
-// and H from the low half (with b_hi); R the other way round.
+// factor folding would by now have applied to it, and commit(round) returns L and R as
+// RoundScalars describes them. L takes G from the high half (with a_lo) and H from the low
+// half (with b_hi); R the other way round.
 template <class Commit>
 void unfolded_rounds(Transcript& transcript, InnerProductProof& proof, std::vector<Scalar>& a, std::vector<Scalar>& b,
                      std::vector<Scalar>& coeff_G, std::vector<Scalar>& coeff_H, size_t& n, size_t stop_at,
                      Commit&& commit) {
   const size_t N = coeff_G.size();
-  std::vector<Scalar> scalars(N);
-  std::vector<bool> on_G(N);
+  std::vector<Scalar> scalars_L(N), scalars_R(N);
+  std::vector<bool> high(N);
   while (n != stop_at) {
     const size_t half = n / 2;
     const Scalar c_L = inner_product({a.data(), half}, {b.data() + half, half});
     const Scalar c_R = inner_product({a.data() + half, half}, {b.data(), half});
     for (size_t j = 0; j < N; ++j) {
       const size_t i = j % n;
-      on_G[j] = i >= half;
-      scalars[j] = on_G[j] ? a[i - half] * coeff_G[j] : b[i + half] * coeff_H[j];
+      high[j] = i >= half;
+      scalars_L[j] = high[j] ? a[i - half] * coeff_G[j] : b[i + half] * coeff_H[j];
+      scalars_R[j] = high[j] ? b[i - half] * coeff_H[j] : a[i + half] * coeff_G[j];
     }
-    const CompressedRistretto L = commit(scalars, on_G, c_L);
-    for (size_t j = 0; j < N; ++j) {
-      const size_t i = j % n;
-      on_G[j] = i < half;
-      scalars[j] = on_G[j] ? a[i + half] * coeff_G[j] : b[i - half] * coeff_H[j];
-    }
-    const CompressedRistretto R = commit(scalars, on_G, c_R);
-
-    const Scalar u = record_round(transcript, proof, L, R);
+    const std::array<RistrettoPoint, 2> LR = commit(RoundScalars{scalars_L, scalars_R, high, c_L, c_R});
+    std::array<CompressedRistretto, 2> encoded;
+    RistrettoPoint::compress_batch(LR, encoded);  // one exponentiation for both
+    const Scalar u = record_round(transcript, proof, encoded[0], encoded[1]);
     const Scalar u_inv = u.invert_vartime();
     fold_witness(a, b, u, u_inv, half);
     // G' = u⁻¹·G_lo + u·G_hi and H' = u·H_lo + u⁻¹·H_hi, applied to the coefficients.
@@ -105,7 +129,8 @@ void unfolded_rounds(Transcript& transcript, InnerProductProof& proof, std::vect
     }
     n = half;
   }
-  for (auto& k : scalars) k.wipe();
+  for (auto& k : scalars_L) k.wipe();
+  for (auto& k : scalars_R) k.wipe();
 }
 
 // Below this many generators every round works on the original generators; above it, the
@@ -130,9 +155,9 @@ InnerProductProof InnerProductProof::create(Transcript& transcript, const Ristre
   // coeff_G[j]: the factor of original G_j inside the folded generator that covers it.
   std::vector<Scalar> coeff_G(G_factors.begin(), G_factors.end());
   std::vector<Scalar> coeff_H(H_factors.begin(), H_factors.end());
-  const auto through_tables = [&](std::span<const Scalar> scalars, const std::vector<bool>& on_G, const Scalar& c) {
-    return shifted ? round_commitment(scalars, on_G, G_shifted, H_shifted, c, Q)
-                   : round_commitment(scalars, on_G, G_tables, H_tables, c, Q);
+  const auto through_tables = [&](const RoundScalars& round) {
+    return shifted ? commitments_through(round, G_shifted, H_shifted, Q)
+                   : commitments_through(round, G_tables, H_tables, Q);
   };
   size_t n = N;
   unfolded_rounds(transcript, proof, a, b, coeff_G, coeff_H, n, N >= kHybridFrom ? N >> kUnfoldedRounds : 1,
@@ -160,14 +185,13 @@ InnerProductProof InnerProductProof::create(Transcript& transcript, const Ristre
     // folding would cost a two-point multiplication per generator per round, while here
     // each round only multiplies a coefficient (docs/range-proof.md counts both).
     std::vector<Scalar> tail_G(n, Scalar::one()), tail_H(n, Scalar::one());
-    std::vector<Scalar> with_c;
-    std::vector<RistrettoPoint> points;
-    const auto on_materialised = [&](std::span<const Scalar> scalars, const std::vector<bool>& on_G, const Scalar& c) {
-      return materialised_commitment(scalars, on_G, G, H, c, Q, with_c, points);
+    MaterialisedScratch scratch;
+    const auto on_materialised = [&](const RoundScalars& round) {
+      return materialised_commitments(round, G, H, Q, scratch);
     };
     size_t tail_n = n;
     unfolded_rounds(transcript, proof, a, b, tail_G, tail_H, tail_n, 1, on_materialised);
-    for (auto& k : with_c) k.wipe();
+    scratch.wipe();
   }
   proof.a = a[0];
   proof.b = b[0];

@@ -6,6 +6,8 @@
 
 #include <sodium.h>
 
+#include <array>
+
 #include "bp/msm.hpp"
 #include "bp/precomputed.hpp"
 #include "bp/random.hpp"
@@ -222,8 +224,11 @@ Result<R1CSPolyShare, R1CSError> R1CSPartySlice::poly(std::span<const R1CSSecond
   SystemRandom rng;
   for (auto* tau : {&s.tau1, &s.tau3, &s.tau4, &s.tau5, &s.tau6}) *tau = Scalar::random(rng);
   const PedersenGens& pc = r1cs_pedersen();
-  s.poly = {pc.commit(s.t1, s.tau1).compress(), pc.commit(s.t3, s.tau3).compress(), pc.commit(s.t4, s.tau4).compress(),
-            pc.commit(s.t5, s.tau5).compress(), pc.commit(s.t6, s.tau6).compress()};
+  const std::array<RistrettoPoint, 5> T{pc.commit(s.t1, s.tau1), pc.commit(s.t3, s.tau3), pc.commit(s.t4, s.tau4),
+                                        pc.commit(s.t5, s.tau5), pc.commit(s.t6, s.tau6)};
+  std::array<CompressedRistretto, 5> encoded;
+  RistrettoPoint::compress_batch(T, encoded);
+  s.poly = {encoded[0], encoded[1], encoded[2], encoded[3], encoded[4]};
   detail::declassify(&s.poly, sizeof s.poly);
   s.step = 3;
   return s.poly;

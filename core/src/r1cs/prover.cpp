@@ -4,6 +4,8 @@
 // and every wire, value and blinding is wiped with the prover.
 #include <sodium.h>
 
+#include <array>
+
 #include "bp/msm.hpp"
 #include "bp/precomputed.hpp"
 #include "bp/r1cs.hpp"
@@ -250,11 +252,15 @@ Result<R1CSProof, R1CSError> R1CSProver::prove_with_rng(const BulletproofGens& b
   proof.A_I2 = A_I2;
   proof.A_O2 = A_O2;
   proof.S2 = S2;
-  proof.T_1 = pc.commit(t1, tau1).compress();
-  proof.T_3 = pc.commit(t3, tau3).compress();
-  proof.T_4 = pc.commit(t4, tau4).compress();
-  proof.T_5 = pc.commit(t5, tau5).compress();
-  proof.T_6 = pc.commit(t6, tau6).compress();
+  const std::array<RistrettoPoint, 5> T{pc.commit(t1, tau1), pc.commit(t3, tau3), pc.commit(t4, tau4),
+                                        pc.commit(t5, tau5), pc.commit(t6, tau6)};
+  std::array<CompressedRistretto, 5> encoded;
+  RistrettoPoint::compress_batch(T, encoded);  // one exponentiation for the five
+  proof.T_1 = encoded[0];
+  proof.T_3 = encoded[1];
+  proof.T_4 = encoded[2];
+  proof.T_5 = encoded[3];
+  proof.T_6 = encoded[4];
   for (const auto* sent : {&proof.T_1, &proof.T_3, &proof.T_4, &proof.T_5, &proof.T_6})
     detail::declassify(sent, sizeof *sent);
   append_point(transcript, "T_1", proof.T_1);

@@ -3,6 +3,8 @@
 // see docs/range-proof.md for the notation.
 #include "bp/aggregation.hpp"
 
+#include <array>
+
 #include "bp/msm.hpp"
 #include "bp/precomputed.hpp"
 #include "bp/transcript_protocol.hpp"
@@ -12,15 +14,20 @@ namespace bp {
 Result<DealerBitRound> dealer_bit_challenge(Transcript& t, std::span<const BitCommitment> commitments) {
   DealerBitRound round;
   for (const auto& c : commitments) append_point(t, "V", c.V_j);
+  std::array<RistrettoPoint, 2> sums;  // A, S
   for (const auto& c : commitments) {
     const auto A_j = RistrettoPoint::decompress(c.A_j);
     const auto S_j = RistrettoPoint::decompress(c.S_j);
     if (!A_j || !S_j) return ProofError::VerificationError;
-    round.A += *A_j;
-    round.S += *S_j;
+    sums[0] += *A_j;
+    sums[1] += *S_j;
   }
-  append_point(t, "A", round.A.compress());
-  append_point(t, "S", round.S.compress());
+  std::array<CompressedRistretto, 2> encoded;
+  RistrettoPoint::compress_batch(sums, encoded);
+  round.A = encoded[0];
+  round.S = encoded[1];
+  append_point(t, "A", round.A);
+  append_point(t, "S", round.S);
   round.challenge.y = challenge_scalar(t, "y");
   round.challenge.z = challenge_scalar(t, "z");
   return round;
@@ -28,15 +35,20 @@ Result<DealerBitRound> dealer_bit_challenge(Transcript& t, std::span<const BitCo
 
 Result<DealerPolyRound> dealer_poly_challenge(Transcript& t, std::span<const PolyCommitment> commitments) {
   DealerPolyRound round;
+  std::array<RistrettoPoint, 2> sums;  // T_1, T_2
   for (const auto& c : commitments) {
     const auto T_1 = RistrettoPoint::decompress(c.T_1_j);
     const auto T_2 = RistrettoPoint::decompress(c.T_2_j);
     if (!T_1 || !T_2) return ProofError::VerificationError;
-    round.T_1 += *T_1;
-    round.T_2 += *T_2;
+    sums[0] += *T_1;
+    sums[1] += *T_2;
   }
-  append_point(t, "T_1", round.T_1.compress());
-  append_point(t, "T_2", round.T_2.compress());
+  std::array<CompressedRistretto, 2> encoded;
+  RistrettoPoint::compress_batch(sums, encoded);
+  round.T_1 = encoded[0];
+  round.T_2 = encoded[1];
+  append_point(t, "T_1", round.T_1);
+  append_point(t, "T_2", round.T_2);
   round.challenge.x = challenge_scalar(t, "x");
   return round;
 }
@@ -46,10 +58,10 @@ RangeProof dealer_assemble(Transcript& t, const BulletproofGens& bp_gens, const 
                            std::span<const ProofShare> shares) {
   const size_t m = shares.size();
   RangeProof proof;
-  proof.A = bit_round.A.compress();
-  proof.S = bit_round.S.compress();
-  proof.T_1 = poly_round.T_1.compress();
-  proof.T_2 = poly_round.T_2.compress();
+  proof.A = bit_round.A;
+  proof.S = bit_round.S;
+  proof.T_1 = poly_round.T_1;
+  proof.T_2 = poly_round.T_2;
   for (const auto& share : shares) {
     proof.t_x += share.t_x;
     proof.t_x_blinding += share.t_x_blinding;

@@ -4,6 +4,8 @@
 
 #include <sodium.h>
 
+#include <array>
+
 #include "bp/msm.hpp"
 #include "bp/precomputed.hpp"
 #include "bp/transcript_protocol.hpp"
@@ -50,7 +52,8 @@ BitCommitment party_commit_bits(const BulletproofGens& bp_gens, const PedersenGe
   out.v = v;
   out.v_blinding = v_blinding;
   BitCommitment msg;
-  msg.V_j = pc_gens.commit(Scalar::from_u64(v), v_blinding).compress();
+  std::array<RistrettoPoint, 3> points;  // V_j, A_j, S_j, encoded together at the end
+  points[0] = pc_gens.commit(Scalar::from_u64(v), v_blinding);
 
   out.a_blinding = Scalar::random(rng);
   // A = a_blinding·B̃ + sum_i (bit_i ? G_i : -H_i), since a_R = a_L - 1.
@@ -65,7 +68,7 @@ BitCommitment party_commit_bits(const BulletproofGens& bp_gens, const PedersenGe
     cmov(term, to_cached(G[i].edwards()), bit_mask(v, i));
     A = to_extended(add(A, term));
   }
-  msg.A_j = RistrettoPoint(A).compress();
+  points[1] = RistrettoPoint(A);
 
   out.s_blinding = Scalar::random(rng);
   out.s_L.resize(n);
@@ -84,8 +87,13 @@ BitCommitment party_commit_bits(const BulletproofGens& bp_gens, const PedersenGe
   scalars.insert(scalars.end(), out.s_R.begin(), out.s_R.end());
   const auto H_ct = bp_gens.H_ct_tables(j, n);
   tables.insert(tables.end(), H_ct.begin(), H_ct.end());
-  msg.S_j = multiscalar_mul(scalars, tables).compress();
+  points[2] = multiscalar_mul(scalars, tables);
   wipe_all(scalars);
+  std::array<CompressedRistretto, 3> encoded;
+  RistrettoPoint::compress_batch(points, encoded);  // one exponentiation for the three
+  msg.V_j = encoded[0];
+  msg.A_j = encoded[1];
+  msg.S_j = encoded[2];
   // A_j, S_j and V_j are sent to the dealer: public from here on.
   declassify(&msg, sizeof msg);
   return msg;
@@ -130,8 +138,11 @@ PolyCommitment party_commit_poly(PartyBitSecrets&& s, const PedersenGens& pc_gen
 
   out.t_1_blinding = Scalar::random(rng);
   out.t_2_blinding = Scalar::random(rng);
-  PolyCommitment msg{pc_gens.commit(out.t1, out.t_1_blinding).compress(),
-                     pc_gens.commit(out.t2, out.t_2_blinding).compress()};
+  const std::array<RistrettoPoint, 2> points{pc_gens.commit(out.t1, out.t_1_blinding),
+                                             pc_gens.commit(out.t2, out.t_2_blinding)};
+  std::array<CompressedRistretto, 2> encoded;
+  RistrettoPoint::compress_batch(points, encoded);
+  PolyCommitment msg{encoded[0], encoded[1]};
   declassify(&msg, sizeof msg);
   PartyBitSecrets consumed = std::move(s);  // wiped when this scope ends
   return msg;
