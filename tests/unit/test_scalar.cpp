@@ -5,6 +5,7 @@
 #include <array>
 #include <vector>
 
+#include "arith/scalar_recoding.hpp"
 #include "bp/scalar.hpp"
 #include "vectors.hpp"
 
@@ -116,5 +117,69 @@ TEST_CASE("sum of powers by halving equals the plain sum") {
       power *= x;
     }
     CHECK(bp::sum_of_powers(x, n) == expect);
+  }
+}
+
+namespace {
+
+// sum of value·2^pos over the digits.
+Scalar from_naf(const bp::detail::NafDigit* digits, int count) {
+  Scalar sum;
+  for (int k = 0; k < count; ++k) {
+    const Scalar magnitude =
+        Scalar::from_u64(2).pow_vartime(digits[k].pos) *
+        Scalar::from_u64(static_cast<uint64_t>(digits[k].value < 0 ? -digits[k].value : digits[k].value));
+    sum = digits[k].value < 0 ? sum - magnitude : sum + magnitude;
+  }
+  return sum;
+}
+
+std::vector<Scalar> recoding_cases() {
+  std::vector<Scalar> out{Scalar::zero(), Scalar::one(), -Scalar::one(), Scalar::from_u64(0xff)};
+  std::array<uint8_t, 32> b{};
+  b.fill(0xff);  // runs of ones across every word boundary
+  b[31] = 0x0f;
+  out.push_back(S(b));
+  b.fill(0);
+  b[25] = 0x80;  // one bit after a long run of zeros
+  out.push_back(S(b));
+  b.fill(0);
+  for (size_t i = 0; i < 32; i += 8) b[i + 7] = 0xf8;  // ones ending at the top of each word
+  b[31] = 0x08;
+  out.push_back(S(b));
+  for (int i = 0; i < 40; ++i) out.push_back(S(random_canonical()));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("width-w NAF: the digits sum to the scalar, odd, bounded and spaced; two at once the same") {
+  using bp::detail::NafDigit;
+  const auto cases = recoding_cases();
+  for (int w : {5, 8}) {
+    CAPTURE(w);
+    for (size_t i = 0; i < cases.size(); ++i) {
+      CAPTURE(i);
+      NafDigit digits[256];
+      const int count = bp::detail::to_naf_vartime(digits, cases[i], w);
+      CHECK(from_naf(digits, count) == cases[i]);
+      for (int k = 0; k < count; ++k) {
+        CHECK(digits[k].value % 2 != 0);
+        CHECK(digits[k].value < (1 << (w - 1)));
+        CHECK(digits[k].value > -(1 << (w - 1)));
+        if (k > 0) CHECK(digits[k].pos >= digits[k - 1].pos + w);
+      }
+      // Paired with every other case, so either one can finish first.
+      const Scalar& other = cases[(i * 7 + 3) % cases.size()];
+      NafDigit first[256], second[256];
+      int counts[2];
+      bp::detail::to_naf_vartime_x2(first, cases[i], second, other, w, counts);
+      NafDigit alone[256];
+      const int other_count = bp::detail::to_naf_vartime(alone, other, w);
+      REQUIRE(counts[0] == count);
+      REQUIRE(counts[1] == other_count);
+      for (int k = 0; k < count; ++k) CHECK((first[k].pos == digits[k].pos && first[k].value == digits[k].value));
+      for (int k = 0; k < other_count; ++k) CHECK((second[k].pos == alone[k].pos && second[k].value == alone[k].value));
+    }
   }
 }

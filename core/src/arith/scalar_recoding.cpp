@@ -46,33 +46,66 @@ uint64_t bits_at(const uint64_t words[5], int pos, int count) {
 }
 }  // namespace
 
-int to_naf_vartime(NafDigit out[256], const Scalar& s, int w) {
+namespace {
+
+// One scalar's NAF in progress: what is left to write is (s >> pos) + carry.
+struct NafCursor {
   uint64_t words[6] = {};  // two zero words past the top, so every 64-bit read stays inside
-  load_words(words, s);
-  const uint64_t mask = (uint64_t{1} << w) - 1, half = uint64_t{1} << (w - 1);
   uint64_t carry = 0;
-  int pos = 0, count = 0;
-  while (pos < 256) {
-    // The number still to write is (s >> pos) + carry. Its low 64 bits: skip its trailing
-    // zeros (which also absorbs a carry into a run of ones) and take the odd window there.
-    const uint64_t chunk = bits64_at(words, pos);
-    const uint64_t sum = chunk + carry;
-    if (sum == 0) {  // 64 zeros, or 64 ones plus a carry that moves on
-      pos += 64;
-      continue;
+  int pos = 0;
+  int count = 0;
+  NafDigit* out;
+
+  NafCursor(NafDigit* out_digits, const Scalar& s) : out(out_digits) { load_words(words, s); }
+
+  // Writes the next nonzero digit; false once there is none. The low 64 bits of what is
+  // left: skip their trailing zeros (which also absorbs a carry into a run of ones) and
+  // take the odd window there.
+  bool step(int w, uint64_t mask, uint64_t half) {
+    for (;;) {
+      if (pos >= 256) return false;
+      const uint64_t sum = bits64_at(words, pos) + carry;
+      if (sum != 0) {
+        const int tz = __builtin_ctzll(sum);
+        const int at = pos + tz;
+        if (at >= 256) return false;
+        uint64_t window = sum >> tz;
+        if (tz + w > 64) window |= bits64_at(words, pos + 64) << (64 - tz);
+        window &= mask;
+        carry = window >= half;
+        out[count++] = NafDigit{static_cast<uint8_t>(at),
+                                static_cast<int8_t>(static_cast<int64_t>(window) - static_cast<int64_t>(carry << w))};
+        pos = at + w;
+        return true;
+      }
+      pos += 64;  // 64 zeros, or 64 ones plus a carry that moves on
     }
-    const int tz = __builtin_ctzll(sum);
-    const int at = pos + tz;
-    if (at >= 256) break;
-    uint64_t window = sum >> tz;
-    if (tz + w > 64) window |= bits64_at(words, pos + 64) << (64 - tz);
-    window &= mask;
-    carry = window >= half;
-    out[count++] = NafDigit{static_cast<uint8_t>(at),
-                            static_cast<int8_t>(static_cast<int64_t>(window) - static_cast<int64_t>(carry << w))};
-    pos = at + w;
   }
-  return count;
+};
+
+}  // namespace
+
+int to_naf_vartime(NafDigit out[256], const Scalar& s, int w) {
+  NafCursor c(out, s);
+  const uint64_t mask = (uint64_t{1} << w) - 1, half = uint64_t{1} << (w - 1);
+  while (c.step(w, mask, half)) {
+  }
+  return c.count;
+}
+
+void to_naf_vartime_x2(NafDigit out0[256], const Scalar& s0, NafDigit out1[256], const Scalar& s1, int w,
+                       int counts[2]) {
+  NafCursor c0(out0, s0), c1(out1, s1);
+  const uint64_t mask = (uint64_t{1} << w) - 1, half = uint64_t{1} << (w - 1);
+  bool more0 = true, more1 = true;
+  while (more0 && more1) {
+    more0 = c0.step(w, mask, half);
+    more1 = c1.step(w, mask, half);
+  }
+  while (more0) more0 = c0.step(w, mask, half);
+  while (more1) more1 = c1.step(w, mask, half);
+  counts[0] = c0.count;
+  counts[1] = c1.count;
 }
 
 int to_signed_radix_vartime(int32_t* digits, const Scalar& s, int c) {

@@ -20,6 +20,10 @@ struct NafDigit {
   int8_t value;
 };
 int to_naf_vartime(NafDigit out[256], const Scalar& s, int w);
+// Two scalars' NAFs in one loop, the same digits as two calls: each digit waits on the
+// last one's position and carry, so one scalar alone leaves the core idle between them.
+void to_naf_vartime_x2(NafDigit out0[256], const Scalar& s0, NafDigit out1[256], const Scalar& s1, int w,
+                       int counts[2]);
 
 // Signed radix-2^c digits in [-2^(c-1), 2^(c-1)], count = ceil(256 / c) + 1 at most.
 // Variable time (public scalars). Returns the number of digits written.

@@ -43,10 +43,15 @@ void straus_terms(std::span<const Scalar> fixed_scalars, std::span<const Vartime
   thread_local std::vector<int> counts;
   digits.resize(n * 256);
   counts.resize(n);
-  for (size_t i = 0; i < nf; ++i)
-    counts[i] = to_naf_vartime(&digits[i * 256], fixed_scalars[i], VartimeBaseTable::kWidth);
-  for (size_t i = 0; i < nd; ++i)
-    counts[nf + i] = to_naf_vartime(&digits[(nf + i) * 256], scalars[i], kDynamicNafWidth);
+  const auto recode = [&](size_t first, std::span<const Scalar> of, int width) {
+    size_t i = 0;
+    for (; i + 2 <= of.size(); i += 2)
+      to_naf_vartime_x2(&digits[(first + i) * 256], of[i], &digits[(first + i + 1) * 256], of[i + 1], width,
+                        &counts[first + i]);
+    if (i < of.size()) counts[first + i] = to_naf_vartime(&digits[(first + i) * 256], of[i], width);
+  };
+  recode(0, fixed_scalars.first(nf), VartimeBaseTable::kWidth);
+  recode(nf, scalars.first(nd), kDynamicNafWidth);
   out.start.assign(257, 0);
   for (size_t i = 0; i < n; ++i)
     for (int k = 0; k < counts[i]; ++k) ++out.start[256 - digits[i * 256 + k].pos];
