@@ -502,6 +502,39 @@ TEST_CASE("the dealer validates counts and points and names the culprits") {
     CHECK(describe_with_blame(r.error()).find("blamed=[1,2]") != std::string::npos);
   }
   {
+    // V_j may be any valid point, the identity included; one that does not decode is blamed.
+    auto bad = bits;
+    bad[0].V_j = CompressedRistretto{};
+    bad[2].V_j.bytes[0] |= 1;  // a negative field element: no valid encoding
+    auto dealer = DealerAwaitingBitCommitments::create(gens(), pc(), params);
+    auto r = std::move(*dealer).receive_bit_commitments(bad);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().kind == MpcErrorKind::MalformedBitCommitments);
+    CHECK(r.error().blamed == std::vector<size_t>{2});
+  }
+  {
+    // T_1 and T_2: neither may be the identity or fail to decode.
+    std::vector<PartyAwaitingBitChallenge> round1;
+    std::vector<BitCommitment> fresh;
+    for (size_t j = 0; j < 3; ++j) {
+      auto p = PartyAwaitingPosition::create(gens(), pc(), params, j, Scalar::random(rng));
+      auto assigned = std::move(*p).assign_position(j);
+      fresh.push_back(assigned->second);
+      round1.push_back(std::move(assigned->first));
+    }
+    auto dealer = DealerAwaitingBitCommitments::create(gens(), pc(), params);
+    auto d1 = std::move(*dealer).receive_bit_commitments(fresh);
+    REQUIRE(d1.ok());
+    std::vector<PolyCommitment> polys;
+    for (auto& party : round1) polys.push_back(std::move(party).apply_challenge(d1->second)->second);
+    polys[0].T_2_j = CompressedRistretto{};  // identity
+    polys[1].T_1_j.bytes[31] |= 0x80;        // non-canonical
+    auto d2 = std::move(d1->first).receive_poly_commitments(polys);
+    REQUIRE_FALSE(d2.ok());
+    CHECK(d2.error().kind == MpcErrorKind::MalformedPolyCommitments);
+    CHECK(d2.error().blamed == std::vector<size_t>{0, 1});
+  }
+  {
     const SessionParams too_many{8, 65, "x"};
     CHECK(DealerAwaitingBitCommitments::create(gens(), pc(), too_many).error().kind == MpcErrorKind::InvalidParameters);
     CHECK(PartyAwaitingPosition::create(gens(), pc(), params, 256, Scalar::one()).error().kind ==

@@ -4,6 +4,8 @@
 #include "bp/aggregation.hpp"
 
 #include <array>
+#include <optional>
+#include <vector>
 
 #include "bp/msm.hpp"
 #include "bp/precomputed.hpp"
@@ -11,17 +13,29 @@
 
 namespace bp {
 
+namespace {
+
+// sums[0] += the even-numbered points, sums[1] += the odd-numbered ones, all decoded in one
+// batch (shared square-root exponentiations); false if any does not decode.
+bool add_decoded_pairs(std::span<const CompressedRistretto> encoded, std::array<RistrettoPoint, 2>& sums) {
+  std::vector<std::optional<RistrettoPoint>> decoded(encoded.size());
+  RistrettoPoint::decompress_batch(encoded, decoded);
+  for (size_t i = 0; i < decoded.size(); ++i) {
+    if (!decoded[i]) return false;
+    sums[i % 2] += *decoded[i];
+  }
+  return true;
+}
+
+}  // namespace
+
 Result<DealerBitRound> dealer_bit_challenge(Transcript& t, std::span<const BitCommitment> commitments) {
   DealerBitRound round;
   for (const auto& c : commitments) append_point(t, "V", c.V_j);
+  std::vector<CompressedRistretto> encoded_parts;  // A_0, S_0, A_1, S_1, ...
+  for (const auto& c : commitments) encoded_parts.insert(encoded_parts.end(), {c.A_j, c.S_j});
   std::array<RistrettoPoint, 2> sums;  // A, S
-  for (const auto& c : commitments) {
-    const auto A_j = RistrettoPoint::decompress(c.A_j);
-    const auto S_j = RistrettoPoint::decompress(c.S_j);
-    if (!A_j || !S_j) return ProofError::VerificationError;
-    sums[0] += *A_j;
-    sums[1] += *S_j;
-  }
+  if (!add_decoded_pairs(encoded_parts, sums)) return ProofError::VerificationError;
   std::array<CompressedRistretto, 2> encoded;
   RistrettoPoint::compress_batch(sums, encoded);
   round.A = encoded[0];
@@ -35,14 +49,10 @@ Result<DealerBitRound> dealer_bit_challenge(Transcript& t, std::span<const BitCo
 
 Result<DealerPolyRound> dealer_poly_challenge(Transcript& t, std::span<const PolyCommitment> commitments) {
   DealerPolyRound round;
+  std::vector<CompressedRistretto> encoded_parts;  // T_1_0, T_2_0, T_1_1, T_2_1, ...
+  for (const auto& c : commitments) encoded_parts.insert(encoded_parts.end(), {c.T_1_j, c.T_2_j});
   std::array<RistrettoPoint, 2> sums;  // T_1, T_2
-  for (const auto& c : commitments) {
-    const auto T_1 = RistrettoPoint::decompress(c.T_1_j);
-    const auto T_2 = RistrettoPoint::decompress(c.T_2_j);
-    if (!T_1 || !T_2) return ProofError::VerificationError;
-    sums[0] += *T_1;
-    sums[1] += *T_2;
-  }
+  if (!add_decoded_pairs(encoded_parts, sums)) return ProofError::VerificationError;
   std::array<CompressedRistretto, 2> encoded;
   RistrettoPoint::compress_batch(sums, encoded);
   round.T_1 = encoded[0];
