@@ -15,16 +15,20 @@ namespace bp {
 
 namespace {
 
-// sums[0] += the even-numbered points, sums[1] += the odd-numbered ones, all decoded in one
-// batch (shared square-root exponentiations); false if any does not decode.
-bool add_decoded_pairs(std::span<const CompressedRistretto> encoded, std::array<RistrettoPoint, 2>& sums) {
-  std::vector<std::optional<RistrettoPoint>> decoded(encoded.size());
-  RistrettoPoint::decompress_batch(encoded, decoded);
+// The sums of the even-numbered and of the odd-numbered points (every party's pair, such as
+// A_j and S_j), encoded. The parties' points are decoded in one batch and the two sums
+// encoded in one (shared square-root exponentiations); nullopt if any point does not decode.
+std::optional<std::array<CompressedRistretto, 2>> encoded_pair_sums(std::span<const CompressedRistretto> parts) {
+  std::vector<std::optional<RistrettoPoint>> decoded(parts.size());
+  RistrettoPoint::decompress_batch(parts, decoded);
+  std::array<RistrettoPoint, 2> sums;
   for (size_t i = 0; i < decoded.size(); ++i) {
-    if (!decoded[i]) return false;
+    if (!decoded[i]) return std::nullopt;
     sums[i % 2] += *decoded[i];
   }
-  return true;
+  std::array<CompressedRistretto, 2> encoded;
+  RistrettoPoint::compress_batch(sums, encoded);
+  return encoded;
 }
 
 }  // namespace
@@ -34,12 +38,10 @@ Result<DealerBitRound> dealer_bit_challenge(Transcript& t, std::span<const BitCo
   for (const auto& c : commitments) append_point(t, "V", c.V_j);
   std::vector<CompressedRistretto> encoded_parts;  // A_0, S_0, A_1, S_1, ...
   for (const auto& c : commitments) encoded_parts.insert(encoded_parts.end(), {c.A_j, c.S_j});
-  std::array<RistrettoPoint, 2> sums;  // A, S
-  if (!add_decoded_pairs(encoded_parts, sums)) return ProofError::VerificationError;
-  std::array<CompressedRistretto, 2> encoded;
-  RistrettoPoint::compress_batch(sums, encoded);
-  round.A = encoded[0];
-  round.S = encoded[1];
+  const auto sums = encoded_pair_sums(encoded_parts);
+  if (!sums) return ProofError::VerificationError;
+  round.A = (*sums)[0];
+  round.S = (*sums)[1];
   append_point(t, "A", round.A);
   append_point(t, "S", round.S);
   round.challenge.y = challenge_scalar(t, "y");
@@ -51,12 +53,10 @@ Result<DealerPolyRound> dealer_poly_challenge(Transcript& t, std::span<const Pol
   DealerPolyRound round;
   std::vector<CompressedRistretto> encoded_parts;  // T_1_0, T_2_0, T_1_1, T_2_1, ...
   for (const auto& c : commitments) encoded_parts.insert(encoded_parts.end(), {c.T_1_j, c.T_2_j});
-  std::array<RistrettoPoint, 2> sums;  // T_1, T_2
-  if (!add_decoded_pairs(encoded_parts, sums)) return ProofError::VerificationError;
-  std::array<CompressedRistretto, 2> encoded;
-  RistrettoPoint::compress_batch(sums, encoded);
-  round.T_1 = encoded[0];
-  round.T_2 = encoded[1];
+  const auto sums = encoded_pair_sums(encoded_parts);
+  if (!sums) return ProofError::VerificationError;
+  round.T_1 = (*sums)[0];
+  round.T_2 = (*sums)[1];
   append_point(t, "T_1", round.T_1);
   append_point(t, "T_2", round.T_2);
   round.challenge.x = challenge_scalar(t, "x");
