@@ -15,6 +15,9 @@
 namespace bp {
 
 class RandomSource;
+namespace detail {
+struct ScalarWords;
+}
 
 class Scalar {
  public:
@@ -64,6 +67,7 @@ class Scalar {
   void wipe();
 
  private:
+  friend struct detail::ScalarWords;  // the vector kernels' view of the words (arith/scalar_words.hpp)
   uint64_t m_[4] = {0, 0, 0, 0};
 };
 

@@ -1,12 +1,15 @@
 #include "bp/range_proof.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <span>
 
 #include "bp/aggregation.hpp"
 #include "bp/msm.hpp"
 #include "bp/precomputed.hpp"
 #include "bp/transcript_protocol.hpp"
 #include "arith/ctime.hpp"
+#include "backend/scalar_lanes.hpp"
 #include "range/prove_with_rng.hpp"
 #include "range/verification_equation.hpp"
 
@@ -211,39 +214,66 @@ Result<VerificationEquation> equation_from_challenges(const RangeProof& proof,
   eq.B = weight * (w * (proof.t_x - a * b) + c * (delta(n, m, y, z) - proof.t_x));
   // g_i = -z - a·s_i on G_i;  h_i = z + y^-i·(z²·z^(i/n)·2^(i%n) - b·s_(nm-1-i)) on H_i;
   // both times the weight, where s_i = prod_k u_k^(±1) (the sign from bit lg-1-k of i).
-  // Three multiplications an index where the plain formulas take five: every product is
-  // built by one running multiplication, the constant factors (weight·a, weight·b) folded
-  // into where each starts.
-  //   a·s_i: setting bit l of i multiplies s_i by u²_(lg-1-l), from s_0 = prod u_k⁻¹.
+  // Three multiplications an index where the plain formulas take five, and those in runs
+  // by one factor (multiply_each: eight in one vector multiplication on IFMA):
+  //   a·s_i: setting bit l of i multiplies s_i by u²_(lg-1-l), from s_0 = prod u_k⁻¹; a
+  //     run of eight indexes is its first times the products of its low three bits' u².
   //   y^-i·s_(nm-1-i) (nm-1-i has the bits of i flipped): setting bit l multiplies it by
-  //     u⁻²_(lg-1-l)·y^-(2^l), from s_(nm-1) = prod u_k.
-  //   y^-i·z²·z^j·2^bit (i = j·n + bit): times 2/y along a party's block, times z·y^-n from
-  //     one block's start to the next.
+  //     u⁻²_(lg-1-l)·y^-(2^l), from s_(nm-1) = prod u_k; runs as a·s_i's.
+  //   y^-i·z²·z^j·2^bit (i = j·n + bit): a party's block is its start times the powers of
+  //     2/y, and one block's start is the last one's times z·y^-n.
   std::vector<Scalar> flip_h(lg);  // u⁻²_(lg-1-l)·y^-(2^l)
   Scalar y_inv_pow = y_inv;        // y^-(2^l)
   for (size_t l = 0; l < lg; ++l, y_inv_pow = y_inv_pow.square()) flip_h[l] = u_inv_sq[lg - 1 - l] * y_inv_pow;
-  // G and H first hold weight·a·s_i and weight·b·y^-i·s_(nm-1-i).
+  const size_t run = std::min<size_t>(8, n);  // n is a power of two, so runs tile every block
+  const auto top_bit = [](size_t i) { return 63 - static_cast<size_t>(__builtin_clzll(i)); };
+  // The low bits' products: a_low[r] = prod u²_(lg-1-l), b_low[r] = prod flip_h[l], over r's bits l.
+  std::vector<Scalar> a_low(run), b_low(run);
+  a_low[0] = b_low[0] = Scalar::one();
+  for (size_t r = 1; r < run; ++r) {
+    const size_t l = top_bit(r);
+    a_low[r] = a_low[r - (size_t{1} << l)] * u_sq[lg - 1 - l];
+    b_low[r] = b_low[r - (size_t{1} << l)] * flip_h[l];
+  }
+  // G and H first hold weight·a·s_i and weight·b·y^-i·s_(nm-1-i): each run's first from an
+  // earlier run's first, then the runs.
   auto& a_s = eq.G;
   auto& b_s = eq.H;
   a_s.resize(nm);
   b_s.resize(nm);
   a_s[0] = weighted_a * all_u_inv;
   b_s[0] = weight * b * all_u;
-  for (size_t i = 1; i < nm; ++i) {
-    const size_t l = 63 - static_cast<size_t>(__builtin_clzll(i));
-    const size_t without = i - (size_t{1} << l);
-    a_s[i] = a_s[without] * u_sq[lg - 1 - l];
-    b_s[i] = b_s[without] * flip_h[l];
+  for (size_t i = run; i < nm; i += run) {
+    const size_t l = top_bit(i);
+    a_s[i] = a_s[i - (size_t{1} << l)] * u_sq[lg - 1 - l];
+    b_s[i] = b_s[i - (size_t{1} << l)] * flip_h[l];
+  }
+  for (size_t i = 0; i < nm; i += run) {
+    multiply_each(std::span(a_s).subspan(i, run), a_s[i], a_low);
+    multiply_each(std::span(b_s).subspan(i, run), b_s[i], b_low);
+  }
+  // (2/y)^bit for bit < n: the first run one by one, later runs as the first run times
+  // their own first.
+  std::vector<Scalar> two_y_inv_pow(n);
+  const Scalar two_y_inv = y_inv + y_inv;
+  two_y_inv_pow[0] = Scalar::one();
+  for (size_t bit = 1; bit < run; ++bit) two_y_inv_pow[bit] = two_y_inv_pow[bit - 1] * two_y_inv;
+  const Scalar run_step = two_y_inv_pow[run - 1] * two_y_inv;
+  for (size_t bit = run; bit < n; bit += run) {
+    two_y_inv_pow[bit] = two_y_inv_pow[bit - run] * run_step;
+    multiply_each(std::span(two_y_inv_pow).subspan(bit, run), two_y_inv_pow[bit],
+                  std::span<const Scalar>(two_y_inv_pow).first(run));
   }
   Scalar y_inv_n = y_inv;  // y^-n (n a power of two)
   for (size_t k = 1; k < n; k += k) y_inv_n = y_inv_n.square();
-  const Scalar two_y_inv = y_inv + y_inv, block_step = z * y_inv_n;
+  const Scalar block_step = z * y_inv_n;
   Scalar block_start = weight * zz;  // weight·z²·z^j·y^-(j·n)
+  std::vector<Scalar> powers(n);     // weight·z²·z^j·2^bit·y^-i along block j
   for (size_t j = 0, i = 0; j < m; ++j, block_start *= block_step) {
-    Scalar powers = block_start;  // weight·z²·z^j·2^bit·y^-i
-    for (size_t bit = 0; bit < n; ++bit, ++i, powers *= two_y_inv) {
+    multiply_each(powers, block_start, two_y_inv_pow);
+    for (size_t bit = 0; bit < n; ++bit, ++i) {
       eq.G[i] = -weighted_z - a_s[i];
-      eq.H[i] = weighted_z + powers - b_s[i];  // the same element: read, then written
+      eq.H[i] = weighted_z + powers[bit] - b_s[i];  // the same element: read, then written
     }
   }
   return eq;

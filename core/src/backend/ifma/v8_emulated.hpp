@@ -30,6 +30,9 @@ inline void v8_store(const V8& a, uint64_t out[8]) {
 inline V8 v8_add(const V8& a, const V8& b) {
   return lanewise8([&](int i) { return a.v[i] + b.v[i]; });
 }
+inline V8 v8_sub(const V8& a, const V8& b) {
+  return lanewise8([&](int i) { return a.v[i] - b.v[i]; });
+}
 inline V8 v8_and(const V8& a, const V8& b) {
   return lanewise8([&](int i) { return a.v[i] & b.v[i]; });
 }

@@ -21,6 +21,7 @@ BP_IFMA512_INLINE V8 v8_load(const uint64_t in[8]) { return {_mm512_loadu_si512(
 BP_IFMA512_INLINE void v8_store(const V8& a, uint64_t out[8]) { _mm512_storeu_si512(out, a.v); }
 
 BP_IFMA512_INLINE V8 v8_add(const V8& a, const V8& b) { return {_mm512_add_epi64(a.v, b.v)}; }
+BP_IFMA512_INLINE V8 v8_sub(const V8& a, const V8& b) { return {_mm512_sub_epi64(a.v, b.v)}; }
 BP_IFMA512_INLINE V8 v8_and(const V8& a, const V8& b) { return {_mm512_and_si512(a.v, b.v)}; }
 // The zero-masked shifts: GCC 12's unmasked ones read an undefined register that
 // -Wuninitialized reports; with every lane selected they are the same instruction.
