@@ -31,6 +31,7 @@ class Strobe128 {
   void overwrite(std::span<const uint8_t> data);
   void squeeze(std::span<uint8_t> out);
   void run_f();
+  void advance(size_t count);  // pos_ moves on; F runs when it reaches the rate
   uint8_t* bytes() { return reinterpret_cast<uint8_t*>(state_); }
 
   uint64_t state_[25];

@@ -2,6 +2,7 @@
 
 #include <sodium.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "bp/keccak.hpp"
@@ -64,26 +65,41 @@ void Strobe128::begin_op(uint8_t flags, bool more) {
   if ((flags & kFlagC) != 0 && pos_ != 0) run_f();
 }
 
+// absorb, overwrite and squeeze work a block's run at a time (up to the rate), not a byte
+// and a test at a time: a proof's transcript is a few kilobytes, and byte by byte it was
+// a twentieth of a batched verification. Where the runs split depends on lengths only.
 void Strobe128::absorb(std::span<const uint8_t> data) {
-  for (uint8_t b : data) {
-    bytes()[pos_++] ^= b;
-    if (pos_ == kStrobeRate) run_f();
+  while (!data.empty()) {
+    const size_t take = std::min<size_t>(data.size(), kStrobeRate - pos_);
+    uint8_t* to = bytes() + pos_;
+    for (size_t i = 0; i < take; ++i) to[i] ^= data[i];
+    advance(take);
+    data = data.subspan(take);
   }
 }
 
 void Strobe128::overwrite(std::span<const uint8_t> data) {
-  for (uint8_t b : data) {
-    bytes()[pos_++] = b;
-    if (pos_ == kStrobeRate) run_f();
+  while (!data.empty()) {
+    const size_t take = std::min<size_t>(data.size(), kStrobeRate - pos_);
+    std::memcpy(bytes() + pos_, data.data(), take);
+    advance(take);
+    data = data.subspan(take);
   }
 }
 
 void Strobe128::squeeze(std::span<uint8_t> out) {
-  for (uint8_t& b : out) {
-    b = bytes()[pos_];
-    bytes()[pos_++] = 0;
-    if (pos_ == kStrobeRate) run_f();
+  while (!out.empty()) {
+    const size_t take = std::min<size_t>(out.size(), kStrobeRate - pos_);
+    std::memcpy(out.data(), bytes() + pos_, take);
+    std::memset(bytes() + pos_, 0, take);
+    advance(take);
+    out = out.subspan(take);
   }
+}
+
+void Strobe128::advance(size_t count) {
+  pos_ = static_cast<uint8_t>(pos_ + count);
+  if (pos_ == kStrobeRate) run_f();
 }
 
 void Strobe128::run_f() {
