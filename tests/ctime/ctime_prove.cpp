@@ -8,7 +8,8 @@
 //
 // Built a second time with BP_CTIME_IFMA_EMULATED: the prover then runs on the IFMA
 // backend's code over emulated instructions (tests/support/ifma_emulated_kernels.hpp),
-// which is how the IFMA code is checked on CPUs without IFMA.
+// which is how the IFMA code is checked on CPUs without IFMA; and a third time with
+// BP_CTIME_IFMA_PAIRED as well, for its kernels on pairs of points (msm/msm_pairs.inc).
 //
 // BP_BACKEND names the backend to check, and the run fails if another one ran. Valgrind
 // executes mulx, adcx and adox but hides ADX from CPUID, so for BP_BACKEND=mulx the
@@ -49,6 +50,9 @@ int main() {
   if (sodium_init() < 0) return 1;
 #ifdef BP_CTIME_IFMA_EMULATED
   const bp::test::IfmaAvailable ifma;
+#ifdef BP_CTIME_IFMA_PAIRED
+  bp::detail::use_ifma_msm_kernels(&bp::detail::ifma_emulated::kMsmKernelsPaired);
+#endif
   bp::set_backend(bp::Backend::avx512ifma);
 #endif
   const char* wanted = std::getenv("BP_BACKEND");

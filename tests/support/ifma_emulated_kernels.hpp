@@ -7,7 +7,8 @@
 
 namespace bp::detail::ifma_emulated {
 extern const MsmKernels kMsmKernels;
-}
+extern const MsmKernels kMsmKernelsPaired;  // Straus on pairs of points (msm_pairs.inc)
+}  // namespace bp::detail::ifma_emulated
 
 namespace bp::test {
 

@@ -79,4 +79,9 @@ bool avx2_runs_at_half_width() {
   return std::strcmp(id.vendor, "AuthenticAMD") == 0 && id.family == 0x17 && id.model < 0x30;
 }
 
+bool avx512_pairs_pay() {
+  const CpuId id = cpu_id();
+  return std::strcmp(id.vendor, "AuthenticAMD") == 0 && id.family >= 0x1a;
+}
+
 }  // namespace bp::detail

@@ -27,4 +27,11 @@ bool cpu_executes_bmi2_adx();
 // interleaved; docs/performance.md). Zen 2 and later have full-width units.
 bool avx2_runs_at_half_width();
 
+// Whether packing two four-lane point operations into one 512-bit register is known to
+// pay: AMD's Zen 5 and later (family 1Ah on), whose units are 512 bits wide (measured:
+// docs/performance.md). Zen 4 (family 19h) executes each 512-bit instruction as two
+// 256-bit halves and gains nothing; Intel's IFMA parts are not measured here, so they
+// keep four lanes until someone does.
+bool avx512_pairs_pay();
+
 }  // namespace bp::detail

@@ -19,9 +19,12 @@ const detail::MsmKernels* checked(bool cpu_has, const detail::MsmKernels& kernel
   return cpu_has && detail::msm_kernels_agree_with_portable(kernels) ? &kernels : nullptr;
 }
 
+// Where 512-bit instructions run at full width, Straus adds two points in the
+// instructions of one (msm_pairs.inc); elsewhere it keeps four lanes.
 std::atomic<const detail::MsmKernels*>& ifma_kernels() {
   static std::atomic<const detail::MsmKernels*> kernels{
-      checked(detail::cpu_executes_ifma(), detail::ifma::kMsmKernels)};
+      checked(detail::cpu_executes_ifma(),
+              detail::avx512_pairs_pay() ? detail::ifma::kMsmKernelsPaired : detail::ifma::kMsmKernels)};
   return kernels;
 }
 

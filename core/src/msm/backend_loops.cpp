@@ -85,7 +85,9 @@ const BackendLoops* backend_loops(Backend backend) {
     case Backend::portable: return &portable_loops;
     case Backend::avx2: return backend_supported(backend) ? &avx2_loops : nullptr;
     // The hardware kernels, not emulated ones a test may have installed.
-    case Backend::avx512ifma: return ifma_msm_kernels() == &ifma::kMsmKernels ? &ifma_loops : nullptr;
+    case Backend::avx512ifma:
+      return ifma_msm_kernels() == &ifma::kMsmKernels || ifma_msm_kernels() == &ifma::kMsmKernelsPaired ? &ifma_loops
+                                                                                                        : nullptr;
     case Backend::mulx: return backend_supported(backend) ? &mulx_loops : nullptr;
   }
   return nullptr;

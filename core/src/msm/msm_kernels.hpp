@@ -60,6 +60,9 @@ extern const MsmKernels kMsmKernels;
 }
 namespace ifma {
 extern const MsmKernels kMsmKernels;
-}
+// The same with Straus on pairs of points (msm_pairs.inc), chosen where a 512-bit
+// instruction costs what a 256-bit one does (cpu_features.hpp: avx512_pairs_pay).
+extern const MsmKernels kMsmKernelsPaired;
+}  // namespace ifma
 
 }  // namespace bp::detail
