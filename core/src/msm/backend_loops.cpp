@@ -2,6 +2,7 @@
 
 #include "backend/avx2/edwards4.hpp"
 #include "backend/ifma/ifma.hpp"
+#include "backend/ifma/ifma_x2.hpp"
 #include "msm/msm_kernels.hpp"
 #include "backend/mulx/edwards64.hpp"
 
@@ -30,6 +31,15 @@ namespace {
 #define BP_LANES_FN BP_IFMA
 #include "msm/four_lane_loops.inc"
 #undef BP_LANES_FN
+
+BP_IFMA void point_add_pairs_loop(size_t iterations) {
+  ifma_x2::Extended4 p = ifma_x2::to_extended4(kBasepoint);
+  const ifma_x2::Cached4 q = ifma_x2::to_cached4(ifma_x2::dbl(p));
+  for (size_t i = 0; i < iterations; ++i) {
+    ifma_x2::add_to(p, p, q);
+    keep(p);
+  }
+}
 }  // namespace
 }  // namespace ifma
 
@@ -78,6 +88,10 @@ const BackendLoops* backend_loops(Backend backend) {
   static const BackendLoops ifma_loops{&ifma::field_mul_loop, &ifma::field_sq_loop,
                                        &ifma::point_add_loop, &ifma::point_add_independent_loop,
                                        &ifma::point_dbl_loop, 4};
+  static const BackendLoops ifma_pairs_loops{&ifma::field_mul_loop,      &ifma::field_sq_loop,
+                                             &ifma::point_add_loop,      &ifma::point_add_independent_loop,
+                                             &ifma::point_dbl_loop,      4,
+                                             &ifma::point_add_pairs_loop};
   static const BackendLoops mulx_loops{&mulx::field_mul_loop, &mulx::field_sq_loop,
                                        &mulx::point_add_loop, &mulx::point_add_independent_loop,
                                        &mulx::point_dbl_loop, 1};
@@ -86,8 +100,8 @@ const BackendLoops* backend_loops(Backend backend) {
     case Backend::avx2: return backend_supported(backend) ? &avx2_loops : nullptr;
     // The hardware kernels, not emulated ones a test may have installed.
     case Backend::avx512ifma:
-      return ifma_msm_kernels() == &ifma::kMsmKernels || ifma_msm_kernels() == &ifma::kMsmKernelsPaired ? &ifma_loops
-                                                                                                        : nullptr;
+      if (ifma_msm_kernels() == &ifma::kMsmKernelsPaired) return &ifma_pairs_loops;
+      return ifma_msm_kernels() == &ifma::kMsmKernels ? &ifma_loops : nullptr;
     case Backend::mulx: return backend_supported(backend) ? &mulx_loops : nullptr;
   }
   return nullptr;

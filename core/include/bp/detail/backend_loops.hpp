@@ -18,6 +18,10 @@ struct BackendLoops {
   void (*point_add_independent)(size_t iterations);
   void (*point_dbl)(size_t iterations);
   int field_ops_per_iteration;  // 4 for the four-lane backends, 1 for portable and mulx
+  // One chain of pair additions (two additions an iteration, one in each half of 512-bit
+  // registers) where the backend's kernels add points in pairs (msm/msm_pairs.inc); null
+  // elsewhere.
+  void (*point_add_pairs)(size_t iterations) = nullptr;
 };
 
 // The loops of a backend this CPU runs (portable, AVX2, AVX-512 IFMA on its
