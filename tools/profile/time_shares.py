@@ -36,8 +36,9 @@ PROFILES = {
         ("polynomial t(x), commitments T1, T2", r"party_commit_poly"),
         ("poly challenge x", r"dealer_poly_challenge"),
         ("shares l(x), r(x), t_x", r"party_create_share|party_share|ProofShare"),
-        ("inner product: unfolded rounds' L, R", r"round_commitment"),
+        # The folded generators' rounds first: they also run inside unfolded_rounds.
         ("inner product: rounds on the folded generators", r"materialised_commitment"),
+        ("inner product: unfolded rounds' L, R", r"commitments_through|unfolded_rounds"),
         ("inner product: folding the generators once, and the rest", r"InnerProductProof::create"),
         ("t_x, blindings, challenge w", r"dealer_assemble"),
     ]),
@@ -55,8 +56,9 @@ PROFILES = {
         ("summing the generators' scalars", r"combined_holds"),
     ]),
     "dealer": (r".", [
-        ("inner product: unfolded rounds' L, R", r"round_commitment"),
+        # The folded generators' rounds first: they also run inside unfolded_rounds.
         ("inner product: rounds on the folded generators", r"materialised_commitment"),
+        ("inner product: unfolded rounds' L, R", r"commitments_through|unfolded_rounds"),
         ("inner product: folding the generators once, and the rest", r"InnerProductProof::create"),
         ("share audit", r"audit_share"),
         ("final verification (alone, or batched with other sessions')", r"RangeProof::verify_multiple|bp::verify_batch|DealerCheckingProof"),
