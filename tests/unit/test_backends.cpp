@@ -26,12 +26,16 @@
 #include "bp/range_proof.hpp"
 #include "chacha_rng.hpp"
 #include "range/prove_with_rng.hpp"
+#include "random_values.hpp"
 #include "vectors.hpp"
 
 using namespace bp;
 using namespace bp::detail;
 
 namespace {
+
+using bp::test::random_point;
+using bp::test::random_scalar;
 
 bool have_avx2() {
   if (backend_supported(Backend::avx2)) return true;
@@ -193,18 +197,6 @@ void check_pow_p58(Pow pow) {
         CHECK(bytes_of(out[lane]) == bytes_of(fe_pow_p58(in[lane])));
       }
     }
-}
-
-RistrettoPoint random_point() {
-  CompressedRistretto c;
-  crypto_core_ristretto255_random(c.bytes.data());
-  return *RistrettoPoint::decompress(c);
-}
-
-Scalar random_scalar() {
-  std::array<uint8_t, 32> s;
-  crypto_core_ristretto255_scalar_random(s.data());
-  return *Scalar::from_canonical_bytes(s);
 }
 
 // Random scalars with zero, one, minus one and small values mixed in.

@@ -18,6 +18,7 @@
 #include "bp/precomputed.hpp"
 #include "ifma_emulated_kernels.hpp"
 #include "msm/msm_kernels.hpp"
+#include "random_values.hpp"
 #include "vectors.hpp"
 
 using namespace bp;
@@ -25,17 +26,8 @@ using namespace bp::detail;
 
 namespace {
 
-RistrettoPoint random_point() {
-  CompressedRistretto c;
-  crypto_core_ristretto255_random(c.bytes.data());
-  return *RistrettoPoint::decompress(c);
-}
-
-Scalar random_scalar() {
-  std::array<uint8_t, 32> s;
-  crypto_core_ristretto255_scalar_random(s.data());
-  return *Scalar::from_canonical_bytes(s);
-}
+using bp::test::random_point;
+using bp::test::random_scalar;
 
 // The kernels' Straus, Pippenger and shifted buckets against the portable backend's, fixed tables for
 // half the terms (where there are enough tables) or none.
